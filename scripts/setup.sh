@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what carmbench needs to build on Debian, or says how.
+# Sourced by scripts/carm.sh and scripts/test.sh; safe to run on its own.
+set -euo pipefail
+
+# Debian packages: hwloc headers, libudev (hwlocality links -ludev), pkg-config
+# (finds hwloc), binutils (objdump, used by the kernel disassembly tests),
+# fonts-dejavu-core (text in PNG charts).
+CARMBENCH_PACKAGES=(libhwloc-dev libudev-dev pkg-config binutils fonts-dejavu-core)
+
+missing=()
+for p in "${CARMBENCH_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    cmd="apt-get update && apt-get install -y ${missing[*]}"
+    if [ "$(id -u)" -eq 0 ]; then
+        echo "carmbench setup: installing ${missing[*]}" >&2
+        apt-get update -qq >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+    else
+        echo "carmbench setup: missing Debian packages: ${missing[*]}" >&2
+        echo "run as root:  sudo sh -c '$cmd'" >&2
+        exit 1
+    fi
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+    echo "carmbench setup: cargo not found; install Rust (https://rustup.rs) and run again" >&2
+    exit 1
+fi

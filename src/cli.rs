@@ -1,0 +1,109 @@
+//! Command-line interface: parsing, dispatch, one-line errors with exit 2.
+
+use crate::commands;
+use crate::error::Error;
+use crate::output::Format;
+use crate::topology::Source;
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// carmbench — the Cache-aware Roofline Model of this machine.
+#[derive(Debug, Parser)]
+#[command(name = "carmbench", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show the machine: caches, NUMA, buffer ranges per level, ISA, clock.
+    Topology(TopologyArgs),
+}
+
+/// Where to read the topology from (live machine by default).
+#[derive(Debug, Args, Clone)]
+pub struct TopologySource {
+    /// Load an hwloc XML topology (from `lstopo --of xml FILE`) instead of this machine.
+    #[arg(long, value_name = "FILE", conflicts_with = "synthetic")]
+    pub topology_xml: Option<PathBuf>,
+    /// Load an hwloc synthetic topology, e.g. "pack:2 l3:1(size=32MiB) core:8 l2:1(size=1MiB) l1d:1(size=48KiB) pu:2".
+    #[arg(long, value_name = "DESC")]
+    pub synthetic: Option<String>,
+}
+
+impl TopologySource {
+    /// The source these flags select.
+    pub fn source(&self) -> Source {
+        match (&self.topology_xml, &self.synthetic) {
+            (Some(p), _) => Source::Xml(p.clone()),
+            (None, Some(d)) => Source::Synthetic(d.clone()),
+            _ => Source::Live,
+        }
+    }
+}
+
+/// `carmbench topology`.
+#[derive(Debug, Args)]
+pub struct TopologyArgs {
+    #[command(flatten)]
+    pub source: TopologySource,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+/// Collapse clap's multi-line message into one line.
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
+        .filter(|l| !l.starts_with("Usage:"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Parse arguments, run, and return the exit status.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            return match e.kind() {
+                ErrorKind::DisplayHelp
+                | ErrorKind::DisplayVersion
+                | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    let _ = e.print();
+                    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                        2
+                    } else {
+                        0
+                    }
+                }
+                _ => {
+                    let msg = one_line(&e.render().to_string());
+                    let msg = msg.strip_prefix("error: ").unwrap_or(&msg);
+                    eprintln!("carmbench: error: {msg} (see `carmbench --help`)");
+                    2
+                }
+            };
+        }
+    };
+    match run(cli) {
+        Ok(()) => 0,
+        Err(e) => report(&e),
+    }
+}
+
+/// Print an error on one line; return its exit status.
+pub fn report(e: &Error) -> i32 {
+    eprintln!("carmbench: error: {e}");
+    e.exit_code()
+}
+
+fn run(cli: Cli) -> crate::Result<()> {
+    match cli.command {
+        Command::Topology(a) => commands::topology::run(&a),
+    }
+}

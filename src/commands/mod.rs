@@ -1,0 +1,3 @@
+//! The subcommands.
+
+pub mod topology;

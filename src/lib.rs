@@ -1,0 +1,18 @@
+//! carmbench: the Cache-aware Roofline Model of the machine it runs on.
+//!
+//! Pipeline, one folder per stage:
+//! - [`topology`]: hwloc → machine description → per-level buffer ranges;
+//! - [`isa`]: what the CPU can run;
+//! - [`measure`]: clock probe, statistics (and the benchmark runner);
+//! - [`commands`]: the subcommands, each reading or writing results;
+//! - [`output`]: formats for people and for programs.
+
+pub mod cli;
+pub mod commands;
+pub mod error;
+pub mod isa;
+pub mod measure;
+pub mod output;
+pub mod topology;
+
+pub use error::{Error, Result};

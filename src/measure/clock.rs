@@ -1,0 +1,106 @@
+//! The real core clock, measured with a chain of dependent scalar adds.
+//!
+//! A scalar `add r64, r64` has a latency of one cycle on every x86-64 core
+//! we know, so a chain of N dependent adds takes N cycles whatever the
+//! turbo state; dividing by the wall time gives the core clock. Vector adds
+//! must not be used for this: `vpaddq zmm` has two-cycle latency on Zen 5,
+//! which halves the measured clock (a known error of another roofline tool).
+//! The TSC runs at a fixed rate unrelated to the core clock (2.6 GHz here
+//! while cores run at 4.1-4.4 GHz); it is reported beside, for reference.
+
+use super::stats::{Summary, summarize};
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+
+/// Busy time before the first run.
+pub const WARMUP: Duration = Duration::from_millis(20);
+
+/// Dependent adds per loop iteration of the probe.
+pub const ADDS_PER_ITER: u64 = 128;
+
+/// Run `iters` × [`ADDS_PER_ITER`] dependent adds.
+#[inline(never)]
+pub fn add_chain(iters: u64) {
+    let iters = iters.max(1);
+    // SAFETY: register-only arithmetic; no memory, no stack.
+    unsafe {
+        core::arch::asm!(
+            "2:",
+            ".rept 128",
+            "add {acc}, {one}",
+            ".endr",
+            "dec {n}",
+            "jnz 2b",
+            acc = inout(reg) 0u64 => _,
+            one = in(reg) 1u64,
+            n = inout(reg) iters => _,
+            options(nostack, nomem),
+        );
+    }
+}
+
+/// A clock measurement: GHz over several short runs.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct ClockMeasurement {
+    /// Core clock in GHz (median, quartiles, spread of the runs).
+    pub ghz: Summary,
+    /// Length of one run, milliseconds.
+    pub run_ms: f64,
+}
+
+/// Measure the core clock: `runs` runs of about `run` each; the median is
+/// the clock. Runs on the calling thread's current CPU.
+pub fn measure(runs: usize, run: Duration) -> ClockMeasurement {
+    // Warm up so the core leaves any idle state before the first run.
+    let warm = Instant::now();
+    while warm.elapsed() < WARMUP {
+        add_chain(1000);
+    }
+    // Calibrate: how many iterations fill `run`.
+    let mut iters = 1000u64;
+    loop {
+        let t = Instant::now();
+        add_chain(iters);
+        let dt = t.elapsed();
+        if dt >= run / 4 || iters > (1 << 40) {
+            let scale = run.as_secs_f64() / dt.as_secs_f64().max(1e-9);
+            iters = ((iters as f64 * scale) as u64).max(1);
+            break;
+        }
+        iters *= 4;
+    }
+    let samples: Vec<f64> = (0..runs.max(1))
+        .map(|_| {
+            let t = Instant::now();
+            add_chain(iters);
+            let s = t.elapsed().as_secs_f64();
+            (iters * ADDS_PER_ITER) as f64 / s / 1e9
+        })
+        .collect();
+    ClockMeasurement {
+        ghz: summarize(&samples),
+        run_ms: run.as_secs_f64() * 1e3,
+    }
+}
+
+/// TSC rate in GHz, measured against the monotonic clock over `span`.
+pub fn tsc_ghz(span: Duration) -> f64 {
+    // SAFETY: rdtsc is available on every x86-64 CPU.
+    let r0 = unsafe { core::arch::x86_64::_rdtsc() };
+    let t0 = Instant::now();
+    while t0.elapsed() < span {
+        std::hint::spin_loop();
+    }
+    let r1 = unsafe { core::arch::x86_64::_rdtsc() };
+    let dt = t0.elapsed().as_secs_f64();
+    (r1 - r0) as f64 / dt / 1e9
+}
+
+/// "cpu MHz" of the first CPU in /proc/cpuinfo, in GHz (often the TSC or
+/// nominal rate, not the running clock).
+pub fn cpuinfo_ghz() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("cpu MHz"))?;
+    let mhz: f64 = line.split(':').nth(1)?.trim().parse().ok()?;
+    Some(mhz / 1e3)
+}

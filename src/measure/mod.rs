@@ -1,0 +1,4 @@
+//! Measurement: the core-clock probe and the statistics of samples.
+
+pub mod clock;
+pub mod stats;

@@ -1,0 +1,234 @@
+//! Sizing rule: the per-thread buffer range for each memory level.
+//!
+//! After LARM's Algorithm 1 (seed 002): a buffer measures level *k* when it
+//! no longer fits level *k−1* and still fits level *k*, both counted per
+//! thread, i.e. dividing each cache by the benchmark threads that share one
+//! instance of it. Threads are placed one per core, in hwloc's logical core
+//! order (compact), the same placement `carmbench run` uses.
+//!
+//! Margins, and why:
+//! - **fit**: at most [`FIT_MARGIN`] (75 %) of the per-thread share of level
+//!   *k*. Physically indexed caches map pages onto sets unevenly, so a buffer
+//!   the size of the cache takes conflict misses well before it is full; the
+//!   stack, code and page-table walks also live in the cache.
+//! - **spill**: at least [`SPILL_FACTOR`] (2×) the per-thread share of level
+//!   *k−1*. Streaming cyclically over twice a cache's capacity misses it on
+//!   (nearly) every line even with pseudo-LRU replacement. When 2× does not
+//!   leave room under the fit bound, [`SPILL_FACTOR_MIN`] (1.25×) is used; if
+//!   even that does not fit, the level cannot be isolated with this many
+//!   threads and the range collapses to the fit bound, flagged.
+//! - **L1** has no level below: its range is [half, all] of its fit bound, big
+//!   enough that loop overhead is negligible.
+//! - **DRAM**: at least [`DRAM_LLC_FACTOR`] (4×) the thread's LLC instance and
+//!   2× the machine's total LLC divided among the threads, so no cache can
+//!   hold any useful part of it; at most twice that, and never more than
+//!   [`DRAM_MEM_SHARE`] of the usable memory (MemAvailable) split among the
+//!   threads.
+
+use super::{CacheLevel, Machine};
+use serde::{Deserialize, Serialize};
+
+/// Share of a level's per-thread capacity a buffer may use.
+pub const FIT_MARGIN: f64 = 0.75;
+/// Preferred multiple of the lower level's per-thread capacity.
+pub const SPILL_FACTOR: f64 = 2.0;
+/// Smallest multiple of the lower level's capacity still accepted.
+pub const SPILL_FACTOR_MIN: f64 = 1.25;
+/// DRAM buffers are at least this many times the thread's LLC instance.
+pub const DRAM_LLC_FACTOR: u64 = 4;
+/// Share of usable memory all DRAM buffers together may take.
+pub const DRAM_MEM_SHARE: f64 = 0.5;
+/// Buffer sizes are multiples of this (bytes).
+pub const GRANULE: u64 = 1024;
+/// DRAM lower bound when the machine reports no cache at all.
+pub const DRAM_NO_CACHE_MIN: u64 = 64 << 20;
+
+/// The per-thread buffer range for one memory level and thread count.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BufferRange {
+    /// "L1", "L2", "L3", ..., "DRAM".
+    pub level: String,
+    /// Benchmark threads (one per core).
+    pub threads: usize,
+    /// Most benchmark threads under one instance of this level (caches).
+    pub threads_per_instance: usize,
+    /// Per-thread capacity of this level (caches), bytes.
+    pub share_bytes: Option<u64>,
+    /// Smallest buffer per thread, bytes.
+    pub min_bytes: u64,
+    /// Largest buffer per thread, bytes.
+    pub max_bytes: u64,
+    /// False when the level cannot be measured apart from its neighbours.
+    pub isolated: bool,
+    /// Why the range is not isolated, or what bounded it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub note: Option<String>,
+}
+
+/// Level label used in roofs: "L1" for depth 1, "L2", ...
+pub fn level_label(c: &CacheLevel) -> String {
+    format!("L{}", c.depth)
+}
+
+/// Most of the first `threads` cores (logical order) that fall in one
+/// instance of `level`.
+pub fn threads_per_instance(level: &CacheLevel, threads: usize) -> usize {
+    let mut counts = std::collections::HashMap::new();
+    for inst in level.core_instance.iter().take(threads) {
+        *counts.entry(*inst).or_insert(0usize) += 1;
+    }
+    counts.values().copied().max().unwrap_or(1).max(1)
+}
+
+/// Per-thread capacity of `level` with `threads` threads.
+pub fn share(level: &CacheLevel, threads: usize) -> u64 {
+    level.size_bytes / threads_per_instance(level, threads) as u64
+}
+
+fn down(x: f64) -> u64 {
+    ((x / GRANULE as f64).floor() as u64 * GRANULE).max(GRANULE)
+}
+fn up(x: f64) -> u64 {
+    (x / GRANULE as f64).ceil() as u64 * GRANULE
+}
+
+/// Buffer ranges for every level (caches then DRAM) with `threads` threads.
+/// `threads` is clamped to [1, cores].
+pub fn ranges(machine: &Machine, threads: usize) -> Vec<BufferRange> {
+    let threads = threads.clamp(1, machine.cores.max(1));
+    let mut out = Vec::new();
+    let mut below: Option<u64> = None;
+    for c in &machine.caches {
+        let tpi = threads_per_instance(c, threads);
+        let sh = c.size_bytes / tpi as u64;
+        let max = down(sh as f64 * FIT_MARGIN);
+        let (min, isolated, note) = match below {
+            None => (down(max as f64 / 2.0), true, None),
+            Some(b) => {
+                let want = up(b as f64 * SPILL_FACTOR);
+                let least = up(b as f64 * SPILL_FACTOR_MIN);
+                if want <= max {
+                    (want, true, None)
+                } else if least <= max {
+                    (
+                        least,
+                        true,
+                        Some(format!(
+                            "lower bound is {SPILL_FACTOR_MIN}x the level below (2x does not fit)"
+                        )),
+                    )
+                } else {
+                    (
+                        max,
+                        false,
+                        Some(format!(
+                            "with {threads} thread(s), {} per thread is not larger than the level below: values mix both levels",
+                            human_bytes(sh)
+                        )),
+                    )
+                }
+            }
+        };
+        out.push(BufferRange {
+            level: level_label(c),
+            threads,
+            threads_per_instance: tpi,
+            share_bytes: Some(sh),
+            min_bytes: min,
+            max_bytes: max,
+            isolated,
+            note,
+        });
+        below = Some(sh);
+    }
+    out.push(dram_range(machine, threads));
+    out
+}
+
+/// The DRAM range (see the module notes).
+pub fn dram_range(machine: &Machine, threads: usize) -> BufferRange {
+    let threads = threads.clamp(1, machine.cores.max(1));
+    let t = threads as u64;
+    let min = match machine.llc() {
+        Some(llc) => {
+            let total = llc.size_bytes * llc.instances as u64;
+            (DRAM_LLC_FACTOR * llc.size_bytes).max((2 * total).div_ceil(t))
+        }
+        None => DRAM_NO_CACHE_MIN,
+    };
+    let min = up(min as f64);
+    let cap = down(machine.usable_memory() as f64 * DRAM_MEM_SHARE / t as f64);
+    let (min, max, isolated, note) = if cap < min {
+        (
+            cap,
+            cap,
+            false,
+            Some(format!(
+                "needs {} per thread but only {} is usable per thread (half of the usable memory split over {threads} threads)",
+                human_bytes(min),
+                human_bytes(cap)
+            )),
+        )
+    } else {
+        (min, (2 * min).min(cap), true, None)
+    };
+    BufferRange {
+        level: "DRAM".to_string(),
+        threads,
+        threads_per_instance: threads,
+        share_bytes: None,
+        min_bytes: min,
+        max_bytes: max,
+        isolated,
+        note,
+    }
+}
+
+/// `n` sizes spread geometrically over `[min, max]`, multiples of `GRANULE`.
+pub fn sizes_in_range(r: &BufferRange, n: usize) -> Vec<u64> {
+    let n = n.max(1);
+    if n == 1 || r.max_bytes <= r.min_bytes {
+        return vec![down(((r.min_bytes as f64) * (r.max_bytes as f64)).sqrt())];
+    }
+    let ratio = (r.max_bytes as f64 / r.min_bytes as f64).powf(1.0 / (n - 1) as f64);
+    let mut v: Vec<u64> = (0..n)
+        .map(|i| match i {
+            0 => r.min_bytes,
+            i if i == n - 1 => r.max_bytes,
+            i => down(r.min_bytes as f64 * ratio.powi(i as i32)).clamp(r.min_bytes, r.max_bytes),
+        })
+        .collect();
+    v.dedup();
+    v
+}
+
+/// Bytes as KiB/MiB/GiB text.
+pub fn human_bytes(b: u64) -> String {
+    const U: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut x = b as f64;
+    let mut i = 0;
+    while x >= 1024.0 && i + 1 < U.len() {
+        x /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{b} B")
+    } else if (x - x.round()).abs() < 0.005 {
+        format!("{} {}", x.round() as u64, U[i])
+    } else {
+        format!("{x:.2} {}", U[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn human_bytes_units() {
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(48 * 1024), "48 KiB");
+        assert_eq!(human_bytes(1536 * 1024), "1.50 MiB");
+        assert_eq!(human_bytes(32 << 30), "32 GiB");
+    }
+}

@@ -1,0 +1,117 @@
+//! Bad input: exit status 2, one line naming the problem, no panic.
+
+use std::process::{Command, Output};
+
+fn carmbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn assert_input_error(out: &Output, needles: &[&str]) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "exit 2, stderr: {err}");
+    assert!(!err.contains("panicked"), "no panic: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.starts_with("carmbench: error: "), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "'{n}' in: {err}");
+    }
+    assert!(out.stdout.is_empty(), "nothing on stdout");
+}
+
+#[test]
+fn unknown_format() {
+    assert_input_error(
+        &carmbench(&["topology", "--format", "xml"]),
+        &["--format", "'xml'", "json"],
+    );
+}
+
+#[test]
+fn missing_xml_file() {
+    let out = carmbench(&["topology", "--topology-xml", "/nonexistent/topo.xml"]);
+    assert_input_error(&out, &["/nonexistent/topo.xml", "does not exist", "lstopo"]);
+}
+
+#[test]
+fn malformed_xml_file() {
+    let dir = std::env::temp_dir().join(format!("carmbench-bad-xml-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("bad.xml");
+    std::fs::write(&f, "<topology><object type=").unwrap();
+    let out = carmbench(&["topology", "--topology-xml", f.to_str().unwrap()]);
+    assert_input_error(&out, &["bad.xml", "lstopo"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn invalid_synthetic_string() {
+    assert_input_error(
+        &carmbench(&["topology", "--synthetic", "pack:2 bogus:3"]),
+        &["synthetic", "bogus:3"],
+    );
+}
+
+#[test]
+fn synthetic_without_cache_sizes_is_explained() {
+    let out = carmbench(&["topology", "--synthetic", "pack:1 core:2 pu:1"]);
+    // Without caches the topology is still valid: DRAM only.
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("DRAM"));
+}
+
+#[test]
+fn unknown_subcommand() {
+    assert_input_error(&carmbench(&["frobnicate"]), &["frobnicate"]);
+}
+
+#[test]
+fn topology_json_of_this_machine() {
+    let out = carmbench(&["topology", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let caches = v["machine"]["caches"].as_array().unwrap();
+    assert!(caches.len() >= 2);
+    assert!(
+        caches
+            .iter()
+            .all(|c| c["cores_sharing"].as_u64().unwrap() >= 1)
+    );
+    let ranges = v["buffer_ranges"].as_array().unwrap();
+    assert_eq!(ranges[0]["threads"], 1);
+    assert_eq!(
+        ranges[0]["levels"].as_array().unwrap().len(),
+        caches.len() + 1
+    );
+    let ghz = v["clock"]["measured"]["ghz"]["median"].as_f64().unwrap();
+    assert!(ghz > 0.8 && ghz < 7.0);
+    assert!(
+        v["isa"]["benchmarked"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i == "scalar")
+    );
+}
+
+#[test]
+fn topology_yaml_round_trips() {
+    let out = carmbench(&[
+        "topology",
+        "--synthetic",
+        "pack:1 l3:1(size=8MiB) core:4 l2:1(size=512KiB) l1d:1(size=32KiB) pu:2",
+        "--format",
+        "yaml",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_yaml::Value = serde_yaml::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["machine"]["cores"].as_u64(), Some(4));
+    assert!(v["clock"].is_null(), "no clock for a loaded topology");
+}

@@ -1,0 +1,218 @@
+//! Sizing rules on several topologies loaded through hwloc.
+
+use carmbench::topology::sizing::{self, BufferRange, FIT_MARGIN, SPILL_FACTOR_MIN};
+use carmbench::topology::{Machine, Source};
+
+const SERVER_2S_SMT: &str = "pack:2 numa:1(memory=192GiB) l3:1(size=40MiB) core:20 l2:1(size=1280KiB) l1d:1(size=48KiB) pu:2";
+const CHIPLET_8_L3: &str =
+    "pack:1 numa:1(memory=256GiB) l3:8(size=32MiB) core:8 l2:1(size=1MiB) l1d:1(size=32KiB) pu:2";
+const NO_L3: &str = "pack:1 numa:1(memory=8GiB) l2:1(size=4MiB) core:2 l1d:1(size=32KiB) pu:1";
+const LAPTOP: &str =
+    "pack:1 numa:1(memory=16GiB) l3:1(size=12MiB) core:4 l2:1(size=1280KiB) l1d:1(size=48KiB) pu:2";
+const MIB: u64 = 1 << 20;
+const KIB: u64 = 1 << 10;
+
+fn synthetic(d: &str) -> Machine {
+    Machine::load(&Source::Synthetic(d.to_string())).expect("synthetic topology loads")
+}
+
+fn xml_zen5() -> Machine {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/topologies/zen5-epyc-2core.xml");
+    Machine::load(&Source::Xml(p)).expect("XML topology loads")
+}
+
+/// The invariants every range must satisfy, for every thread count.
+fn check_invariants(m: &Machine) {
+    for t in [1, 2, m.cores / 2, m.cores] {
+        let t = t.max(1);
+        let r = sizing::ranges(m, t);
+        assert_eq!(
+            r.len(),
+            m.caches.len() + 1,
+            "one range per cache level plus DRAM"
+        );
+        assert_eq!(r.last().unwrap().level, "DRAM");
+        let mut below_share: Option<u64> = None;
+        for (b, c) in r.iter().zip(&m.caches) {
+            assert_eq!(b.level, format!("L{}", c.depth));
+            assert!(
+                b.min_bytes <= b.max_bytes,
+                "{t} threads {}: bounds ordered {b:?}",
+                b.level
+            );
+            let share = b.share_bytes.unwrap();
+            assert_eq!(share, c.size_bytes / b.threads_per_instance as u64);
+            assert!(
+                b.max_bytes as f64 <= share as f64 * FIT_MARGIN,
+                "{} fits its level with the margin: {b:?}",
+                b.level
+            );
+            if let Some(bs) = below_share {
+                if b.isolated {
+                    assert!(
+                        b.min_bytes as f64 >= bs as f64 * SPILL_FACTOR_MIN,
+                        "{} spills the level below ({bs}): {b:?}",
+                        b.level
+                    );
+                } else {
+                    assert!(b.note.is_some(), "a range that is not isolated says why");
+                }
+            }
+            below_share = Some(share);
+        }
+        let d = r.last().unwrap();
+        if d.isolated {
+            let llc = m.llc().unwrap();
+            assert!(
+                d.min_bytes >= 4 * llc.size_bytes,
+                "DRAM defeats the LLC: {d:?}"
+            );
+            assert!(
+                d.min_bytes * t as u64 >= 2 * llc.size_bytes * llc.instances as u64,
+                "DRAM buffers together exceed the total LLC twice"
+            );
+            assert!(d.max_bytes * t as u64 <= m.usable_memory() / 2);
+        }
+    }
+}
+
+fn level<'a>(r: &'a [BufferRange], name: &str) -> &'a BufferRange {
+    r.iter().find(|b| b.level == name).unwrap()
+}
+
+#[test]
+fn this_machines_shape_from_xml() {
+    let m = xml_zen5();
+    assert_eq!((m.cores, m.hardware_threads, m.packages), (2, 2, 1));
+    let sizes: Vec<_> = m
+        .caches
+        .iter()
+        .map(|c| (c.name.as_str(), c.size_bytes, c.cores_sharing, c.instances))
+        .collect();
+    assert_eq!(
+        sizes,
+        vec![
+            ("L1d", 48 * KIB, 1, 2),
+            ("L2", MIB, 1, 2),
+            ("L3", 32 * MIB, 2, 1)
+        ]
+    );
+    assert_eq!(m.caches[0].associativity, Some(12));
+    assert_eq!(m.caches[2].line_bytes, Some(64));
+    assert_eq!(m.numa_nodes.len(), 1);
+    check_invariants(&m);
+    let one = sizing::ranges(&m, 1);
+    let two = sizing::ranges(&m, 2);
+    // Private levels do not change with threads; the shared L3 halves.
+    assert_eq!(
+        level(&one, "L1"),
+        &BufferRange {
+            threads: 1,
+            ..level(&two, "L1").clone()
+        }
+    );
+    assert_eq!(level(&one, "L3").share_bytes, Some(32 * MIB));
+    assert_eq!(level(&two, "L3").share_bytes, Some(16 * MIB));
+    assert_eq!(level(&two, "L3").max_bytes * 2, level(&one, "L3").max_bytes);
+    // L2 range: above twice L1 (96 KiB), at most 3/4 of 1 MiB.
+    assert_eq!(level(&one, "L2").min_bytes, 96 * KIB);
+    assert_eq!(level(&one, "L2").max_bytes, 768 * KIB);
+    assert_eq!(level(&one, "DRAM").min_bytes, 128 * MIB);
+}
+
+#[test]
+fn two_socket_smt_server() {
+    let m = synthetic(SERVER_2S_SMT);
+    assert_eq!((m.packages, m.cores, m.hardware_threads), (2, 40, 80));
+    assert_eq!(m.numa_nodes.len(), 2);
+    assert!(m.numa_nodes.iter().all(|n| n.cores == 20));
+    assert_eq!(m.caches[2].cores_sharing, 20);
+    assert_eq!(m.caches[2].instances, 2);
+    check_invariants(&m);
+    // SMT siblings never share a benchmark core: L1 is per thread even with all cores.
+    assert_eq!(level(&sizing::ranges(&m, 40), "L1").threads_per_instance, 1);
+    // Compact placement: 20 threads fill one socket's L3, 21 spill onto the second.
+    assert_eq!(
+        level(&sizing::ranges(&m, 20), "L3").threads_per_instance,
+        20
+    );
+    assert_eq!(
+        level(&sizing::ranges(&m, 21), "L3").threads_per_instance,
+        20
+    );
+    assert_eq!(
+        level(&sizing::ranges(&m, 10), "L3").threads_per_instance,
+        10
+    );
+    // 40 MiB / 20 threads = 2 MiB per thread: not enough above the 1.25 MiB L2.
+    let l3 = sizing::ranges(&m, 40);
+    assert!(!level(&l3, "L3").isolated);
+    assert!(level(&sizing::ranges(&m, 1), "L3").isolated);
+}
+
+#[test]
+fn chiplet_with_eight_l3_domains() {
+    let m = synthetic(CHIPLET_8_L3);
+    assert_eq!(m.cores, 64);
+    assert_eq!((m.caches[2].instances, m.caches[2].cores_sharing), (8, 8));
+    check_invariants(&m);
+    let all = sizing::ranges(&m, 64);
+    assert_eq!(level(&all, "L3").share_bytes, Some(4 * MIB));
+    assert_eq!(level(&sizing::ranges(&m, 4), "L3").threads_per_instance, 4);
+    // DRAM: 2 × total LLC (256 MiB) for one thread beats 4 × one 32 MiB L3.
+    assert_eq!(level(&sizing::ranges(&m, 1), "DRAM").min_bytes, 512 * MIB);
+    assert_eq!(level(&all, "DRAM").min_bytes, 128 * MIB);
+}
+
+#[test]
+fn cpu_without_l3() {
+    let m = synthetic(NO_L3);
+    let names: Vec<_> = m.caches.iter().map(|c| c.name.clone()).collect();
+    assert_eq!(names, ["L1d", "L2"]);
+    check_invariants(&m);
+    let r = sizing::ranges(&m, 2);
+    assert_eq!(
+        r.iter().map(|b| b.level.as_str()).collect::<Vec<_>>(),
+        ["L1", "L2", "DRAM"]
+    );
+    assert_eq!(level(&r, "L2").share_bytes, Some(2 * MIB));
+    assert_eq!(level(&r, "DRAM").min_bytes, 16 * MIB);
+}
+
+#[test]
+fn laptop_shares_l3_among_four_cores() {
+    let m = synthetic(LAPTOP);
+    check_invariants(&m);
+    let r1 = sizing::ranges(&m, 1);
+    let r4 = sizing::ranges(&m, 4);
+    assert!(level(&r1, "L3").isolated);
+    // 3 MiB per thread vs 1.25 MiB of L2: 2× does not fit under 3/4 of 3 MiB, 1.25× does.
+    assert!(level(&r4, "L3").isolated);
+    assert!(level(&r4, "L3").note.is_some());
+    assert!(level(&r4, "L3").max_bytes < level(&r1, "L3").max_bytes);
+}
+
+#[test]
+fn dram_is_capped_by_memory() {
+    let m = synthetic(
+        "pack:1 numa:1(memory=256MiB) l3:1(size=32MiB) core:4 l2:1(size=1MiB) l1d:1(size=32KiB) pu:1",
+    );
+    let d = sizing::dram_range(&m, 4);
+    assert!(!d.isolated, "4 × 128 MiB cannot fit in 256 MiB: {d:?}");
+    assert!(d.min_bytes <= d.max_bytes);
+    assert!(d.max_bytes * 4 <= 128 * MIB);
+}
+
+#[test]
+fn sizes_spread_over_the_range() {
+    let m = xml_zen5();
+    for b in sizing::ranges(&m, 1) {
+        let s = sizing::sizes_in_range(&b, 3);
+        assert_eq!(s.len(), 3, "{b:?}");
+        assert_eq!(s[0], b.min_bytes);
+        assert_eq!(*s.last().unwrap(), b.max_bytes);
+        assert!(s.windows(2).all(|w| w[0] < w[1]));
+        assert!(s.iter().all(|x| x % sizing::GRANULE == 0));
+    }
+}
