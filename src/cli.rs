@@ -20,6 +20,27 @@ pub struct Cli {
 pub enum Command {
     /// Show the machine: caches, NUMA, buffer ranges per level, ISA, clock.
     Topology(TopologyArgs),
+    /// Run one kernel at one buffer size and print its rate (expert use).
+    Kernel(KernelArgs),
+}
+
+/// `carmbench kernel`.
+#[derive(Debug, Args)]
+pub struct KernelArgs {
+    /// Kernel name, e.g. avx512_load or avx512_dp_fma.
+    pub name: String,
+    /// Buffer per thread (bandwidth kernels), e.g. 32KiB, 16MiB.
+    #[arg(long, default_value = "32KiB", value_parser = commands::kernel::parse_size)]
+    pub bytes: u64,
+    /// Threads, one per core.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Samples.
+    #[arg(long, default_value_t = 11)]
+    pub samples: usize,
+    /// Minimum sample length, milliseconds.
+    #[arg(long, default_value_t = 5.0)]
+    pub min_ms: f64,
 }
 
 /// Where to read the topology from (live machine by default).
@@ -105,5 +126,6 @@ pub fn report(e: &Error) -> i32 {
 fn run(cli: Cli) -> crate::Result<()> {
     match cli.command {
         Command::Topology(a) => commands::topology::run(&a),
+        Command::Kernel(a) => commands::kernel::run(&a),
     }
 }

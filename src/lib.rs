@@ -11,6 +11,7 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod isa;
+pub mod kernels;
 pub mod measure;
 pub mod output;
 pub mod topology;

@@ -1,3 +1,4 @@
 //! The subcommands.
 
 pub mod topology;
+pub mod kernel;

@@ -51,9 +51,14 @@ pub struct ClockMeasurement {
 /// Measure the core clock: `runs` runs of about `run` each; the median is
 /// the clock. Runs on the calling thread's current CPU.
 pub fn measure(runs: usize, run: Duration) -> ClockMeasurement {
+    measure_warm(runs, run, WARMUP)
+}
+
+/// [`measure`] with a chosen warm-up (zero when the core is already busy).
+pub fn measure_warm(runs: usize, run: Duration, warmup: Duration) -> ClockMeasurement {
     // Warm up so the core leaves any idle state before the first run.
     let warm = Instant::now();
-    while warm.elapsed() < WARMUP {
+    while warm.elapsed() < warmup {
         add_chain(1000);
     }
     // Calibrate: how many iterations fill `run`.

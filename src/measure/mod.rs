@@ -2,3 +2,4 @@
 
 pub mod clock;
 pub mod stats;
+pub mod runner;

@@ -1,0 +1,75 @@
+# Bandwidth kernels, AVX2 (32-byte accesses).
+# Streams advance together; each access is its own register so nothing depends on
+# anything but the memory system. See common.S for the ABI and the macros.
+
+# @kernel avx2_load kind=bandwidth mix=load isa=avx2 width=32 loads=16 stores=0
+BEGIN avx2_load
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+    vmovapd ymm\i, [r10 + 32*\i]
+.endr
+    add r10, 512
+    NEXT
+    END avx2_load
+
+# @kernel avx2_store kind=bandwidth mix=store isa=avx2 width=32 loads=0 stores=16
+BEGIN avx2_store
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+    vmovapd [rax + 32*\i], ymm\i
+.endr
+    add rax, 512
+    NEXT
+    END avx2_store
+
+# Two loads (A, B) and one store (C) per element, interleaved: the CARM default mix.
+.macro LLS_avx2 i, j
+    vmovapd ymm\i, [r10 + 32*\i]
+    vmovapd ymm\j, [r11 + 32*\i]
+    vmovapd [rax + 32*\i], ymm\i
+.endm
+# @kernel avx2_2ld1st kind=bandwidth mix=2ld1st isa=avx2 width=32 loads=16 stores=8
+BEGIN avx2_2ld1st
+    OUTER
+    INNER
+    LLS_avx2 0, 8
+    LLS_avx2 1, 9
+    LLS_avx2 2, 10
+    LLS_avx2 3, 11
+    LLS_avx2 4, 12
+    LLS_avx2 5, 13
+    LLS_avx2 6, 14
+    LLS_avx2 7, 15
+    add r10, 256
+    add r11, 256
+    add rax, 256
+    NEXT
+    END avx2_2ld1st
+
+# One load (A) and one store (C) per element: a copy.
+# @kernel avx2_1ld1st kind=bandwidth mix=1ld1st isa=avx2 width=32 loads=8 stores=8
+BEGIN avx2_1ld1st
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7
+    vmovapd ymm\i, [r10 + 32*\i]
+    vmovapd [rax + 32*\i], ymm\i
+.endr
+    add r10, 256
+    add rax, 256
+    NEXT
+    END avx2_1ld1st
+
+# Non-temporal stores (C), bypassing the caches: for DRAM only.
+# @kernel avx2_nt_store kind=bandwidth mix=nt_store isa=avx2 width=32 loads=0 stores=16
+BEGIN avx2_nt_store
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+    vmovntpd [rax + 32*\i], ymm\i
+.endr
+    add rax, 512
+    NEXT
+    END_NT avx2_nt_store

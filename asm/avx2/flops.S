@@ -1,0 +1,273 @@
+# FP kernels, 256-bit AVX2 + FMA3, double (dp) and single (sp) precision.
+# Every accumulator is its own dependency chain, enough of them to cover the latency
+# of each pipe (e.g. FMA: 4 cycles x 2 pipes = 8 chains in flight; 12 here).
+# Accumulators and sources start at 1.0: x*1.0, x/1.0 and x+1.0 never leave the
+# normal range, so no denormal assist can slow a kernel. See common.S for the ABI.
+
+# @kernel avx2_dp_add kind=compute op=add isa=avx2 precision=dp width=32 add=12
+BEGIN avx2_dp_add
+    mov rax, 0x3FF0000000000000
+    vmovq xmm15, rax
+    vbroadcastsd ymm15, xmm15
+    vmovapd ymm14, ymm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    vmovapd ymm\i, ymm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11
+    vaddpd ymm\i, ymm\i, ymm15
+.endr
+    NEXT
+    END avx2_dp_add
+
+# @kernel avx2_dp_mul kind=compute op=mul isa=avx2 precision=dp width=32 mul=12
+BEGIN avx2_dp_mul
+    mov rax, 0x3FF0000000000000
+    vmovq xmm15, rax
+    vbroadcastsd ymm15, xmm15
+    vmovapd ymm14, ymm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    vmovapd ymm\i, ymm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11
+    vmulpd ymm\i, ymm\i, ymm15
+.endr
+    NEXT
+    END avx2_dp_mul
+
+.macro AM_avx2_dp a, m
+    vaddpd ymm\a, ymm\a, ymm15
+    vmulpd ymm\m, ymm\m, ymm15
+.endm
+# @kernel avx2_dp_addmul kind=compute op=addmul isa=avx2 precision=dp width=32 add=6 mul=6
+BEGIN avx2_dp_addmul
+    mov rax, 0x3FF0000000000000
+    vmovq xmm15, rax
+    vbroadcastsd ymm15, xmm15
+    vmovapd ymm14, ymm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    vmovapd ymm\i, ymm15
+.endr
+    OUTER
+    INNER
+    AM_avx2_dp 0, 6
+    AM_avx2_dp 1, 7
+    AM_avx2_dp 2, 8
+    AM_avx2_dp 3, 9
+    AM_avx2_dp 4, 10
+    AM_avx2_dp 5, 11
+    NEXT
+    END avx2_dp_addmul
+
+# @kernel avx2_dp_fma kind=compute op=fma isa=avx2 precision=dp width=32 fma=12
+BEGIN avx2_dp_fma
+    mov rax, 0x3FF0000000000000
+    vmovq xmm15, rax
+    vbroadcastsd ymm15, xmm15
+    vmovapd ymm14, ymm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    vmovapd ymm\i, ymm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11
+    vfmadd231pd ymm\i, ymm14, ymm15
+.endr
+    NEXT
+    END avx2_dp_fma
+
+.macro FA_avx2_dp f, a
+    vfmadd231pd ymm\f, ymm14, ymm15
+    vaddpd ymm\a, ymm\a, ymm15
+.endm
+# @kernel avx2_dp_fma_add kind=compute op=fma_add isa=avx2 precision=dp width=32 fma=24 add=24
+BEGIN avx2_dp_fma_add
+    mov rax, 0x3FF0000000000000
+    vmovq xmm15, rax
+    vbroadcastsd ymm15, xmm15
+    vmovapd ymm14, ymm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    vmovapd ymm\i, ymm15
+.endr
+    OUTER
+    INNER
+    FA_avx2_dp 0, 8
+    FA_avx2_dp 1, 9
+    FA_avx2_dp 2, 10
+    FA_avx2_dp 3, 11
+    FA_avx2_dp 4, 12
+    FA_avx2_dp 5, 13
+    FA_avx2_dp 6, 8
+    FA_avx2_dp 7, 9
+    FA_avx2_dp 0, 10
+    FA_avx2_dp 1, 11
+    FA_avx2_dp 2, 12
+    FA_avx2_dp 3, 13
+    FA_avx2_dp 4, 8
+    FA_avx2_dp 5, 9
+    FA_avx2_dp 6, 10
+    FA_avx2_dp 7, 11
+    FA_avx2_dp 0, 12
+    FA_avx2_dp 1, 13
+    FA_avx2_dp 2, 8
+    FA_avx2_dp 3, 9
+    FA_avx2_dp 4, 10
+    FA_avx2_dp 5, 11
+    FA_avx2_dp 6, 12
+    FA_avx2_dp 7, 13
+    NEXT
+    END avx2_dp_fma_add
+
+# @kernel avx2_dp_div kind=compute op=div isa=avx2 precision=dp width=32 div=8
+BEGIN avx2_dp_div
+    mov rax, 0x3FF0000000000000
+    vmovq xmm15, rax
+    vbroadcastsd ymm15, xmm15
+    vmovapd ymm14, ymm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    vmovapd ymm\i, ymm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7
+    vdivpd ymm\i, ymm\i, ymm15
+.endr
+    NEXT
+    END avx2_dp_div
+
+# @kernel avx2_sp_add kind=compute op=add isa=avx2 precision=sp width=32 add=12
+BEGIN avx2_sp_add
+    mov eax, 0x3F800000
+    vmovd xmm15, eax
+    vbroadcastss ymm15, xmm15
+    vmovapd ymm14, ymm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    vmovapd ymm\i, ymm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11
+    vaddps ymm\i, ymm\i, ymm15
+.endr
+    NEXT
+    END avx2_sp_add
+
+# @kernel avx2_sp_mul kind=compute op=mul isa=avx2 precision=sp width=32 mul=12
+BEGIN avx2_sp_mul
+    mov eax, 0x3F800000
+    vmovd xmm15, eax
+    vbroadcastss ymm15, xmm15
+    vmovapd ymm14, ymm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    vmovapd ymm\i, ymm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11
+    vmulps ymm\i, ymm\i, ymm15
+.endr
+    NEXT
+    END avx2_sp_mul
+
+.macro AM_avx2_sp a, m
+    vaddps ymm\a, ymm\a, ymm15
+    vmulps ymm\m, ymm\m, ymm15
+.endm
+# @kernel avx2_sp_addmul kind=compute op=addmul isa=avx2 precision=sp width=32 add=6 mul=6
+BEGIN avx2_sp_addmul
+    mov eax, 0x3F800000
+    vmovd xmm15, eax
+    vbroadcastss ymm15, xmm15
+    vmovapd ymm14, ymm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    vmovapd ymm\i, ymm15
+.endr
+    OUTER
+    INNER
+    AM_avx2_sp 0, 6
+    AM_avx2_sp 1, 7
+    AM_avx2_sp 2, 8
+    AM_avx2_sp 3, 9
+    AM_avx2_sp 4, 10
+    AM_avx2_sp 5, 11
+    NEXT
+    END avx2_sp_addmul
+
+# @kernel avx2_sp_fma kind=compute op=fma isa=avx2 precision=sp width=32 fma=12
+BEGIN avx2_sp_fma
+    mov eax, 0x3F800000
+    vmovd xmm15, eax
+    vbroadcastss ymm15, xmm15
+    vmovapd ymm14, ymm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    vmovapd ymm\i, ymm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11
+    vfmadd231ps ymm\i, ymm14, ymm15
+.endr
+    NEXT
+    END avx2_sp_fma
+
+.macro FA_avx2_sp f, a
+    vfmadd231ps ymm\f, ymm14, ymm15
+    vaddps ymm\a, ymm\a, ymm15
+.endm
+# @kernel avx2_sp_fma_add kind=compute op=fma_add isa=avx2 precision=sp width=32 fma=24 add=24
+BEGIN avx2_sp_fma_add
+    mov eax, 0x3F800000
+    vmovd xmm15, eax
+    vbroadcastss ymm15, xmm15
+    vmovapd ymm14, ymm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    vmovapd ymm\i, ymm15
+.endr
+    OUTER
+    INNER
+    FA_avx2_sp 0, 8
+    FA_avx2_sp 1, 9
+    FA_avx2_sp 2, 10
+    FA_avx2_sp 3, 11
+    FA_avx2_sp 4, 12
+    FA_avx2_sp 5, 13
+    FA_avx2_sp 6, 8
+    FA_avx2_sp 7, 9
+    FA_avx2_sp 0, 10
+    FA_avx2_sp 1, 11
+    FA_avx2_sp 2, 12
+    FA_avx2_sp 3, 13
+    FA_avx2_sp 4, 8
+    FA_avx2_sp 5, 9
+    FA_avx2_sp 6, 10
+    FA_avx2_sp 7, 11
+    FA_avx2_sp 0, 12
+    FA_avx2_sp 1, 13
+    FA_avx2_sp 2, 8
+    FA_avx2_sp 3, 9
+    FA_avx2_sp 4, 10
+    FA_avx2_sp 5, 11
+    FA_avx2_sp 6, 12
+    FA_avx2_sp 7, 13
+    NEXT
+    END avx2_sp_fma_add
+
+# @kernel avx2_sp_div kind=compute op=div isa=avx2 precision=sp width=32 div=8
+BEGIN avx2_sp_div
+    mov eax, 0x3F800000
+    vmovd xmm15, eax
+    vbroadcastss ymm15, xmm15
+    vmovapd ymm14, ymm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    vmovapd ymm\i, ymm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7
+    vdivps ymm\i, ymm\i, ymm15
+.endr
+    NEXT
+    END avx2_sp_div

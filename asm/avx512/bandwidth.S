@@ -1,0 +1,75 @@
+# Bandwidth kernels, AVX-512F (64-byte accesses).
+# Streams advance together; each access is its own register so nothing depends on
+# anything but the memory system. See common.S for the ABI and the macros.
+
+# @kernel avx512_load kind=bandwidth mix=load isa=avx512 width=64 loads=16 stores=0
+BEGIN avx512_load
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+    vmovapd zmm\i, [r10 + 64*\i]
+.endr
+    add r10, 1024
+    NEXT
+    END avx512_load
+
+# @kernel avx512_store kind=bandwidth mix=store isa=avx512 width=64 loads=0 stores=16
+BEGIN avx512_store
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+    vmovapd [rax + 64*\i], zmm\i
+.endr
+    add rax, 1024
+    NEXT
+    END avx512_store
+
+# Two loads (A, B) and one store (C) per element, interleaved: the CARM default mix.
+.macro LLS_avx512 i, j
+    vmovapd zmm\i, [r10 + 64*\i]
+    vmovapd zmm\j, [r11 + 64*\i]
+    vmovapd [rax + 64*\i], zmm\i
+.endm
+# @kernel avx512_2ld1st kind=bandwidth mix=2ld1st isa=avx512 width=64 loads=16 stores=8
+BEGIN avx512_2ld1st
+    OUTER
+    INNER
+    LLS_avx512 0, 8
+    LLS_avx512 1, 9
+    LLS_avx512 2, 10
+    LLS_avx512 3, 11
+    LLS_avx512 4, 12
+    LLS_avx512 5, 13
+    LLS_avx512 6, 14
+    LLS_avx512 7, 15
+    add r10, 512
+    add r11, 512
+    add rax, 512
+    NEXT
+    END avx512_2ld1st
+
+# One load (A) and one store (C) per element: a copy.
+# @kernel avx512_1ld1st kind=bandwidth mix=1ld1st isa=avx512 width=64 loads=8 stores=8
+BEGIN avx512_1ld1st
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7
+    vmovapd zmm\i, [r10 + 64*\i]
+    vmovapd [rax + 64*\i], zmm\i
+.endr
+    add r10, 512
+    add rax, 512
+    NEXT
+    END avx512_1ld1st
+
+# Non-temporal stores (C), bypassing the caches: for DRAM only.
+# @kernel avx512_nt_store kind=bandwidth mix=nt_store isa=avx512 width=64 loads=0 stores=16
+BEGIN avx512_nt_store
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+    vmovntpd [rax + 64*\i], zmm\i
+.endr
+    add rax, 1024
+    NEXT
+    END_NT avx512_nt_store

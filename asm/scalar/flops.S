@@ -1,0 +1,261 @@
+# FP kernels, scalar SSE2 (FMA3 for the FMA kernels), double (dp) and single (sp) precision.
+# Every accumulator is its own dependency chain, enough of them to cover the latency
+# of each pipe (e.g. FMA: 4 cycles x 2 pipes = 8 chains in flight; 12 here).
+# Accumulators and sources start at 1.0: x*1.0, x/1.0 and x+1.0 never leave the
+# normal range, so no denormal assist can slow a kernel. See common.S for the ABI.
+
+# @kernel scalar_dp_add kind=compute op=add isa=scalar precision=dp width=8 add=12
+BEGIN scalar_dp_add
+    mov rax, 0x3FF0000000000000
+    movq xmm15, rax
+    movapd xmm14, xmm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    movapd xmm\i, xmm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11
+    addsd xmm\i, xmm15
+.endr
+    NEXT
+    END_SSE scalar_dp_add
+
+# @kernel scalar_dp_mul kind=compute op=mul isa=scalar precision=dp width=8 mul=12
+BEGIN scalar_dp_mul
+    mov rax, 0x3FF0000000000000
+    movq xmm15, rax
+    movapd xmm14, xmm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    movapd xmm\i, xmm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11
+    mulsd xmm\i, xmm15
+.endr
+    NEXT
+    END_SSE scalar_dp_mul
+
+.macro AM_scalar_dp a, m
+    addsd xmm\a, xmm15
+    mulsd xmm\m, xmm15
+.endm
+# @kernel scalar_dp_addmul kind=compute op=addmul isa=scalar precision=dp width=8 add=6 mul=6
+BEGIN scalar_dp_addmul
+    mov rax, 0x3FF0000000000000
+    movq xmm15, rax
+    movapd xmm14, xmm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    movapd xmm\i, xmm15
+.endr
+    OUTER
+    INNER
+    AM_scalar_dp 0, 6
+    AM_scalar_dp 1, 7
+    AM_scalar_dp 2, 8
+    AM_scalar_dp 3, 9
+    AM_scalar_dp 4, 10
+    AM_scalar_dp 5, 11
+    NEXT
+    END_SSE scalar_dp_addmul
+
+# @kernel scalar_dp_fma kind=compute op=fma isa=scalar precision=dp width=8 fma=12
+BEGIN scalar_dp_fma
+    mov rax, 0x3FF0000000000000
+    movq xmm15, rax
+    movapd xmm14, xmm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    movapd xmm\i, xmm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11
+    vfmadd231sd xmm\i, xmm14, xmm15
+.endr
+    NEXT
+    END scalar_dp_fma
+
+.macro FA_scalar_dp f, a
+    vfmadd231sd xmm\f, xmm14, xmm15
+    vaddsd xmm\a, xmm\a, xmm15
+.endm
+# @kernel scalar_dp_fma_add kind=compute op=fma_add isa=scalar precision=dp width=8 fma=24 add=24
+BEGIN scalar_dp_fma_add
+    mov rax, 0x3FF0000000000000
+    movq xmm15, rax
+    movapd xmm14, xmm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    movapd xmm\i, xmm15
+.endr
+    OUTER
+    INNER
+    FA_scalar_dp 0, 8
+    FA_scalar_dp 1, 9
+    FA_scalar_dp 2, 10
+    FA_scalar_dp 3, 11
+    FA_scalar_dp 4, 12
+    FA_scalar_dp 5, 13
+    FA_scalar_dp 6, 8
+    FA_scalar_dp 7, 9
+    FA_scalar_dp 0, 10
+    FA_scalar_dp 1, 11
+    FA_scalar_dp 2, 12
+    FA_scalar_dp 3, 13
+    FA_scalar_dp 4, 8
+    FA_scalar_dp 5, 9
+    FA_scalar_dp 6, 10
+    FA_scalar_dp 7, 11
+    FA_scalar_dp 0, 12
+    FA_scalar_dp 1, 13
+    FA_scalar_dp 2, 8
+    FA_scalar_dp 3, 9
+    FA_scalar_dp 4, 10
+    FA_scalar_dp 5, 11
+    FA_scalar_dp 6, 12
+    FA_scalar_dp 7, 13
+    NEXT
+    END scalar_dp_fma_add
+
+# @kernel scalar_dp_div kind=compute op=div isa=scalar precision=dp width=8 div=8
+BEGIN scalar_dp_div
+    mov rax, 0x3FF0000000000000
+    movq xmm15, rax
+    movapd xmm14, xmm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    movapd xmm\i, xmm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7
+    divsd xmm\i, xmm15
+.endr
+    NEXT
+    END_SSE scalar_dp_div
+
+# @kernel scalar_sp_add kind=compute op=add isa=scalar precision=sp width=4 add=12
+BEGIN scalar_sp_add
+    mov eax, 0x3F800000
+    movd xmm15, eax
+    movapd xmm14, xmm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    movapd xmm\i, xmm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11
+    addss xmm\i, xmm15
+.endr
+    NEXT
+    END_SSE scalar_sp_add
+
+# @kernel scalar_sp_mul kind=compute op=mul isa=scalar precision=sp width=4 mul=12
+BEGIN scalar_sp_mul
+    mov eax, 0x3F800000
+    movd xmm15, eax
+    movapd xmm14, xmm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    movapd xmm\i, xmm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11
+    mulss xmm\i, xmm15
+.endr
+    NEXT
+    END_SSE scalar_sp_mul
+
+.macro AM_scalar_sp a, m
+    addss xmm\a, xmm15
+    mulss xmm\m, xmm15
+.endm
+# @kernel scalar_sp_addmul kind=compute op=addmul isa=scalar precision=sp width=4 add=6 mul=6
+BEGIN scalar_sp_addmul
+    mov eax, 0x3F800000
+    movd xmm15, eax
+    movapd xmm14, xmm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    movapd xmm\i, xmm15
+.endr
+    OUTER
+    INNER
+    AM_scalar_sp 0, 6
+    AM_scalar_sp 1, 7
+    AM_scalar_sp 2, 8
+    AM_scalar_sp 3, 9
+    AM_scalar_sp 4, 10
+    AM_scalar_sp 5, 11
+    NEXT
+    END_SSE scalar_sp_addmul
+
+# @kernel scalar_sp_fma kind=compute op=fma isa=scalar precision=sp width=4 fma=12
+BEGIN scalar_sp_fma
+    mov eax, 0x3F800000
+    movd xmm15, eax
+    movapd xmm14, xmm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    movapd xmm\i, xmm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11
+    vfmadd231ss xmm\i, xmm14, xmm15
+.endr
+    NEXT
+    END scalar_sp_fma
+
+.macro FA_scalar_sp f, a
+    vfmadd231ss xmm\f, xmm14, xmm15
+    vaddss xmm\a, xmm\a, xmm15
+.endm
+# @kernel scalar_sp_fma_add kind=compute op=fma_add isa=scalar precision=sp width=4 fma=24 add=24
+BEGIN scalar_sp_fma_add
+    mov eax, 0x3F800000
+    movd xmm15, eax
+    movapd xmm14, xmm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    movapd xmm\i, xmm15
+.endr
+    OUTER
+    INNER
+    FA_scalar_sp 0, 8
+    FA_scalar_sp 1, 9
+    FA_scalar_sp 2, 10
+    FA_scalar_sp 3, 11
+    FA_scalar_sp 4, 12
+    FA_scalar_sp 5, 13
+    FA_scalar_sp 6, 8
+    FA_scalar_sp 7, 9
+    FA_scalar_sp 0, 10
+    FA_scalar_sp 1, 11
+    FA_scalar_sp 2, 12
+    FA_scalar_sp 3, 13
+    FA_scalar_sp 4, 8
+    FA_scalar_sp 5, 9
+    FA_scalar_sp 6, 10
+    FA_scalar_sp 7, 11
+    FA_scalar_sp 0, 12
+    FA_scalar_sp 1, 13
+    FA_scalar_sp 2, 8
+    FA_scalar_sp 3, 9
+    FA_scalar_sp 4, 10
+    FA_scalar_sp 5, 11
+    FA_scalar_sp 6, 12
+    FA_scalar_sp 7, 13
+    NEXT
+    END scalar_sp_fma_add
+
+# @kernel scalar_sp_div kind=compute op=div isa=scalar precision=sp width=4 div=8
+BEGIN scalar_sp_div
+    mov eax, 0x3F800000
+    movd xmm15, eax
+    movapd xmm14, xmm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    movapd xmm\i, xmm15
+.endr
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7
+    divss xmm\i, xmm15
+.endr
+    NEXT
+    END_SSE scalar_sp_div

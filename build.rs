@@ -1,0 +1,112 @@
+//! Reads every kernel declaration (`# @kernel NAME key=value ...` lines in
+//! `asm/*/*.S`) and generates the kernel table: the `global_asm!` that brings
+//! the assembly in, the `extern` declarations of the symbols, and one
+//! `Kernel` entry per declaration. The declaration is the only place a
+//! kernel's counts are written; everything else derives from it.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const KEYS: [&str; 12] = [
+    "kind", "mix", "op", "isa", "precision", "width", "loads", "stores", "add", "mul", "fma", "div",
+];
+
+fn variant(v: &str) -> String {
+    match v {
+        "2ld1st" => "TwoLdOneSt".into(),
+        "1ld1st" => "OneLdOneSt".into(),
+        "nt_store" => "NtStore".into(),
+        "fma_add" => "FmaAdd".into(),
+        "addmul" => "AddMul".into(),
+        "avx512" => "Avx512".into(),
+        "avx2" => "Avx2".into(),
+        _ => {
+            let mut c = v.chars();
+            let f = c.next().unwrap().to_ascii_uppercase();
+            std::iter::once(f).chain(c).collect()
+        }
+    }
+}
+
+fn main() {
+    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let asm = root.join("asm");
+    println!("cargo:rerun-if-changed=asm");
+    let mut files: Vec<PathBuf> = Vec::new();
+    for isa_dir in fs::read_dir(&asm).expect("asm/ exists") {
+        let d = isa_dir.unwrap().path();
+        if d.is_dir() {
+            for f in fs::read_dir(&d).unwrap() {
+                let f = f.unwrap().path();
+                if f.extension().is_some_and(|e| e == "S") {
+                    println!("cargo:rerun-if-changed={}", f.display());
+                    files.push(f);
+                }
+            }
+        }
+    }
+    files.sort();
+    let mut externs = String::new();
+    let mut table = String::new();
+    for f in &files {
+        let rel = f.strip_prefix(&root).unwrap().display().to_string();
+        let text = fs::read_to_string(f).unwrap();
+        for (ln, line) in text.lines().enumerate() {
+            let Some(rest) = line.trim().strip_prefix("# @kernel ") else { continue };
+            let mut it = rest.split_whitespace();
+            let name = it.next().expect("kernel name");
+            let mut kv = std::collections::BTreeMap::new();
+            for tok in it {
+                let (k, v) = tok.split_once('=').unwrap_or_else(|| panic!("{rel}:{}: '{tok}' is not key=value", ln + 1));
+                assert!(KEYS.contains(&k), "{rel}:{}: unknown key '{k}'", ln + 1);
+                kv.insert(k, v);
+            }
+            assert!(
+                text.contains(&format!("BEGIN {name}\n")),
+                "{rel}: declaration of {name} has no `BEGIN {name}`"
+            );
+            let get = |k: &str| kv.get(k).copied();
+            let num = |k: &str| get(k).map(|v| v.parse::<u32>().unwrap_or_else(|_| panic!("{rel}:{}: {k} must be a number", ln + 1))).unwrap_or(0);
+            let kind = get("kind").unwrap_or_else(|| panic!("{rel}: {name} has no kind"));
+            let opt = |k: &str, ty: &str| match get(k) {
+                Some(v) => format!("Some({ty}::{})", variant(v)),
+                None => "None".into(),
+            };
+            let sym = format!("carm_{name}");
+            writeln!(externs, "    fn {sym}(a: *const u8, b: *const u8, c: *mut u8, iters: u64, passes: u64);").unwrap();
+            writeln!(
+                table,
+                "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {} }}, entry: {sym} }},",
+                variant(kind),
+                opt("mix", "Mix"),
+                opt("op", "Op"),
+                variant(get("isa").unwrap_or_else(|| panic!("{rel}: {name} has no isa"))),
+                opt("precision", "Precision"),
+                num("width"),
+                num("loads"),
+                num("stores"),
+                num("add"),
+                num("mul"),
+                num("fma"),
+                num("div"),
+            )
+            .unwrap();
+        }
+    }
+    let mut out = String::new();
+    out.push_str("core::arch::global_asm!(\n");
+    let common = asm.join("common.S");
+    println!("cargo:rerun-if-changed={}", common.display());
+    writeln!(out, "    include_str!({:?}),", common.display().to_string()).unwrap();
+    for f in &files {
+        writeln!(out, "    include_str!({:?}),", f.display().to_string()).unwrap();
+    }
+    out.push_str(");\n\nunsafe extern \"sysv64\" {\n");
+    out.push_str(&externs);
+    out.push_str("}\n\n/// Every kernel, as declared in `asm/`.\npub static KERNELS: &[Kernel] = &[\n");
+    out.push_str(&table);
+    out.push_str("];\n");
+    let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("kernels.rs");
+    fs::write(dest, out).unwrap();
+}

@@ -1,0 +1,273 @@
+//! Kernels: the table generated from the declarations in `asm/`, and every
+//! figure derived from a declaration (bytes, flops, lanes, streams).
+//!
+//! One module, one dispatch point: callers pick a kernel by kind, mix/op,
+//! ISA and precision with [`find`]; whether this CPU can run it is
+//! [`Kernel::runnable`].
+
+use crate::isa::{self, Isa};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// What a kernel measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Memory bandwidth (bytes per second).
+    Bandwidth,
+    /// FP throughput (flops per second).
+    Compute,
+}
+
+/// Memory access mix of a bandwidth kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Mix {
+    /// Loads only.
+    #[serde(rename = "load")]
+    Load,
+    /// Stores only.
+    #[serde(rename = "store")]
+    Store,
+    /// Two loads and one store, interleaved (CARM default).
+    #[serde(rename = "2ld1st")]
+    TwoLdOneSt,
+    /// One load and one store (copy).
+    #[serde(rename = "1ld1st")]
+    OneLdOneSt,
+    /// Non-temporal stores (DRAM only).
+    #[serde(rename = "nt_store")]
+    NtStore,
+}
+
+/// FP operation mix of a compute kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Op {
+    /// Additions.
+    Add,
+    /// Multiplications.
+    Mul,
+    /// Additions and multiplications interleaved 1:1.
+    #[serde(rename = "addmul")]
+    AddMul,
+    /// Fused multiply-adds.
+    Fma,
+    /// FMAs and additions interleaved 1:1 (fills FMA and ADD pipes on Zen 4/5).
+    FmaAdd,
+    /// Divisions.
+    Div,
+}
+
+/// FP precision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// 64-bit double.
+    Dp,
+    /// 32-bit single.
+    Sp,
+}
+
+macro_rules! names {
+    ($t:ty { $($v:ident => $s:literal),* $(,)? }) => {
+        impl $t {
+            /// Every value.
+            pub const ALL: &'static [$t] = &[$(<$t>::$v),*];
+            /// Name used on the command line and in results.
+            pub fn name(self) -> &'static str { match self { $(<$t>::$v => $s),* } }
+            /// Parse a name, or list the known ones.
+            pub fn parse(s: &str) -> Result<Self, String> {
+                Self::ALL.iter().copied().find(|x| x.name().eq_ignore_ascii_case(s)).ok_or_else(|| {
+                    format!("unknown {} '{s}'; known: {}", stringify!($t).to_lowercase(),
+                        Self::ALL.iter().map(|x| x.name()).collect::<Vec<_>>().join(", "))
+                })
+            }
+        }
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.name()) }
+        }
+    };
+}
+names!(Mix { Load => "load", Store => "store", TwoLdOneSt => "2ld1st", OneLdOneSt => "1ld1st", NtStore => "nt_store" });
+names!(Op { Add => "add", Mul => "mul", AddMul => "addmul", Fma => "fma", FmaAdd => "fma_add", Div => "div" });
+names!(Precision { Dp => "dp", Sp => "sp" });
+
+impl Precision {
+    /// Bytes of one element.
+    pub fn bytes(self) -> u32 {
+        match self {
+            Precision::Dp => 8,
+            Precision::Sp => 4,
+        }
+    }
+}
+
+/// A kernel's declaration: its counts per inner-loop iteration, exactly as
+/// written on its `# @kernel` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decl {
+    /// Name; the symbol is `carm_<name>`.
+    pub name: &'static str,
+    /// Source file, relative to the crate.
+    pub file: &'static str,
+    /// Bandwidth or compute.
+    pub kind: Kind,
+    /// Access mix (bandwidth kernels).
+    pub mix: Option<Mix>,
+    /// FP op mix (compute kernels).
+    pub op: Option<Op>,
+    /// ISA family.
+    pub isa: Isa,
+    /// Precision (compute kernels).
+    pub precision: Option<Precision>,
+    /// Bytes per access / per vector register.
+    pub width: u32,
+    /// Loads per iteration.
+    pub loads: u32,
+    /// Stores per iteration.
+    pub stores: u32,
+    /// FP additions per iteration.
+    pub adds: u32,
+    /// FP multiplications per iteration.
+    pub muls: u32,
+    /// FMAs per iteration.
+    pub fmas: u32,
+    /// FP divisions per iteration.
+    pub divs: u32,
+}
+
+/// Entry point of every kernel (see `asm/common.S`).
+pub type Entry = unsafe extern "sysv64" fn(*const u8, *const u8, *mut u8, u64, u64);
+
+/// A kernel: declaration and code.
+#[derive(Clone, Copy)]
+pub struct Kernel {
+    /// Counts and identity.
+    pub decl: Decl,
+    /// Code.
+    pub entry: Entry,
+}
+
+impl fmt::Debug for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.decl.fmt(f)
+    }
+}
+
+include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
+
+impl Decl {
+    /// Symbol of the kernel.
+    pub fn symbol(&self) -> String {
+        format!("carm_{}", self.name)
+    }
+    /// Elements per vector (1 for scalar).
+    pub fn lanes(&self) -> u32 {
+        self.precision.map_or(1, |p| (self.width / p.bytes()).max(1))
+    }
+    /// Bytes requested per iteration (loads and stores × width).
+    pub fn bytes_per_iter(&self) -> u64 {
+        u64::from(self.loads + self.stores) * u64::from(self.width)
+    }
+    /// Bytes loaded per iteration.
+    pub fn load_bytes_per_iter(&self) -> u64 {
+        u64::from(self.loads) * u64::from(self.width)
+    }
+    /// Bytes stored per iteration.
+    pub fn store_bytes_per_iter(&self) -> u64 {
+        u64::from(self.stores) * u64::from(self.width)
+    }
+    /// FP instructions per iteration.
+    pub fn fp_instructions(&self) -> u32 {
+        self.adds + self.muls + self.fmas + self.divs
+    }
+    /// Flops per iteration (an FMA is two).
+    pub fn flops_per_iter(&self) -> u64 {
+        u64::from(self.adds + self.muls + self.divs + 2 * self.fmas) * u64::from(self.lanes())
+    }
+    /// Load streams the kernel reads (A, then B).
+    pub fn load_streams(&self) -> u32 {
+        match self.mix {
+            Some(Mix::TwoLdOneSt) => 2,
+            Some(Mix::Load | Mix::OneLdOneSt) => 1,
+            _ => 0,
+        }
+    }
+    /// CPU features the kernel needs.
+    pub fn required_features(&self) -> Vec<&'static str> {
+        let mut f = self.isa.required_features().to_vec();
+        if self.fmas > 0 {
+            f.push("fma");
+        }
+        f
+    }
+    /// "2ld1st" or "fma", whichever applies.
+    pub fn what(&self) -> &'static str {
+        self.mix
+            .map(Mix::name)
+            .or(self.op.map(Op::name))
+            .unwrap_or("?")
+    }
+}
+
+impl Kernel {
+    /// Whether this CPU can run the kernel.
+    pub fn runnable(&self) -> bool {
+        self.decl.required_features().iter().all(|f| isa::has_feature(f))
+    }
+}
+
+/// The bandwidth kernel for a mix and ISA.
+pub fn bandwidth(mix: Mix, isa: Isa) -> Option<&'static Kernel> {
+    KERNELS
+        .iter()
+        .find(|k| k.decl.kind == Kind::Bandwidth && k.decl.mix == Some(mix) && k.decl.isa == isa)
+}
+
+/// The compute kernel for an op, ISA and precision.
+pub fn compute(op: Op, isa: Isa, precision: Precision) -> Option<&'static Kernel> {
+    KERNELS.iter().find(|k| {
+        k.decl.kind == Kind::Compute
+            && k.decl.op == Some(op)
+            && k.decl.isa == isa
+            && k.decl.precision == Some(precision)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_complete() {
+        for isa in Isa::ALL {
+            for mix in Mix::ALL {
+                let k = bandwidth(*mix, isa).unwrap_or_else(|| panic!("{mix} {isa}"));
+                assert_eq!(k.decl.width, isa.width_bytes());
+            }
+            for k in KERNELS.iter().filter(|k| k.decl.isa == isa && k.decl.kind == Kind::Compute) {
+                assert_eq!(k.decl.lanes() * k.decl.precision.unwrap().bytes(), k.decl.width);
+            }
+            for op in Op::ALL {
+                for p in Precision::ALL {
+                    assert!(compute(*op, isa, *p).is_some(), "{op} {isa} {p}");
+                }
+            }
+        }
+        assert_eq!(KERNELS.len(), 4 * (5 + 6 * 2));
+    }
+
+    #[test]
+    fn derived_figures() {
+        let k = compute(Op::FmaAdd, Isa::Avx512, Precision::Dp).unwrap().decl;
+        assert_eq!(k.lanes(), 8);
+        assert_eq!(k.flops_per_iter(), (2 * k.fmas as u64 + k.adds as u64) * 8);
+        let s = compute(Op::Fma, Isa::Scalar, Precision::Sp).unwrap().decl;
+        assert_eq!(s.lanes(), 1);
+        assert_eq!(s.required_features(), ["sse2", "fma"]);
+        let b = bandwidth(Mix::TwoLdOneSt, Isa::Avx2).unwrap().decl;
+        assert_eq!(b.bytes_per_iter(), (b.loads + b.stores) as u64 * 32);
+        assert_eq!(b.load_streams(), 2);
+        assert_eq!(b.flops_per_iter(), 0);
+    }
+}
