@@ -9,7 +9,18 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 const KEYS: [&str; 12] = [
-    "kind", "mix", "op", "isa", "precision", "width", "loads", "stores", "add", "mul", "fma", "div",
+    "kind",
+    "mix",
+    "op",
+    "isa",
+    "precision",
+    "width",
+    "loads",
+    "stores",
+    "add",
+    "mul",
+    "fma",
+    "div",
 ];
 
 fn variant(v: &str) -> String {
@@ -53,12 +64,16 @@ fn main() {
         let rel = f.strip_prefix(&root).unwrap().display().to_string();
         let text = fs::read_to_string(f).unwrap();
         for (ln, line) in text.lines().enumerate() {
-            let Some(rest) = line.trim().strip_prefix("# @kernel ") else { continue };
+            let Some(rest) = line.trim().strip_prefix("# @kernel ") else {
+                continue;
+            };
             let mut it = rest.split_whitespace();
             let name = it.next().expect("kernel name");
             let mut kv = std::collections::BTreeMap::new();
             for tok in it {
-                let (k, v) = tok.split_once('=').unwrap_or_else(|| panic!("{rel}:{}: '{tok}' is not key=value", ln + 1));
+                let (k, v) = tok
+                    .split_once('=')
+                    .unwrap_or_else(|| panic!("{rel}:{}: '{tok}' is not key=value", ln + 1));
                 assert!(KEYS.contains(&k), "{rel}:{}: unknown key '{k}'", ln + 1);
                 kv.insert(k, v);
             }
@@ -67,14 +82,25 @@ fn main() {
                 "{rel}: declaration of {name} has no `BEGIN {name}`"
             );
             let get = |k: &str| kv.get(k).copied();
-            let num = |k: &str| get(k).map(|v| v.parse::<u32>().unwrap_or_else(|_| panic!("{rel}:{}: {k} must be a number", ln + 1))).unwrap_or(0);
+            let num = |k: &str| {
+                get(k)
+                    .map(|v| {
+                        v.parse::<u32>()
+                            .unwrap_or_else(|_| panic!("{rel}:{}: {k} must be a number", ln + 1))
+                    })
+                    .unwrap_or(0)
+            };
             let kind = get("kind").unwrap_or_else(|| panic!("{rel}: {name} has no kind"));
             let opt = |k: &str, ty: &str| match get(k) {
                 Some(v) => format!("Some({ty}::{})", variant(v)),
                 None => "None".into(),
             };
             let sym = format!("carm_{name}");
-            writeln!(externs, "    fn {sym}(a: *const u8, b: *const u8, c: *mut u8, iters: u64, passes: u64);").unwrap();
+            writeln!(
+                externs,
+                "    fn {sym}(a: *const u8, b: *const u8, c: *mut u8, iters: u64, passes: u64);"
+            )
+            .unwrap();
             writeln!(
                 table,
                 "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {} }}, entry: {sym} }},",
@@ -104,7 +130,9 @@ fn main() {
     }
     out.push_str(");\n\nunsafe extern \"sysv64\" {\n");
     out.push_str(&externs);
-    out.push_str("}\n\n/// Every kernel, as declared in `asm/`.\npub static KERNELS: &[Kernel] = &[\n");
+    out.push_str(
+        "}\n\n/// Every kernel, as declared in `asm/`.\npub static KERNELS: &[Kernel] = &[\n",
+    );
     out.push_str(&table);
     out.push_str("];\n");
     let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("kernels.rs");

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, and shows this machine as
-# carmbench sees it (becomes the CARM run once `carmbench run` lands).
+# The main job: installs what is missing, builds, and measures the CARM of this
+# machine with the embedded default plan (results in carm-results/carm.yaml).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 cargo build --release
-./target/release/carmbench topology "$@"
+./target/release/carmbench run "$@"

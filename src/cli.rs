@@ -20,8 +20,45 @@ pub struct Cli {
 pub enum Command {
     /// Show the machine: caches, NUMA, buffer ranges per level, ISA, clock.
     Topology(TopologyArgs),
+    /// Measure every roof of this machine and write the results (carm.yaml).
+    Run(RunArgs),
     /// Run one kernel at one buffer size and print its rate (expert use).
     Kernel(KernelArgs),
+}
+
+/// `carmbench run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// ISAs: best, all, or a list of scalar, sse, avx2, avx512.
+    #[arg(long, value_delimiter = ',')]
+    pub isa: Option<Vec<String>>,
+    /// Precisions: dp, sp.
+    #[arg(long, value_delimiter = ',')]
+    pub precision: Option<Vec<String>>,
+    /// Thread counts (one thread per core): numbers or all, e.g. 1,all.
+    #[arg(long, value_delimiter = ',')]
+    pub threads: Option<Vec<String>>,
+    /// Memory levels: all, or a list of L1, L2, L3, DRAM.
+    #[arg(long, value_delimiter = ',')]
+    pub levels: Option<Vec<String>>,
+    /// Access mixes: load, store, 2ld1st, 1ld1st, nt_store.
+    #[arg(long, value_delimiter = ',')]
+    pub mixes: Option<Vec<String>>,
+    /// FP ops: add, mul, addmul, fma, fma_add, div.
+    #[arg(long, value_delimiter = ',')]
+    pub ops: Option<Vec<String>>,
+    /// A YAML plan; its keys override the embedded default plan, flags override both.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Fewer sizes and samples (the plan's `quick` section).
+    #[arg(long)]
+    pub quick: bool,
+    /// Directory for carm.yaml (or carm.json).
+    #[arg(short, long, value_name = "DIR", default_value = "carm-results")]
+    pub output: PathBuf,
+    /// Results format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    pub format: Format,
 }
 
 /// `carmbench kernel`.
@@ -127,5 +164,6 @@ fn run(cli: Cli) -> crate::Result<()> {
     match cli.command {
         Command::Topology(a) => commands::topology::run(&a),
         Command::Kernel(a) => commands::kernel::run(&a),
+        Command::Run(a) => commands::run::run(&a),
     }
 }

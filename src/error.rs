@@ -13,6 +13,8 @@ pub enum Error {
     Input(String),
     /// Something outside the user's input failed (I/O, the OS, hwloc).
     Io(String),
+    /// The user stopped a run (Ctrl-C); what was measured is saved.
+    Interrupted(String),
 }
 
 impl Error {
@@ -25,6 +27,7 @@ impl Error {
         match self {
             Error::Input(_) => 2,
             Error::Io(_) => 1,
+            Error::Interrupted(_) => 130,
         }
     }
 }
@@ -32,7 +35,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Input(m) | Error::Io(m) => f.write_str(m),
+            Error::Input(m) | Error::Io(m) | Error::Interrupted(m) => f.write_str(m),
         }
     }
 }

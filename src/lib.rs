@@ -9,11 +9,13 @@
 
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod error;
 pub mod isa;
 pub mod kernels;
 pub mod measure;
 pub mod output;
+pub mod results;
 pub mod topology;
 
 pub use error::{Error, Result};

@@ -11,7 +11,9 @@ use std::time::Duration;
 /// Parse "32KiB", "1MiB", "4096", "2GiB" (also kB/MB/GB as powers of 1000).
 pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
     let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let x: f64 = num
         .parse()
@@ -24,7 +26,11 @@ pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
         "kb" => 1e3,
         "mb" => 1e6,
         "gb" => 1e9,
-        u => return Err(format!("unknown size unit '{u}' in '{s}'; use B, KiB, MiB or GiB")),
+        u => {
+            return Err(format!(
+                "unknown size unit '{u}' in '{s}'; use B, KiB, MiB or GiB"
+            ));
+        }
     };
     Ok((x * m) as u64)
 }
@@ -38,7 +44,11 @@ pub fn run(a: &KernelArgs) -> Result<()> {
             Error::input(format!(
                 "unknown kernel '{}'; known: {}",
                 a.name,
-                KERNELS.iter().map(|k| k.decl.name).collect::<Vec<_>>().join(", ")
+                KERNELS
+                    .iter()
+                    .map(|k| k.decl.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))
         })?;
     if !k.runnable() {

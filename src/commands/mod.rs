@@ -1,4 +1,5 @@
 //! The subcommands.
 
-pub mod topology;
 pub mod kernel;
+pub mod run;
+pub mod topology;

@@ -163,7 +163,8 @@ impl Decl {
     }
     /// Elements per vector (1 for scalar).
     pub fn lanes(&self) -> u32 {
-        self.precision.map_or(1, |p| (self.width / p.bytes()).max(1))
+        self.precision
+            .map_or(1, |p| (self.width / p.bytes()).max(1))
     }
     /// Bytes requested per iteration (loads and stores × width).
     pub fn bytes_per_iter(&self) -> u64 {
@@ -213,7 +214,10 @@ impl Decl {
 impl Kernel {
     /// Whether this CPU can run the kernel.
     pub fn runnable(&self) -> bool {
-        self.decl.required_features().iter().all(|f| isa::has_feature(f))
+        self.decl
+            .required_features()
+            .iter()
+            .all(|f| isa::has_feature(f))
     }
 }
 
@@ -245,8 +249,14 @@ mod tests {
                 let k = bandwidth(*mix, isa).unwrap_or_else(|| panic!("{mix} {isa}"));
                 assert_eq!(k.decl.width, isa.width_bytes());
             }
-            for k in KERNELS.iter().filter(|k| k.decl.isa == isa && k.decl.kind == Kind::Compute) {
-                assert_eq!(k.decl.lanes() * k.decl.precision.unwrap().bytes(), k.decl.width);
+            for k in KERNELS
+                .iter()
+                .filter(|k| k.decl.isa == isa && k.decl.kind == Kind::Compute)
+            {
+                assert_eq!(
+                    k.decl.lanes() * k.decl.precision.unwrap().bytes(),
+                    k.decl.width
+                );
             }
             for op in Op::ALL {
                 for p in Precision::ALL {
@@ -259,7 +269,9 @@ mod tests {
 
     #[test]
     fn derived_figures() {
-        let k = compute(Op::FmaAdd, Isa::Avx512, Precision::Dp).unwrap().decl;
+        let k = compute(Op::FmaAdd, Isa::Avx512, Precision::Dp)
+            .unwrap()
+            .decl;
         assert_eq!(k.lanes(), 8);
         assert_eq!(k.flops_per_iter(), (2 * k.fmas as u64 + k.adds as u64) * 8);
         let s = compute(Op::Fma, Isa::Scalar, Precision::Sp).unwrap().decl;

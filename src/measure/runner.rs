@@ -21,6 +21,9 @@ use std::time::{Duration, Instant};
 /// calibrated like a bandwidth kernel's).
 pub const COMPUTE_ITERS: u64 = 4096;
 
+/// Size of a transparent huge page on x86-64.
+const HUGE_PAGE: usize = 2 << 20;
+
 /// Streams of one buffer start on separate pages (see [`layout`]).
 const STREAM_GAP: usize = 4096;
 
@@ -82,12 +85,18 @@ struct Buffer {
 
 impl Buffer {
     fn new(bytes: usize) -> Option<Self> {
-        let layout = Layout::from_size_align(bytes.max(4096), 4096).ok()?;
+        // Whole 2 MiB pages, 2 MiB aligned, so transparent huge pages can back
+        // the buffer: no TLB misses, and hardware prefetchers are not stopped
+        // at every 4 KiB page boundary.
+        let size = bytes.max(4096).div_ceil(HUGE_PAGE) * HUGE_PAGE;
+        let layout = Layout::from_size_align(size, HUGE_PAGE).ok()?;
         // SAFETY: layout has a non-zero size.
         let ptr = unsafe { alloc_zeroed(layout) };
         if ptr.is_null() {
             return None;
         }
+        // SAFETY: the range is our own allocation; the advice is only a hint.
+        unsafe { libc::madvise(ptr.cast(), size, libc::MADV_HUGEPAGE) };
         // Touch every page from this (pinned) thread: the pages land on its
         // NUMA node and no page fault happens while timing.
         for off in (0..layout.size()).step_by(4096) {
@@ -132,7 +141,11 @@ pub fn layout(k: &Kernel, bytes: u64) -> Layout3 {
     let c = (iters * d.store_bytes_per_iter()) as usize;
     let page = |x: usize| x.div_ceil(STREAM_GAP) * STREAM_GAP;
     let off_b = page(a);
-    let off_c = if d.load_streams() == 2 { off_b + page(a) } else { off_b } + STORE_SKEW;
+    let off_c = if d.load_streams() == 2 {
+        off_b + page(a)
+    } else {
+        off_b
+    } + STORE_SKEW;
     Layout3 {
         iters,
         offsets: [0, off_b, off_c],
@@ -266,7 +279,9 @@ fn worker(
             match sh.phase.load(Ordering::Acquire) {
                 PHASE_STOP => {}
                 PHASE_CLOCK => {
-                    let g = clock::measure_warm(s.clock_runs, s.clock_run, Duration::ZERO).ghz.median;
+                    let g = clock::measure_warm(s.clock_runs, s.clock_run, Duration::ZERO)
+                        .ghz
+                        .median;
                     sh.clocks.lock().unwrap()[tid] = g;
                 }
                 _ => {

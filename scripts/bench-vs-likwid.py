@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""carmbench's accuracy and speed targets, measured in one run on this machine.
+
+1. Runs the default plan (`carmbench run`) RUNS times and `--quick` once, timing
+   each; prints every roof's median per-cycle value over the runs, its % of the
+   theoretical limit, and how much the runs disagree (CV across runs).
+2. Runs carmbench's load kernel and likwid-bench's load_avx512 (Debian package
+   `likwid`) on the same core, at the same per-thread size, alternately, REPS
+   times each, for the sizes carmbench's roofs used at L1, L2, L3 and DRAM, and
+   FMA against peakflops_avx512_fma; prints each pair and the ratio of medians.
+
+likwid-bench counts MByte/s as 10^6 bytes/s and sizes in kB as 1000 bytes, like
+carmbench's GB/s; neither counts write-allocate traffic.
+
+Usage: scripts/bench-vs-likwid.py [--runs N] [--reps N]
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "release", "carmbench")
+
+
+def sh(cmd):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+
+def cv(xs):
+    return statistics.pstdev(xs) / statistics.mean(xs) if len(xs) > 1 else 0.0
+
+
+def run_plan(extra):
+    out = tempfile.mkdtemp(prefix="carmbench-bench-")
+    t0 = time.monotonic()
+    sh([BIN, "run", "--format", "json", "-o", out] + extra)
+    dt = time.monotonic() - t0
+    with open(os.path.join(out, "carm.json")) as f:
+        doc = json.load(f)
+    shutil.rmtree(out)
+    return dt, doc
+
+
+def key(r):
+    what = r["mix"] or r["op"]
+    return (r["threads"], r["level"] or "FP", what, r["isa"], r["precision"] or "")
+
+
+def carm_kernel(name, size=None):
+    cmd = [BIN, "kernel", name, "--samples", "7"]
+    if size:
+        cmd += ["--bytes", str(size)]
+    out = sh(cmd)
+    return float(re.search(r"median=([\d.]+)", out).group(1))
+
+
+def likwid(test, size):
+    kb = max(1, round(size / 1000))
+    out = sh(["likwid-bench", "-t", test, "-w", f"S0:{kb}kB:1"])
+    if "peakflops" in test:
+        return float(re.search(r"MFlops/s:\s+([\d.]+)", out).group(1)) / 1e3
+    return float(re.search(r"MByte/s:\s+([\d.]+)", out).group(1)) / 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--reps", type=int, default=5)
+    a = ap.parse_args()
+    if not os.path.exists(BIN):
+        sys.exit("build first: cargo build --release")
+    if not shutil.which("likwid-bench"):
+        sys.exit("likwid-bench not found: apt-get install likwid")
+
+    print(f"== default plan x{a.runs} and --quick x1 (carmbench run)")
+    docs, times = [], []
+    for _ in range(a.runs):
+        dt, doc = run_plan([])
+        docs.append(doc)
+        times.append(dt)
+    qdt, _ = run_plan(["--quick"])
+    print(f"default plan: {', '.join(f'{t:.1f}' for t in times)} s (target <= 30 s); --quick: {qdt:.1f} s (target <= 8 s)")
+    m = docs[0]["machine"]
+    print(f"CPU {m['topology']['cpu_model']} ({m['microarchitecture']}), clock {m['clock']['measured']['ghz']['median']:.2f} GHz")
+    rows = {}
+    for d in docs:
+        for r in d["roofs"]:
+            rows.setdefault(key(r), []).append(r)
+    print(f"{'threads level what isa prec':34} {'median/cycle':>12} {'% limit':>8} {'CV across runs':>15}")
+    single = {}
+    for k, rs in rows.items():
+        pcs = [r["per_cycle"] for r in rs]
+        vals = [r["median"] for r in rs]
+        pct = [r["percent_of_theoretical"] for r in rs if r["percent_of_theoretical"] is not None]
+        med = statistics.median(pcs)
+        if k[0] == 1:
+            single[k[1:]] = statistics.median(vals)
+        scale = ""
+        if k[0] > 1 and k[1:] in single:
+            scale = f"  x{statistics.median(vals) / single[k[1:]]:.2f} of 1 thread"
+        print(
+            f"{' '.join(map(str, k)):34} {med:12.2f} {(f'{statistics.median(pct):.1f}' if pct else '-'):>8} {100 * cv(vals):14.2f}%{scale}"
+        )
+
+    print(f"\n== carmbench vs likwid-bench, same core, same per-thread size, {a.reps} alternating reps, medians")
+    sizes = {}
+    for r in docs[0]["roofs"]:
+        if r["threads"] == 1 and r["mix"] == "load" and r["sizes"]:
+            s = sorted(x["bytes_per_thread"] for x in r["sizes"])
+            sizes[r["level"]] = s[len(s) // 2]
+    pairs = [(f"{lvl} load {sizes[lvl]} B", "avx512_load", "load_avx512", sizes[lvl]) for lvl in ("L1", "L2", "L3", "DRAM") if lvl in sizes]
+    pairs.append(("FP64 FMA", "avx512_dp_fma", "peakflops_avx512_fma", 24000))
+    print(f"{'what':28} {'carmbench':>12} {'likwid-bench':>13} {'ratio':>7}")
+    for label, ck, lk, size in pairs:
+        c, l = [], []
+        for _ in range(a.reps):
+            c.append(carm_kernel(ck, None if "FMA" in label else size))
+            l.append(likwid(lk, size))
+        unit = "GFLOP/s" if "FMA" in label else "GB/s"
+        cm, lm = statistics.median(c), statistics.median(l)
+        print(f"{label:28} {cm:8.1f} {unit:<4} {lm:8.1f} {unit:<4} {cm / lm:7.3f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,274 @@
+//! Theoretical per-core limits per microarchitecture (`configs/limits.yaml`)
+//! and the % of the limit each roof reaches.
+
+use crate::kernels::{Decl, Kind, Mix};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The embedded limits file.
+pub const LIMITS_YAML: &str = include_str!("../../configs/limits.yaml");
+
+/// One microarchitecture's limits (see the file's header).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Uarch {
+    /// Short name.
+    pub name: String,
+    /// Human name.
+    pub description: String,
+    /// CPUID vendor string.
+    pub vendor: String,
+    /// CPUID family (base + extended).
+    pub family: u32,
+    /// Exact CPUID models (empty: any).
+    #[serde(default)]
+    pub models: Vec<u32>,
+    /// Inclusive model ranges.
+    #[serde(default)]
+    pub model_ranges: Vec<[u32; 2]>,
+    /// Where the figures come from.
+    pub source: String,
+    /// Width of the FP datapath, bits.
+    pub fp_datapath_bits: u32,
+    /// FP instructions per cycle by op.
+    pub instructions_per_cycle: BTreeMap<String, f64>,
+    /// Loads per cycle.
+    pub loads_per_cycle: f64,
+    /// Widest load at full rate, bits.
+    pub load_bits: u32,
+    /// Stores per cycle.
+    pub stores_per_cycle: f64,
+    /// Widest store at full rate, bits.
+    pub store_bits: u32,
+    /// L2 → L1 bytes per cycle.
+    #[serde(default)]
+    pub l2_bytes_per_cycle: Option<f64>,
+    /// L3 → L2 bytes per cycle.
+    #[serde(default)]
+    pub l3_bytes_per_cycle: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LimitsFile {
+    microarchitectures: Vec<Uarch>,
+}
+
+/// All known microarchitectures.
+pub fn all() -> Vec<Uarch> {
+    let f: LimitsFile =
+        serde_yaml::from_str(LIMITS_YAML).expect("embedded configs/limits.yaml is valid");
+    f.microarchitectures
+}
+
+/// CPUID identity of a CPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuId {
+    /// Vendor string, e.g. "AuthenticAMD".
+    pub vendor: String,
+    /// Family (base + extended).
+    pub family: u32,
+    /// Model (with extended model).
+    pub model: u32,
+}
+
+/// Read this CPU's CPUID identity.
+pub fn cpuid() -> CpuId {
+    use core::arch::x86_64::__cpuid;
+    // CPUID leaves 0 and 1 exist on every x86-64 CPU.
+    let l0 = __cpuid(0);
+    let mut v = Vec::with_capacity(12);
+    for r in [l0.ebx, l0.edx, l0.ecx] {
+        v.extend_from_slice(&r.to_le_bytes());
+    }
+    let l1 = __cpuid(1);
+    let base_family = (l1.eax >> 8) & 0xF;
+    let ext_family = (l1.eax >> 20) & 0xFF;
+    let base_model = (l1.eax >> 4) & 0xF;
+    let ext_model = (l1.eax >> 16) & 0xF;
+    let family = if base_family == 0xF {
+        base_family + ext_family
+    } else {
+        base_family
+    };
+    let model = if base_family == 0xF || base_family == 6 {
+        (ext_model << 4) | base_model
+    } else {
+        base_model
+    };
+    CpuId {
+        vendor: String::from_utf8_lossy(&v).into_owned(),
+        family,
+        model,
+    }
+}
+
+impl Uarch {
+    /// Whether a CPU is of this microarchitecture.
+    pub fn matches(&self, id: &CpuId) -> bool {
+        if self.vendor != id.vendor || self.family != id.family {
+            return false;
+        }
+        if self.models.is_empty() && self.model_ranges.is_empty() {
+            return true;
+        }
+        self.models.contains(&id.model)
+            || self
+                .model_ranges
+                .iter()
+                .any(|[lo, hi]| (*lo..=*hi).contains(&id.model))
+    }
+
+    /// Per-core limit for a kernel at a level: flops or bytes per cycle.
+    /// None when the limit is not documented (DRAM, DIV, mixes with stores
+    /// beyond L1, non-temporal stores).
+    pub fn per_cycle(&self, d: &Decl, level: Option<&str>) -> Option<f64> {
+        let bits = d.width * 8;
+        match d.kind {
+            Kind::Compute => {
+                let op = d.op?;
+                let ipc = *self.instructions_per_cycle.get(op.name())?;
+                let slots = (f64::from(bits) / f64::from(self.fp_datapath_bits)).max(1.0);
+                let flops_per_instr = d.flops_per_iter() as f64 / f64::from(d.fp_instructions());
+                Some(ipc / slots * flops_per_instr)
+            }
+            Kind::Bandwidth => {
+                let w = f64::from(d.width);
+                let load_rate =
+                    self.loads_per_cycle / (f64::from(bits) / f64::from(self.load_bits)).max(1.0);
+                let store_rate =
+                    self.stores_per_cycle / (f64::from(bits) / f64::from(self.store_bits)).max(1.0);
+                match (level?, d.mix?) {
+                    ("L1", Mix::NtStore) => None,
+                    ("L1", _) => {
+                        // Cycles per iteration: loads and stores issue in parallel.
+                        let cycles =
+                            (f64::from(d.loads) / load_rate).max(f64::from(d.stores) / store_rate);
+                        Some(d.bytes_per_iter() as f64 / cycles)
+                    }
+                    ("L2", Mix::Load) => self.l2_bytes_per_cycle.map(|l2| l2.min(load_rate * w)),
+                    ("L3", Mix::Load) => self.l3_bytes_per_cycle.map(|l3| l3.min(load_rate * w)),
+                    _ => None,
+                }
+            }
+        }
+    }
+}
+
+/// The microarchitecture of this CPU, if known.
+pub fn detect() -> Option<Uarch> {
+    let id = cpuid();
+    all().into_iter().find(|u| u.matches(&id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::Isa;
+    use crate::kernels::{Op, Precision, bandwidth, compute};
+
+    fn named(n: &str) -> Uarch {
+        all().into_iter().find(|u| u.name == n).unwrap()
+    }
+
+    #[test]
+    fn every_listed_family_loads() {
+        let names: Vec<_> = all().into_iter().map(|u| u.name).collect();
+        for n in [
+            "zen4",
+            "zen5",
+            "skylake_sp",
+            "icelake_sp",
+            "sapphire_rapids",
+            "haswell_broadwell",
+        ] {
+            assert!(names.iter().any(|x| x == n), "{n} in configs/limits.yaml");
+        }
+    }
+
+    #[test]
+    fn zen5_limits_match_the_guide() {
+        let z = named("zen5");
+        let dp = |op| compute(op, Isa::Avx512, Precision::Dp).unwrap().decl;
+        assert_eq!(z.per_cycle(&dp(Op::Fma), None), Some(32.0));
+        assert_eq!(z.per_cycle(&dp(Op::FmaAdd), None), Some(48.0));
+        assert_eq!(z.per_cycle(&dp(Op::Add), None), Some(16.0));
+        assert_eq!(z.per_cycle(&dp(Op::AddMul), None), Some(32.0));
+        assert_eq!(z.per_cycle(&dp(Op::Div), None), None);
+        let sp = compute(Op::Fma, Isa::Avx512, Precision::Sp).unwrap().decl;
+        assert_eq!(z.per_cycle(&sp, None), Some(64.0));
+        let bw = |m, i| bandwidth(m, i).unwrap().decl;
+        assert_eq!(
+            z.per_cycle(&bw(Mix::Load, Isa::Avx512), Some("L1")),
+            Some(128.0)
+        );
+        assert_eq!(
+            z.per_cycle(&bw(Mix::Store, Isa::Avx512), Some("L1")),
+            Some(64.0)
+        );
+        assert_eq!(
+            z.per_cycle(&bw(Mix::TwoLdOneSt, Isa::Avx512), Some("L1")),
+            Some(192.0)
+        );
+        assert_eq!(
+            z.per_cycle(&bw(Mix::Load, Isa::Avx2), Some("L1")),
+            Some(64.0)
+        );
+        assert_eq!(
+            z.per_cycle(&bw(Mix::Load, Isa::Avx512), Some("L2")),
+            Some(64.0)
+        );
+        assert_eq!(
+            z.per_cycle(&bw(Mix::Load, Isa::Avx512), Some("L3")),
+            Some(32.0)
+        );
+        assert_eq!(z.per_cycle(&bw(Mix::Load, Isa::Avx512), Some("DRAM")), None);
+    }
+
+    #[test]
+    fn narrower_datapath_halves_wide_ops() {
+        let z4 = named("zen4");
+        let fma = compute(Op::Fma, Isa::Avx512, Precision::Dp).unwrap().decl;
+        assert_eq!(z4.per_cycle(&fma, None), Some(16.0));
+        let fma2 = compute(Op::Fma, Isa::Avx2, Precision::Dp).unwrap().decl;
+        assert_eq!(z4.per_cycle(&fma2, None), Some(16.0));
+        let hsw = named("haswell_broadwell");
+        let add = compute(Op::Add, Isa::Avx2, Precision::Dp).unwrap().decl;
+        assert_eq!(hsw.per_cycle(&add, None), Some(4.0));
+    }
+
+    #[test]
+    fn matching_by_cpuid() {
+        let z5 = named("zen5");
+        assert!(z5.matches(&CpuId {
+            vendor: "AuthenticAMD".into(),
+            family: 0x1A,
+            model: 2
+        }));
+        assert!(!z5.matches(&CpuId {
+            vendor: "GenuineIntel".into(),
+            family: 0x1A,
+            model: 2
+        }));
+        let z4 = named("zen4");
+        assert!(z4.matches(&CpuId {
+            vendor: "AuthenticAMD".into(),
+            family: 0x19,
+            model: 0x11
+        }));
+        assert!(
+            !z4.matches(&CpuId {
+                vendor: "AuthenticAMD".into(),
+                family: 0x19,
+                model: 0x21
+            }),
+            "Zen 3"
+        );
+        let spr = named("sapphire_rapids");
+        assert!(spr.matches(&CpuId {
+            vendor: "GenuineIntel".into(),
+            family: 6,
+            model: 0x8F
+        }));
+    }
+}

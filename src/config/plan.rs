@@ -1,0 +1,369 @@
+//! The benchmark plan: what `carmbench run` measures. The embedded default
+//! (`configs/default-plan.yaml`), a user's YAML file and the command-line
+//! flags are merged in that order, then resolved against the machine.
+
+use super::parse_yaml;
+use crate::error::{Error, Result};
+use crate::isa::{self, Isa};
+use crate::kernels::{Mix, Op, Precision};
+use crate::topology::Machine;
+use serde::{Deserialize, Serialize};
+
+/// The embedded default plan.
+pub const DEFAULT_PLAN_YAML: &str = include_str!("../../configs/default-plan.yaml");
+
+/// A thread count: a number or "all" (one per core).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Threads {
+    /// A number of threads.
+    N(usize),
+    /// A word: "all".
+    Word(String),
+}
+
+/// What --quick changes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct QuickPlan {
+    /// Sizes per level.
+    pub sizes_per_level: Option<usize>,
+    /// Samples per size.
+    pub samples: Option<usize>,
+    /// Minimum sample length, ms.
+    pub min_sample_ms: Option<f64>,
+}
+
+/// A plan as written (every key optional in a user file).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PlanFile {
+    /// "best", "all" or ISA names.
+    pub isa: Option<Vec<String>>,
+    /// Precisions.
+    pub precision: Option<Vec<String>>,
+    /// Thread counts.
+    pub threads: Option<Vec<Threads>>,
+    /// "all" or level names.
+    pub levels: Option<Vec<String>>,
+    /// Access mixes.
+    pub mixes: Option<Vec<String>>,
+    /// FP ops.
+    pub ops: Option<Vec<String>>,
+    /// Sizes per level.
+    pub sizes_per_level: Option<usize>,
+    /// Samples per size.
+    pub samples: Option<usize>,
+    /// Minimum sample length, ms.
+    pub min_sample_ms: Option<f64>,
+    /// What --quick changes.
+    pub quick: Option<QuickPlan>,
+}
+
+impl PlanFile {
+    /// Parse a plan file's text; `what` names it in errors.
+    pub fn parse(text: &str, what: &str) -> Result<Self> {
+        if text.trim().is_empty() {
+            return Ok(PlanFile::default());
+        }
+        parse_yaml(text, what)
+    }
+
+    /// The embedded default.
+    pub fn default_plan() -> Self {
+        Self::parse(DEFAULT_PLAN_YAML, "the embedded default plan").expect("embedded plan is valid")
+    }
+
+    /// `other`'s keys override ours.
+    pub fn overlay(self, other: PlanFile) -> PlanFile {
+        PlanFile {
+            isa: other.isa.or(self.isa),
+            precision: other.precision.or(self.precision),
+            threads: other.threads.or(self.threads),
+            levels: other.levels.or(self.levels),
+            mixes: other.mixes.or(self.mixes),
+            ops: other.ops.or(self.ops),
+            sizes_per_level: other.sizes_per_level.or(self.sizes_per_level),
+            samples: other.samples.or(self.samples),
+            min_sample_ms: other.min_sample_ms.or(self.min_sample_ms),
+            quick: other.quick.or(self.quick),
+        }
+    }
+}
+
+/// The plan actually run, resolved against the machine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// ISAs measured.
+    pub isa: Vec<Isa>,
+    /// Precisions measured.
+    pub precision: Vec<Precision>,
+    /// Thread counts measured.
+    pub threads: Vec<usize>,
+    /// Levels measured.
+    pub levels: Vec<String>,
+    /// Access mixes.
+    pub mixes: Vec<Mix>,
+    /// FP ops.
+    pub ops: Vec<Op>,
+    /// Sizes per level.
+    pub sizes_per_level: usize,
+    /// Samples per size.
+    pub samples: usize,
+    /// Minimum sample length, ms.
+    pub min_sample_ms: f64,
+    /// Whether --quick applied.
+    pub quick: bool,
+}
+
+/// Parse a list; empty items and "none" are skipped, so `--ops none` (or
+/// `--ops ""`) asks for no FP roof.
+fn parse_list<T>(
+    v: &[String],
+    parse: impl Fn(&str) -> std::result::Result<T, String>,
+) -> Result<Vec<T>> {
+    v.iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("none"))
+        .map(|s| parse(s).map_err(Error::input))
+        .collect()
+}
+
+/// Resolve a plan against the machine; every problem is an input error
+/// raised before anything runs.
+pub fn resolve(p: &PlanFile, m: &Machine, quick: bool) -> Result<Plan> {
+    resolve_with(p, m, quick, isa::supported)
+}
+
+/// [`resolve`] with a chosen answer to "does this CPU run that ISA?".
+pub fn resolve_with(
+    p: &PlanFile,
+    m: &Machine,
+    quick: bool,
+    supported: impl Fn(Isa) -> bool,
+) -> Result<Plan> {
+    let need = |o: &Option<Vec<String>>, key: &str| -> Result<Vec<String>> {
+        o.clone()
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| Error::input(format!("the plan has no '{key}'; list at least one")))
+    };
+    // ISAs.
+    let words = need(&p.isa, "isa")?;
+    let mut isas = Vec::new();
+    for w in &words {
+        match w.to_ascii_lowercase().as_str() {
+            "best" => isas.extend(Isa::ALL.into_iter().rev().find(|i| supported(*i))),
+            "all" => isas.extend(Isa::ALL.into_iter().filter(|i| supported(*i))),
+            name => {
+                let i: Isa = name.parse().map_err(Error::input)?;
+                if !supported(i) {
+                    let have: Vec<_> = Isa::ALL
+                        .into_iter()
+                        .filter(|i| supported(*i))
+                        .map(|i| i.name())
+                        .collect();
+                    return Err(Error::input(format!(
+                        "this CPU cannot run {} kernels (it lacks {}); it can run: {}",
+                        i.name(),
+                        i.required_features().join(", "),
+                        have.join(", ")
+                    )));
+                }
+                isas.push(i);
+            }
+        }
+    }
+    isas.sort();
+    isas.dedup();
+    let mut precision = parse_list(&need(&p.precision, "precision")?, Precision::parse)?;
+    precision.dedup();
+    // Threads.
+    let tw = p
+        .threads
+        .clone()
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| Error::input("the plan has no 'threads'"))?;
+    let mut threads = Vec::new();
+    for t in tw {
+        let n = match t {
+            Threads::N(n) => n,
+            Threads::Word(w) if w.eq_ignore_ascii_case("all") => m.cores,
+            Threads::Word(w) => w.parse().map_err(|_| {
+                Error::input(format!("thread count '{w}' is not a number or 'all'"))
+            })?,
+        };
+        if n == 0 || n > m.cores {
+            return Err(Error::input(format!(
+                "{n} threads asked but this machine has {} cores (one thread per core); use 1..{} or 'all'",
+                m.cores, m.cores
+            )));
+        }
+        threads.push(n);
+    }
+    threads.sort();
+    threads.dedup();
+    // Levels.
+    let available: Vec<String> = m
+        .caches
+        .iter()
+        .map(crate::topology::sizing::level_label)
+        .chain(std::iter::once("DRAM".to_string()))
+        .collect();
+    let mut levels = Vec::new();
+    for l in need(&p.levels, "levels")? {
+        if l.eq_ignore_ascii_case("all") {
+            levels.extend(available.iter().cloned());
+            continue;
+        }
+        let canon = if l.eq_ignore_ascii_case("l1d") {
+            "L1".to_string()
+        } else {
+            l.to_ascii_uppercase()
+        };
+        if !available.contains(&canon) {
+            return Err(Error::input(format!(
+                "this machine has no level '{l}'; its levels are {}",
+                available.join(", ")
+            )));
+        }
+        levels.push(canon);
+    }
+    levels.sort_by_key(|l| available.iter().position(|a| a == l));
+    levels.dedup();
+    let mixes = parse_list(&p.mixes.clone().unwrap_or_default(), Mix::parse)?;
+    let ops = parse_list(&p.ops.clone().unwrap_or_default(), Op::parse)?;
+    if mixes.is_empty() && ops.is_empty() {
+        return Err(Error::input(
+            "the plan has neither 'mixes' nor 'ops': nothing to measure",
+        ));
+    }
+    let q = p.quick.clone().unwrap_or_default();
+    let pick = |full: Option<usize>, fast: Option<usize>, key: &str| -> Result<usize> {
+        let v = if quick { fast.or(full) } else { full };
+        match v {
+            Some(n) if n >= 1 => Ok(n),
+            _ => Err(Error::input(format!(
+                "'{key}' must be a number of at least 1"
+            ))),
+        }
+    };
+    let min_ms = if quick {
+        q.min_sample_ms.or(p.min_sample_ms)
+    } else {
+        p.min_sample_ms
+    };
+    let min_sample_ms = match min_ms {
+        Some(x) if x > 0.0 && x.is_finite() => x,
+        _ => {
+            return Err(Error::input(
+                "'min_sample_ms' must be a positive number of milliseconds",
+            ));
+        }
+    };
+    Ok(Plan {
+        isa: isas,
+        precision,
+        threads,
+        levels,
+        mixes,
+        ops,
+        sizes_per_level: pick(p.sizes_per_level, q.sizes_per_level, "sizes_per_level")?,
+        samples: pick(p.samples, q.samples, "samples")?,
+        min_sample_ms,
+        quick,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_plan_parses_and_overlays() {
+        let d = PlanFile::default_plan();
+        assert_eq!(d.isa.as_deref(), Some(&["best".to_string()][..]));
+        assert_eq!(
+            d.threads,
+            Some(vec![Threads::N(1), Threads::Word("all".into())])
+        );
+        let user = PlanFile::parse("samples: 3\nops: [fma]\n", "test").unwrap();
+        let p = d.overlay(user);
+        assert_eq!(p.samples, Some(3));
+        assert_eq!(p.ops, Some(vec!["fma".to_string()]));
+        assert_eq!(p.sizes_per_level, Some(3));
+    }
+
+    fn machine() -> Machine {
+        Machine::load(&crate::topology::Source::Synthetic(
+            "pack:1 numa:1(memory=8GiB) l3:1(size=16MiB) core:4 l2:1(size=1MiB) l1d:1(size=32KiB) pu:2".into(),
+        ))
+        .unwrap()
+    }
+
+    fn with(yaml: &str) -> PlanFile {
+        PlanFile::default_plan().overlay(PlanFile::parse(yaml, "t").unwrap())
+    }
+
+    #[test]
+    fn resolves_against_the_machine() {
+        let no512 = |i: Isa| i != Isa::Avx512;
+        let p = resolve_with(&PlanFile::default_plan(), &machine(), false, no512).unwrap();
+        assert_eq!(p.isa, vec![Isa::Avx2], "best without AVX-512");
+        assert_eq!(p.threads, vec![1, 4]);
+        assert_eq!(p.levels, ["L1", "L2", "L3", "DRAM"]);
+        let q = resolve_with(&PlanFile::default_plan(), &machine(), true, no512).unwrap();
+        assert_eq!((q.sizes_per_level, q.samples, q.quick), (1, 3, true));
+        let all = resolve_with(&with("isa: [all]"), &machine(), false, no512).unwrap();
+        assert_eq!(all.isa, vec![Isa::Scalar, Isa::Sse, Isa::Avx2]);
+    }
+
+    #[test]
+    fn bad_plans_are_refused_with_the_reason() {
+        let m = machine();
+        let no512 = |i: Isa| i != Isa::Avx512;
+        let err = |y: &str| {
+            resolve_with(&with(y), &m, false, no512)
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err("isa: [avx512]");
+        assert!(
+            e.contains("cannot run avx512") && e.contains("avx512f") && e.contains("avx2"),
+            "{e}"
+        );
+        assert!(err("isa: [avx1024]").contains("unknown ISA 'avx1024'"));
+        let e = err("threads: [5]");
+        assert!(e.contains("5 threads") && e.contains("4 cores"), "{e}");
+        assert!(err("threads: [0]").contains("0 threads"));
+        assert!(err("threads: [many]").contains("'many'"));
+        let e = err("levels: [L4]");
+        assert!(
+            e.contains("no level 'L4'") && e.contains("L1, L2, L3, DRAM"),
+            "{e}"
+        );
+        assert!(err("mixes: [copy]").contains("unknown mix 'copy'"));
+        assert!(err("ops: [sqrt]").contains("unknown op 'sqrt'"));
+        assert!(err("mixes: []\nops: []").contains("nothing to measure"));
+        assert!(err("samples: 0").contains("samples"));
+        assert!(err("min_sample_ms: -1").contains("min_sample_ms"));
+    }
+
+    #[test]
+    fn malformed_plan_says_where() {
+        let e = PlanFile::parse("samples: 3\nisaa: [avx2]\n", "plan.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("plan.yaml") && e.contains("line 2") && e.contains("isaa"),
+            "{e}"
+        );
+        let e = PlanFile::parse("samples: [3\n", "p.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line"), "{e}");
+        let e = PlanFile::parse("samples: many\n", "p.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("line 1"), "{e}");
+    }
+}

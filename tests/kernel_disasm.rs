@@ -1,0 +1,304 @@
+//! Every kernel's declared counts match the instructions of its inner loop,
+//! read back by disassembling this test binary with `objdump`.
+
+use carmbench::kernels::{Decl, KERNELS, Kind};
+use std::collections::HashMap;
+use std::process::Command;
+
+/// One disassembled instruction.
+#[derive(Debug, Clone)]
+struct Insn {
+    addr: u64,
+    mnemonic: String,
+    operands: String,
+}
+
+/// All kernel symbols of this binary, disassembled (Intel syntax).
+fn disassemble() -> HashMap<String, Vec<Insn>> {
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new("objdump")
+        .args(["-d", "--no-show-raw-insn", "-M", "intel"])
+        .arg(&exe)
+        .output()
+        .expect("objdump runs (Debian package binutils; scripts/setup.sh installs it)");
+    assert!(out.status.success(), "objdump failed");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut map: HashMap<String, Vec<Insn>> = HashMap::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_suffix(">:") {
+            let name = rest.rsplit('<').next().unwrap_or("").to_string();
+            current = name.starts_with("carm_").then_some(name);
+            continue;
+        }
+        let Some(sym) = &current else { continue };
+        let line = line.trim();
+        let Some((addr, rest)) = line.split_once(':') else {
+            current = None;
+            continue;
+        };
+        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
+            continue;
+        };
+        let rest = rest.trim();
+        let (mnemonic, operands) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        map.entry(sym.clone()).or_default().push(Insn {
+            addr,
+            mnemonic: mnemonic.to_string(),
+            operands: operands.trim().to_string(),
+        });
+    }
+    map
+}
+
+/// The innermost loop: from the target of the first backward conditional
+/// branch to that branch.
+fn inner_loop(code: &[Insn]) -> &[Insn] {
+    for (i, insn) in code.iter().enumerate() {
+        if insn.mnemonic.starts_with('j') && insn.mnemonic != "jmp" {
+            let target = insn
+                .operands
+                .split_whitespace()
+                .next()
+                .and_then(|t| u64::from_str_radix(t, 16).ok())
+                .unwrap();
+            if target <= insn.addr {
+                let start = code
+                    .iter()
+                    .position(|x| x.addr == target)
+                    .expect("branch target in symbol");
+                return &code[start..=i];
+            }
+        }
+    }
+    panic!("no loop found");
+}
+
+/// Counts recovered from a loop body.
+#[derive(Debug, Default, PartialEq)]
+struct Counts {
+    loads: u32,
+    stores: u32,
+    adds: u32,
+    muls: u32,
+    fmas: u32,
+    divs: u32,
+    /// Memory operand sizes in bytes.
+    mem_widths: Vec<u32>,
+    /// Vector register widths of FP instructions in bytes (element size for scalar).
+    fp_widths: Vec<u32>,
+    /// FP precision suffixes seen: 'd' or 's'.
+    precisions: Vec<char>,
+}
+
+fn mem_width(op: &str) -> Option<u32> {
+    for (k, w) in [
+        ("ZMMWORD", 64),
+        ("YMMWORD", 32),
+        ("XMMWORD", 16),
+        ("QWORD", 8),
+        ("DWORD", 4),
+    ] {
+        if op.contains(&format!("{k} PTR")) {
+            return Some(w);
+        }
+    }
+    None
+}
+
+fn reg_width(ops: &str) -> u32 {
+    if ops.contains("zmm") {
+        64
+    } else if ops.contains("ymm") {
+        32
+    } else {
+        16
+    }
+}
+
+fn count(body: &[Insn]) -> Counts {
+    let mut c = Counts::default();
+    for i in body {
+        let m = i.mnemonic.as_str();
+        let ops: Vec<&str> = i.operands.splitn(2, ',').collect();
+        let is_mem = |o: &str| o.contains('[');
+        // Loop control: pointer/counter arithmetic on general registers.
+        if matches!(m, "add" | "sub" | "dec" | "inc" | "cmp") || m.starts_with('j') {
+            assert!(
+                !is_mem(&i.operands),
+                "no memory operand in loop control: {i:?}"
+            );
+            continue;
+        }
+        let dst_mem = ops.first().is_some_and(|o| is_mem(o));
+        let src_mem = ops.get(1).is_some_and(|o| is_mem(o));
+        if m.contains("mov") {
+            if dst_mem {
+                c.stores += 1;
+                c.mem_widths
+                    .push(mem_width(ops[0]).unwrap_or_else(|| panic!("width of {i:?}")));
+            } else if src_mem {
+                c.loads += 1;
+                c.mem_widths
+                    .push(mem_width(ops[1]).unwrap_or_else(|| panic!("width of {i:?}")));
+            } else {
+                panic!("register move inside a kernel loop: {i:?}");
+            }
+            continue;
+        }
+        assert!(
+            !dst_mem && !src_mem,
+            "FP instruction with a memory operand: {i:?}"
+        );
+        let base = m.strip_prefix('v').unwrap_or(m);
+        let (kind, suffix) = if let Some(s) = base.strip_prefix("fmadd231") {
+            ("fma", s)
+        } else if let Some(s) = base.strip_prefix("add") {
+            ("add", s)
+        } else if let Some(s) = base.strip_prefix("mul") {
+            ("mul", s)
+        } else if let Some(s) = base.strip_prefix("div") {
+            ("div", s)
+        } else {
+            panic!("unexpected instruction in a kernel loop: {i:?}");
+        };
+        let (packed, prec) = match suffix {
+            "pd" => (true, 'd'),
+            "ps" => (true, 's'),
+            "sd" => (false, 'd'),
+            "ss" => (false, 's'),
+            _ => panic!("unexpected FP suffix: {i:?}"),
+        };
+        c.precisions.push(prec);
+        c.fp_widths.push(if packed {
+            reg_width(&i.operands)
+        } else if prec == 'd' {
+            8
+        } else {
+            4
+        });
+        match kind {
+            "fma" => c.fmas += 1,
+            "add" => c.adds += 1,
+            "mul" => c.muls += 1,
+            _ => c.divs += 1,
+        }
+    }
+    c
+}
+
+fn check(d: &Decl, body: &[Insn]) {
+    let c = count(body);
+    let ctx = format!("{} ({}): {body:#?}", d.name, d.file);
+    assert_eq!(c.loads, d.loads, "loads of {ctx}");
+    assert_eq!(c.stores, d.stores, "stores of {ctx}");
+    assert_eq!(c.adds, d.adds, "adds of {ctx}");
+    assert_eq!(c.muls, d.muls, "muls of {ctx}");
+    assert_eq!(c.fmas, d.fmas, "fmas of {ctx}");
+    assert_eq!(c.divs, d.divs, "divs of {ctx}");
+    assert!(
+        c.mem_widths.iter().all(|w| *w == d.width),
+        "access width {} of {ctx}",
+        d.width
+    );
+    assert!(
+        c.fp_widths.iter().all(|w| *w == d.width),
+        "FP width {} of {ctx}",
+        d.width
+    );
+    match d.kind {
+        Kind::Bandwidth => {
+            assert!(c.loads + c.stores > 0, "{ctx}");
+            assert!(
+                c.fp_widths.is_empty(),
+                "no FP op in a bandwidth kernel: {ctx}"
+            );
+        }
+        Kind::Compute => {
+            assert_eq!(
+                c.loads + c.stores,
+                0,
+                "no memory access in an FP kernel: {ctx}"
+            );
+            let p = d.precision.unwrap();
+            let want = if p.bytes() == 8 { 'd' } else { 's' };
+            assert!(
+                c.precisions.iter().all(|x| *x == want),
+                "precision of {ctx}"
+            );
+        }
+    }
+    // Bytes and flops a kernel reports come from the declaration; recompute
+    // them from the instructions and compare.
+    let bytes: u64 = c.mem_widths.iter().map(|w| u64::from(*w)).sum();
+    assert_eq!(bytes, d.bytes_per_iter(), "bytes per iteration of {ctx}");
+    let lanes = |w: u32| {
+        if d.kind == Kind::Compute {
+            w / d.precision.unwrap().bytes()
+        } else {
+            0
+        }
+    };
+    let flops: u64 = c
+        .fp_widths
+        .iter()
+        .map(|w| u64::from(lanes(*w)))
+        .sum::<u64>()
+        + u64::from(c.fmas) * u64::from(lanes(d.width));
+    assert_eq!(flops, d.flops_per_iter(), "flops per iteration of {ctx}");
+}
+
+#[test]
+fn every_kernel_matches_its_declaration() {
+    let code = disassemble();
+    assert!(!KERNELS.is_empty());
+    for k in KERNELS {
+        let sym = k.decl.symbol();
+        let insns = code
+            .get(&sym)
+            .unwrap_or_else(|| panic!("symbol {sym} in the test binary"));
+        check(&k.decl, inner_loop(insns));
+    }
+}
+
+#[test]
+fn the_checker_catches_a_wrong_declaration() {
+    let code = disassemble();
+    let k = KERNELS
+        .iter()
+        .find(|k| k.decl.name == "avx512_2ld1st")
+        .unwrap();
+    let body = inner_loop(&code[&k.decl.symbol()]);
+    for wrong in [
+        Decl {
+            loads: k.decl.loads + 1,
+            ..k.decl
+        },
+        Decl {
+            stores: k.decl.stores - 1,
+            ..k.decl
+        },
+        Decl {
+            width: 32,
+            ..k.decl
+        },
+    ] {
+        let r = std::panic::catch_unwind(|| check(&wrong, body));
+        assert!(r.is_err(), "a wrong declaration must fail: {wrong:?}");
+    }
+    let f = KERNELS
+        .iter()
+        .find(|k| k.decl.name == "avx2_sp_fma_add")
+        .unwrap();
+    let body = inner_loop(&code[&f.decl.symbol()]);
+    let r = std::panic::catch_unwind(|| {
+        check(
+            &Decl {
+                fmas: f.decl.fmas - 1,
+                ..f.decl
+            },
+            body,
+        )
+    });
+    assert!(r.is_err());
+}

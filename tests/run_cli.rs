@@ -1,0 +1,239 @@
+//! `carmbench run` end to end: results document, bad input, Ctrl-C.
+
+use carmbench::results::{self, SCHEMA};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn carmbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("carmbench-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn assert_input_error(out: &Output, needles: &[&str]) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "exit 2: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    for n in needles {
+        assert!(err.contains(n), "'{n}' in: {err}");
+    }
+}
+
+#[test]
+fn quick_run_writes_a_versioned_document() {
+    let dir = tmpdir("run");
+    let d = dir.to_str().unwrap();
+    let out = carmbench(&[
+        "run",
+        "--quick",
+        "--isa",
+        "scalar,best",
+        "--levels",
+        "L1,L2",
+        "--mixes",
+        "load,2ld1st",
+        "--ops",
+        "fma,add",
+        "--threads",
+        "1",
+        "-o",
+        d,
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("L1 2ld1st") && stdout.contains("fma dp") && stdout.contains("wrote"),
+        "{stdout}"
+    );
+    let doc = results::load(&dir.join("carm.yaml")).unwrap();
+    assert_eq!(doc.schema, SCHEMA);
+    assert!(!doc.interrupted);
+    assert_eq!(doc.plan.threads, vec![1]);
+    assert!(doc.plan.quick);
+    let isas = doc.plan.isa.len();
+    assert_eq!(
+        doc.roofs.len(),
+        isas * (2 * 2 + 2),
+        "levels × mixes + ops, per ISA"
+    );
+    for r in &doc.roofs {
+        assert!(r.per_cycle > 0.0 && r.median > 0.0, "{r:?}");
+        assert!(
+            r.q1 <= r.median * 1.0001 + 1e-9 || r.sizes.len() > 1,
+            "{r:?}"
+        );
+        assert!(r.clock_ghz > 0.5, "{r:?}");
+        assert_eq!(r.gb_per_s.is_some(), r.level.is_some());
+        assert_eq!(r.gflop_per_s.is_some(), r.op.is_some());
+        let expect = r.value() / r.clock_ghz;
+        assert!(
+            (r.per_cycle - expect).abs() < 1e-9 * expect.max(1.0),
+            "per_cycle = value / clock"
+        );
+        if let (Some(t), Some(p)) = (r.theoretical_per_cycle, r.percent_of_theoretical) {
+            assert!((p - 100.0 * r.per_cycle / t).abs() < 1e-9);
+        }
+    }
+    // Also JSON on request, next to the YAML.
+    let out = carmbench(&[
+        "run",
+        "--quick",
+        "--isa",
+        "scalar",
+        "--levels",
+        "L1",
+        "--mixes",
+        "load",
+        "--ops",
+        "none",
+        "--threads",
+        "1",
+        "--format",
+        "json",
+        "-o",
+        d,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("carm.json")).unwrap()).unwrap();
+    assert_eq!(v["schema"], 1);
+    assert_eq!(v["roofs"][0]["mix"], "load");
+    assert_eq!(v["roofs"][0]["level"], "L1");
+    assert!(
+        dir.join("carm.yaml").exists(),
+        "the YAML written before is kept"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_input_is_refused_before_anything_runs() {
+    let dir = tmpdir("bad");
+    let d = dir.to_str().unwrap();
+    let precious = dir.join("carm.yaml");
+    std::fs::write(&precious, "earlier results\n").unwrap();
+    let cores = std::thread::available_parallelism().unwrap().get();
+    let too_many = (cores + 1).to_string();
+    assert_input_error(
+        &carmbench(&["run", "--isa", "avx1024", "-o", d]),
+        &["unknown ISA 'avx1024'", "avx512"],
+    );
+    assert_input_error(
+        &carmbench(&["run", "--threads", &too_many, "-o", d]),
+        &["threads", "cores"],
+    );
+    assert_input_error(
+        &carmbench(&["run", "--levels", "L7", "-o", d]),
+        &["no level 'L7'", "DRAM"],
+    );
+    assert_input_error(
+        &carmbench(&["run", "--mixes", "triad", "-o", d]),
+        &["unknown mix 'triad'"],
+    );
+    let cfg = dir.join("plan.yaml");
+    std::fs::write(&cfg, "samples: 3\nthreads: [1\n").unwrap();
+    assert_input_error(
+        &carmbench(&["run", "--config", cfg.to_str().unwrap(), "-o", d]),
+        &["plan.yaml", "line"],
+    );
+    std::fs::write(&cfg, "sampels: 3\n").unwrap();
+    assert_input_error(
+        &carmbench(&["run", "--config", cfg.to_str().unwrap(), "-o", d]),
+        &["line 1", "sampels"],
+    );
+    assert_input_error(
+        &carmbench(&["run", "--config", "/nonexistent.yaml", "-o", d]),
+        &["/nonexistent.yaml"],
+    );
+    assert_input_error(
+        &carmbench(&["run", "-o", precious.to_str().unwrap()]),
+        &["not a directory"],
+    );
+    if !std::arch::is_x86_feature_detected!("avx512f") {
+        assert_input_error(
+            &carmbench(&["run", "--isa", "avx512", "-o", d]),
+            &["cannot run avx512"],
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(&precious).unwrap(),
+        "earlier results\n",
+        "nothing written is lost"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn ctrl_c_saves_the_roofs_measured_so_far() {
+    let dir = tmpdir("int");
+    let child = Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args([
+            "run",
+            "--isa",
+            "all",
+            "--precision",
+            "dp,sp",
+            "-o",
+            dir.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Long enough for a few roofs, far shorter than the whole plan.
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // SAFETY: plain kill(2) on our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    let doc = results::load(&dir.join("carm.yaml")).unwrap();
+    assert!(doc.interrupted);
+    assert!(!doc.roofs.is_empty(), "some roofs were measured");
+    let planned = doc.plan.isa.len() * doc.plan.threads.len() * (doc.plan.levels.len() * 3 + 12);
+    assert!(
+        doc.roofs.len() < planned,
+        "{} of {planned}",
+        doc.roofs.len()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn results_load_refuses_other_schemas_and_empty_files() {
+    let dir = tmpdir("schema");
+    let f = dir.join("r.yaml");
+    std::fs::write(&f, "schema: 99\nroofs: []\n").unwrap();
+    let e = results::load(&f).unwrap_err().to_string();
+    assert!(e.contains("schema 99") && e.contains("schema 1"), "{e}");
+    std::fs::write(&f, "").unwrap();
+    assert!(results::load(&f).unwrap_err().to_string().contains("empty"));
+    std::fs::write(&f, "roofs: []\n").unwrap();
+    assert!(
+        results::load(&f)
+            .unwrap_err()
+            .to_string()
+            .contains("not a carmbench results file")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
