@@ -22,8 +22,39 @@ pub enum Command {
     Topology(TopologyArgs),
     /// Measure every roof of this machine and write the results (carm.yaml).
     Run(RunArgs),
+    /// Draw the CARM chart of one or more results files (SVG or PNG).
+    Plot(PlotArgs),
     /// Run one kernel at one buffer size and print its rate (expert use).
     Kernel(KernelArgs),
+}
+
+/// `carmbench plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// Results files (carm.yaml or carm.json); several overlay, each in its own line style.
+    #[arg(required = true, value_name = "RESULTS")]
+    pub results: Vec<PathBuf>,
+    /// Chart file, .svg or .png [default: carm.svg beside the first results file].
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// ISA to draw [default: the widest measured].
+    #[arg(long)]
+    pub isa: Option<String>,
+    /// Precision to draw [default: dp].
+    #[arg(long)]
+    pub precision: Option<String>,
+    /// Thread counts to draw [default: all measured].
+    #[arg(long, value_delimiter = ',')]
+    pub threads: Option<Vec<usize>>,
+    /// Bandwidth mix to draw [default: 2ld1st, else load].
+    #[arg(long)]
+    pub mix: Option<String>,
+    /// FP roofs to draw [default: fma_add, fma, add].
+    #[arg(long, value_delimiter = ',')]
+    pub ops: Option<Vec<String>>,
+    /// Application points to add (an apps file from `carmbench profile` or written by hand).
+    #[arg(long, value_name = "APPS.yaml")]
+    pub apps: Option<PathBuf>,
 }
 
 /// `carmbench run`.
@@ -165,5 +196,6 @@ fn run(cli: Cli) -> crate::Result<()> {
         Command::Topology(a) => commands::topology::run(&a),
         Command::Kernel(a) => commands::kernel::run(&a),
         Command::Run(a) => commands::run::run(&a),
+        Command::Plot(a) => commands::plot::run(&a),
     }
 }

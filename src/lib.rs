@@ -7,6 +7,7 @@
 //! - [`commands`]: the subcommands, each reading or writing results;
 //! - [`output`]: formats for people and for programs.
 
+pub mod chart;
 pub mod cli;
 pub mod commands;
 pub mod config;

@@ -1,5 +1,6 @@
 //! The subcommands.
 
 pub mod kernel;
+pub mod plot;
 pub mod run;
 pub mod topology;

@@ -1,5 +1,6 @@
 //! `carmbench run`: measure every roof of the plan and write the results.
 
+use crate::chart;
 use crate::cli::RunArgs;
 use crate::commands::topology::{ThreadRanges, default_thread_counts, measure_clock};
 use crate::config::limits::{self, Uarch};
@@ -291,6 +292,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
         plan: plan.clone(),
         buffer_ranges,
         roofs: Vec::new(),
+        validation: Vec::new(),
     };
 
     let total: usize = todo.iter().map(|t| t.sizes.len()).sum();
@@ -330,15 +332,17 @@ pub fn run(a: &RunArgs) -> Result<()> {
     doc.interrupted = INTERRUPTED.load(Ordering::SeqCst);
     results::save(&doc, &path, a.format)?;
     print!("{}", summary(&doc));
+    let charts = write_charts(&doc, &path);
     let skipped: Vec<_> = doc.machine.isa.skipped.iter().map(|i| i.name()).collect();
     if !skipped.is_empty() {
         println!("skipped (this CPU lacks them): {}", skipped.join(", "));
     }
     println!(
-        "wrote {} ({} roofs, {:.1} s)",
+        "wrote {} ({} roofs, {:.1} s){}",
         path.display(),
         doc.roofs.len(),
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        charts
     );
     if doc.interrupted {
         return Err(Error::Interrupted(format!(
@@ -348,6 +352,30 @@ pub fn run(a: &RunArgs) -> Result<()> {
         )));
     }
     Ok(())
+}
+
+/// Draw carm.svg and carm.png beside the results with the default filters.
+/// A chart that cannot be drawn (no roofs, no font for PNG) is reported
+/// and skipped: the results themselves are already saved.
+fn write_charts(doc: &Document, results_path: &std::path::Path) -> String {
+    let dir = results_path.parent().unwrap_or(std::path::Path::new("."));
+    let sel = match chart::select(
+        &[("carm".to_string(), doc.clone())],
+        &chart::Filter::default(),
+        Vec::new(),
+    ) {
+        Ok(s) => s,
+        Err(e) => return format!("; no chart: {e}"),
+    };
+    let mut out = String::new();
+    for name in ["carm.svg", "carm.png"] {
+        let p = dir.join(name);
+        match chart::render(&sel, &p) {
+            Ok(()) => out.push_str(&format!(", {}", p.display())),
+            Err(e) => eprintln!("carmbench: warning: {name} not written: {e}"),
+        }
+    }
+    out
 }
 
 /// The summary table printed after a run.

@@ -13,6 +13,8 @@ use crate::topology::Machine;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+pub mod apps;
+
 /// Version of the document layout.
 pub const SCHEMA: u32 = 1;
 
@@ -131,6 +133,33 @@ pub struct Document {
     pub buffer_ranges: Vec<ThreadRanges>,
     /// Every roof measured.
     pub roofs: Vec<Roof>,
+    /// Validation points (variable-intensity kernels against the roofs).
+    #[serde(default)]
+    pub validation: Vec<ValidationPoint>,
+}
+
+/// A validation kernel's point: intensity known by construction, measured
+/// against min(FP roof, AI × level bandwidth).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ValidationPoint {
+    /// Memory level the buffer was sized for.
+    pub level: String,
+    /// ISA of the kernel.
+    pub isa: Isa,
+    /// Precision of the kernel.
+    pub precision: Precision,
+    /// Threads.
+    pub threads: usize,
+    /// Kernel name.
+    pub kernel: String,
+    /// Arithmetic intensity, flop per byte requested.
+    pub ai: f64,
+    /// Measured GFLOP/s.
+    pub gflop_per_s: f64,
+    /// min(FP roof, AI × bandwidth roof), GFLOP/s.
+    pub expected_gflop_per_s: f64,
+    /// (measured − expected) / expected.
+    pub deviation: f64,
 }
 
 /// Write `text` to `path` through a temporary file in the same directory and

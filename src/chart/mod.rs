@@ -1,0 +1,731 @@
+//! The CARM chart: which roofs of which results files to draw
+//! ([`select`]), and drawing them with plotters ([`render`]) as SVG or PNG.
+
+pub mod font;
+pub mod geometry;
+
+use crate::error::{Error, Result};
+use crate::isa::Isa;
+use crate::kernels::{Kind, Mix, Op, Precision};
+use crate::results::apps::AppPoint;
+use crate::results::{Document, Roof, ValidationPoint};
+use geometry::{Bounds, bounding_level, bounds, lines};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::path::Path;
+
+/// What to draw (None: the default).
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// ISA (default: the widest in the results).
+    pub isa: Option<String>,
+    /// Precision (default: dp).
+    pub precision: Option<String>,
+    /// Thread counts (default: every count run).
+    pub threads: Option<Vec<usize>>,
+    /// Bandwidth mix (default: 2ld1st, else load).
+    pub mix: Option<String>,
+    /// FP ops (default: fma_add, fma, add; those present).
+    pub ops: Option<Vec<String>>,
+}
+
+/// One set of roofs drawn in one line style.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// Legend text.
+    pub label: String,
+    /// Bandwidth roofs, fastest first.
+    pub bandwidth: Vec<Roof>,
+    /// Compute roofs, highest first.
+    pub compute: Vec<Roof>,
+    /// Validation points of the same ISA, precision and threads.
+    pub validation: Vec<ValidationPoint>,
+}
+
+/// Everything the chart shows.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    /// Title.
+    pub title: String,
+    /// Series, one line style each.
+    pub series: Vec<Series>,
+    /// Application points.
+    pub apps: Vec<AppPoint>,
+}
+
+fn choose<T: Copy + PartialEq + std::fmt::Display>(
+    what: &str,
+    wanted: Option<&str>,
+    available: &[T],
+    parse: impl Fn(&str) -> std::result::Result<T, String>,
+    default: impl Fn(&[T]) -> Option<T>,
+) -> Result<T> {
+    let list = || {
+        available
+            .iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match wanted {
+        Some(w) => {
+            let v = parse(w)
+                .map_err(|e| Error::input(format!("{e}; these results have: {}", list())))?;
+            if available.contains(&v) {
+                Ok(v)
+            } else {
+                Err(Error::input(format!(
+                    "no roofs with {what} '{w}' in these results; available: {}",
+                    list()
+                )))
+            }
+        }
+        None => default(available)
+            .ok_or_else(|| Error::input(format!("these results have no {what} to draw"))),
+    }
+}
+
+fn usable(r: &Roof) -> bool {
+    r.value().is_finite() && r.value() > 0.0 && r.per_cycle.is_finite()
+}
+
+/// Pick the roofs to draw from several results documents.
+pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> Result<Selection> {
+    let all: Vec<&Roof> = docs.iter().flat_map(|(_, d)| d.roofs.iter()).collect();
+    if all.is_empty() {
+        return Err(Error::input(
+            "the results hold no roofs; run `carmbench run` (an interrupted run may have measured none)",
+        ));
+    }
+    let good: Vec<&Roof> = all.iter().copied().filter(|r| usable(r)).collect();
+    if good.is_empty() {
+        return Err(Error::input(
+            "every roof in the results is zero or not a number; re-run `carmbench run`",
+        ));
+    }
+    let mut isas: Vec<Isa> = good.iter().map(|r| r.isa).collect();
+    isas.sort();
+    isas.dedup();
+    let isa = choose(
+        "ISA",
+        f.isa.as_deref(),
+        &isas,
+        |s| s.parse(),
+        |v| v.last().copied(),
+    )?;
+    let mut precs: Vec<Precision> = good.iter().filter_map(|r| r.precision).collect();
+    precs.sort();
+    precs.dedup();
+    let precision = if precs.is_empty() {
+        None
+    } else {
+        Some(choose(
+            "precision",
+            f.precision.as_deref(),
+            &precs,
+            Precision::parse,
+            |v| {
+                v.contains(&Precision::Dp)
+                    .then_some(Precision::Dp)
+                    .or(v.first().copied())
+            },
+        )?)
+    };
+    let mut mixes: Vec<Mix> = good
+        .iter()
+        .filter(|r| r.isa == isa)
+        .filter_map(|r| r.mix)
+        .collect();
+    mixes.sort();
+    mixes.dedup();
+    let mix = if mixes.is_empty() {
+        None
+    } else {
+        Some(choose("mix", f.mix.as_deref(), &mixes, Mix::parse, |v| {
+            [Mix::TwoLdOneSt, Mix::Load]
+                .into_iter()
+                .find(|m| v.contains(m))
+                .or(v.first().copied())
+        })?)
+    };
+    let mut ops_avail: Vec<Op> = good
+        .iter()
+        .filter(|r| r.isa == isa && r.precision == precision)
+        .filter_map(|r| r.op)
+        .collect();
+    ops_avail.sort();
+    ops_avail.dedup();
+    let ops: Vec<Op> = match &f.ops {
+        Some(list) => list
+            .iter()
+            .map(|o| choose("op", Some(o), &ops_avail, Op::parse, |_| None))
+            .collect::<Result<_>>()?,
+        None => {
+            let d: Vec<Op> = [Op::FmaAdd, Op::Fma, Op::Add]
+                .into_iter()
+                .filter(|o| ops_avail.contains(o))
+                .collect();
+            if d.is_empty() { ops_avail.clone() } else { d }
+        }
+    };
+    let mut threads_avail: Vec<usize> = good
+        .iter()
+        .filter(|r| r.isa == isa)
+        .map(|r| r.threads)
+        .collect();
+    threads_avail.sort();
+    threads_avail.dedup();
+    let threads = match &f.threads {
+        Some(t) => {
+            for n in t {
+                if !threads_avail.contains(n) {
+                    return Err(Error::input(format!(
+                        "no roofs with {n} threads in these results; available: {}",
+                        threads_avail
+                            .iter()
+                            .map(|x| x.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
+            }
+            t.clone()
+        }
+        None => threads_avail,
+    };
+
+    let mut series = Vec::new();
+    for (name, d) in docs {
+        for &t in &threads {
+            let mut bandwidth: Vec<Roof> = d
+                .roofs
+                .iter()
+                .filter(|r| {
+                    usable(r)
+                        && r.kind == Kind::Bandwidth
+                        && r.isa == isa
+                        && r.threads == t
+                        && r.mix == mix
+                })
+                .cloned()
+                .collect();
+            bandwidth.sort_by(|a, b| b.value().total_cmp(&a.value()));
+            let mut compute: Vec<Roof> = d
+                .roofs
+                .iter()
+                .filter(|r| {
+                    usable(r)
+                        && r.kind == Kind::Compute
+                        && r.isa == isa
+                        && r.threads == t
+                        && r.precision == precision
+                        && r.op.is_some_and(|o| ops.contains(&o))
+                })
+                .cloned()
+                .collect();
+            compute.sort_by(|a, b| b.value().total_cmp(&a.value()));
+            if bandwidth.is_empty() && compute.is_empty() {
+                continue;
+            }
+            let validation = d
+                .validation
+                .iter()
+                .filter(|v| v.isa == isa && v.threads == t && Some(v.precision) == precision)
+                .filter(|v| {
+                    v.ai > 0.0
+                        && v.gflop_per_s > 0.0
+                        && v.ai.is_finite()
+                        && v.gflop_per_s.is_finite()
+                })
+                .cloned()
+                .collect();
+            let label = if docs.len() > 1 {
+                format!("{name}, {t} thread{}", if t == 1 { "" } else { "s" })
+            } else {
+                format!("{t} thread{}", if t == 1 { "" } else { "s" })
+            };
+            series.push(Series {
+                label,
+                bandwidth,
+                compute,
+                validation,
+            });
+        }
+    }
+    if series.is_empty() {
+        return Err(Error::input("no roofs match the filters"));
+    }
+    let mut cpus: Vec<String> = docs
+        .iter()
+        .map(|(_, d)| {
+            let m = &d.machine;
+            format!(
+                "{}{}",
+                m.topology.cpu_model.as_deref().unwrap_or("unknown CPU"),
+                m.microarchitecture
+                    .as_deref()
+                    .map(|u| format!(" ({u})"))
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    cpus.dedup();
+    let clocks: Vec<String> = docs
+        .iter()
+        .map(|(_, d)| format!("{:.2}", d.machine.clock.measured.ghz.median))
+        .collect();
+    let title = format!(
+        "Cache-aware Roofline: {} | {}{}{} | {} thread(s) | {} GHz",
+        cpus.join(" vs "),
+        isa.name().to_uppercase(),
+        precision
+            .map(|p| format!(" {}", p.name().to_uppercase()))
+            .unwrap_or_default(),
+        mix.map(|m| format!(" | {m}")).unwrap_or_default(),
+        threads
+            .iter()
+            .map(|t| t.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        clocks.join(" / ")
+    );
+    Ok(Selection {
+        title,
+        series,
+        apps,
+    })
+}
+
+/// Okabe-Ito colour-blind-safe palette.
+mod palette {
+    use plotters::style::RGBColor;
+    pub const BLACK: RGBColor = RGBColor(0, 0, 0);
+    pub const ORANGE: RGBColor = RGBColor(230, 159, 0);
+    pub const SKY: RGBColor = RGBColor(86, 180, 233);
+    pub const GREEN: RGBColor = RGBColor(0, 158, 115);
+    pub const BLUE: RGBColor = RGBColor(0, 114, 178);
+    pub const VERMILLION: RGBColor = RGBColor(213, 94, 0);
+    pub const PURPLE: RGBColor = RGBColor(204, 121, 167);
+    pub const GREY: RGBColor = RGBColor(110, 110, 110);
+}
+
+/// Colour of a memory level.
+pub fn level_colour(level: &str) -> RGBColor {
+    match level {
+        "L1" => palette::BLUE,
+        "L2" => palette::GREEN,
+        "L3" => palette::ORANGE,
+        "DRAM" => palette::VERMILLION,
+        _ => palette::PURPLE,
+    }
+}
+
+fn op_colour(op: Option<Op>) -> RGBColor {
+    match op {
+        Some(Op::FmaAdd) => palette::BLACK,
+        Some(Op::Fma) => palette::PURPLE,
+        Some(Op::Add) => palette::SKY,
+        _ => palette::GREY,
+    }
+}
+
+fn op_title(op: Option<Op>) -> &'static str {
+    match op {
+        Some(Op::FmaAdd) => "FMA+ADD",
+        Some(Op::Fma) => "FMA",
+        Some(Op::Add) => "ADD",
+        Some(Op::Mul) => "MUL",
+        Some(Op::AddMul) => "ADD/MUL",
+        Some(Op::Div) => "DIV",
+        None => "?",
+    }
+}
+
+/// Chart size in pixels.
+pub const SIZE: (u32, u32) = (1600, 1000);
+const FONT: &str = "sans-serif";
+const LABEL_PX: i32 = 17;
+
+type Rect = (i32, i32, i32, i32);
+
+fn overlaps(a: Rect, b: Rect) -> bool {
+    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
+}
+
+fn text_box(text: &str, x: i32, y: i32, h: HPos, v: VPos) -> Rect {
+    let w = (text.chars().count() as f64 * LABEL_PX as f64 * 0.56) as i32;
+    let ht = (LABEL_PX as f64 * 1.25) as i32;
+    let x0 = match h {
+        HPos::Left => x,
+        HPos::Right => x - w,
+        HPos::Center => x - w / 2,
+    };
+    let y0 = match v {
+        VPos::Top => y,
+        VPos::Bottom => y - ht,
+        VPos::Center => y - ht / 2,
+    };
+    (x0, y0, x0 + w, y0 + ht)
+}
+
+fn fmt_tick(v: f64) -> String {
+    if v >= 1.0 {
+        format!("{v:.0}")
+    } else {
+        let s = format!("{v:.6}");
+        s.trim_end_matches('0').to_string()
+    }
+}
+
+fn dash(series: usize) -> Option<(u32, u32)> {
+    match series % 4 {
+        0 => None,
+        1 => Some((14, 8)),
+        2 => Some((4, 6)),
+        _ => Some((22, 6)),
+    }
+}
+
+/// Draw `sel` into `path` (.svg or .png).
+pub fn render(sel: &Selection, path: &Path) -> Result<()> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let err = |e: String| Error::Io(format!("cannot draw {}: {e}", path.display()));
+    match ext.as_deref() {
+        Some("svg") => {
+            let _ = font::ensure(); // SVG text works without it; layout is better with it.
+            let root = SVGBackend::new(path, SIZE).into_drawing_area();
+            draw(sel, &root).map_err(err)?;
+            root.present().map_err(|e| err(e.to_string()))
+        }
+        Some("png") => {
+            font::ensure()?;
+            let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+            draw(sel, &root).map_err(err)?;
+            root.present().map_err(|e| err(e.to_string()))
+        }
+        _ => Err(Error::input(format!(
+            "cannot tell the chart format from '{}'; name it .svg or .png",
+            path.display()
+        ))),
+    }
+}
+
+fn draw<DB: DrawingBackend>(
+    sel: &Selection,
+    root: &DrawingArea<DB, Shift>,
+) -> std::result::Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    let bws: Vec<f64> = sel
+        .series
+        .iter()
+        .flat_map(|s| s.bandwidth.iter().map(Roof::value))
+        .collect();
+    let peaks: Vec<f64> = sel
+        .series
+        .iter()
+        .flat_map(|s| s.compute.iter().map(Roof::value))
+        .collect();
+    let mut pts: Vec<(f64, f64)> = sel
+        .series
+        .iter()
+        .flat_map(|s| s.validation.iter().map(|v| (v.ai, v.gflop_per_s)))
+        .collect();
+    pts.extend(sel.apps.iter().map(|a| (a.ai(), a.gflop_per_s())));
+    let b: Bounds = bounds(&bws, &peaks, &pts);
+    let mut chart = ChartBuilder::on(root)
+        .caption(&sel.title, (FONT, 24))
+        .margin(24)
+        .x_label_area_size(70)
+        .y_label_area_size(100)
+        .build_cartesian_2d((b.x.0..b.x.1).log_scale(), (b.y.0..b.y.1).log_scale())
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc("Arithmetic intensity (flop per byte requested by the core)")
+        .y_desc("Performance (GFLOP/s)")
+        .x_label_formatter(&|v| fmt_tick(*v))
+        .y_label_formatter(&|v| fmt_tick(*v))
+        .label_style((FONT, 18))
+        .axis_desc_style((FONT, 20))
+        .light_line_style(RGBColor(235, 235, 235))
+        .bold_line_style(RGBColor(200, 200, 200))
+        .draw()
+        .map_err(e)?;
+
+    let mut placed: Vec<Rect> = Vec::new();
+    // Legend (top left of the plot): one line per series, then point markers.
+    let (px0, px1) = (
+        chart.backend_coord(&(b.x.0, b.y.1)),
+        chart.backend_coord(&(b.x.1, b.y.0)),
+    );
+    let mut legend: Vec<(String, Option<usize>, Option<RGBColor>)> = sel
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.label.clone(), Some(i), None))
+        .collect();
+    if sel.series.iter().any(|s| !s.validation.is_empty()) {
+        legend.push((
+            "validation points (colour: level)".into(),
+            None,
+            Some(palette::GREY),
+        ));
+    }
+    if !sel.apps.is_empty() {
+        legend.push(("applications (colour: bounding level)".into(), None, None));
+    }
+    let lw = legend
+        .iter()
+        .map(|l| l.0.chars().count())
+        .max()
+        .unwrap_or(0) as i32
+        * 10
+        + 70;
+    let lh = legend.len() as i32 * 26 + 12;
+    let lbox = (px0.0 + 10, px0.1 + 10, px0.0 + 10 + lw, px0.1 + 10 + lh);
+    root.draw(&Rectangle::new(
+        [(lbox.0, lbox.1), (lbox.2, lbox.3)],
+        WHITE.mix(0.92).filled(),
+    ))
+    .map_err(e)?;
+    root.draw(&Rectangle::new(
+        [(lbox.0, lbox.1), (lbox.2, lbox.3)],
+        BLACK.stroke_width(1),
+    ))
+    .map_err(e)?;
+    for (i, (text, style, _)) in legend.iter().enumerate() {
+        let y = lbox.1 + 19 + i as i32 * 26;
+        let x = lbox.0 + 10;
+        match style {
+            Some(s) => draw_px_line(root, (x, y), (x + 44, y), BLACK, dash(*s)).map_err(e)?,
+            None if i + 1 == legend.len() && !sel.apps.is_empty() => {
+                root.draw(&TriangleMarker::new((x + 22, y), 10, BLACK.filled()))
+                    .map_err(e)?;
+                root.draw(&TriangleMarker::new((x + 22, y), 7, palette::GREY.filled()))
+                    .map_err(e)?
+            }
+            None => root
+                .draw(&Circle::new((x + 22, y), 5, palette::GREY.filled()))
+                .map_err(e)?,
+        }
+        root.draw(&Text::new(
+            text.clone(),
+            (x + 56, y),
+            (FONT, LABEL_PX)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        ))
+        .map_err(e)?;
+    }
+    placed.push(lbox);
+
+    for (si, s) in sel.series.iter().enumerate() {
+        let bw: Vec<f64> = s.bandwidth.iter().map(Roof::value).collect();
+        let pk: Vec<f64> = s.compute.iter().map(Roof::value).collect();
+        let (sloped, flat) = lines(&bw, &pk, &b);
+        for (r, l) in s.bandwidth.iter().zip(&sloped) {
+            let c = level_colour(r.level.as_deref().unwrap_or(""));
+            let p0 = chart.backend_coord(&(l.x0, l.x0 * l.gb_per_s));
+            let p1 = chart.backend_coord(&(l.x1, l.x1 * l.gb_per_s));
+            draw_px_line(root, p0, p1, c, dash(si)).map_err(e)?;
+            if let Some(rp) = l.ridge {
+                let q = chart.backend_coord(&rp);
+                root.draw(&Circle::new(q, 6, c.filled())).map_err(e)?;
+                root.draw(&Circle::new(q, 6, BLACK.stroke_width(1)))
+                    .map_err(e)?;
+            }
+        }
+        for (r, l) in s.compute.iter().zip(&flat) {
+            let c = op_colour(r.op);
+            let p0 = chart.backend_coord(&(l.x0, l.gflop_per_s));
+            let p1 = chart.backend_coord(&(l.x1, l.gflop_per_s));
+            draw_px_line(root, p0, p1, c, dash(si)).map_err(e)?;
+        }
+        // Labels: flat roofs at the right end, sloped roofs near the left end,
+        // each moved along its line until it overlaps nothing placed before.
+        for (r, l) in s.compute.iter().zip(&flat) {
+            let text = format!(
+                "{} {}: {:.1} GFLOP/s, {:.1} flop/cycle{}",
+                op_title(r.op),
+                r.precision.map_or("", Precision::name).to_uppercase(),
+                r.value(),
+                r.per_cycle,
+                if sel.series.len() > 1 {
+                    format!(" [{}]", s.label)
+                } else {
+                    String::new()
+                }
+            );
+            let y = chart.backend_coord(&(l.x1, l.gflop_per_s)).1 - 4;
+            let left = chart.backend_coord(&(l.x0, l.gflop_per_s)).0;
+            let mut x = px1.0 - 6;
+            let mut bx = text_box(&text, x, y, HPos::Right, VPos::Bottom);
+            while placed.iter().any(|p| overlaps(*p, bx)) && bx.0 > left {
+                x -= 40;
+                bx = text_box(&text, x, y, HPos::Right, VPos::Bottom);
+            }
+            place_text(
+                root,
+                &text,
+                (x, y),
+                op_colour(r.op),
+                HPos::Right,
+                VPos::Bottom,
+            )
+            .map_err(e)?;
+            placed.push(bx);
+        }
+        for (r, l) in s.bandwidth.iter().zip(&sloped) {
+            let text = format!(
+                "{} {}: {:.1} GB/s, {:.1} B/cycle{}",
+                r.level.as_deref().unwrap_or("?"),
+                r.mix.map_or("", Mix::name),
+                r.value(),
+                r.per_cycle,
+                if sel.series.len() > 1 {
+                    format!(" [{}]", s.label)
+                } else {
+                    String::new()
+                }
+            );
+            let c = level_colour(r.level.as_deref().unwrap_or(""));
+            let (lx0, lx1) = (l.x0.ln(), l.x1.ln());
+            let mut best = None;
+            for k in 0..40 {
+                let t = 0.02 + k as f64 * 0.025;
+                if t > 0.98 {
+                    break;
+                }
+                let x = (lx0 + (lx1 - lx0) * t).exp();
+                let p = chart.backend_coord(&(x, x * l.gb_per_s));
+                // Sitting on the line: its bottom-left corner just above it.
+                let (anchor, v) = ((p.0 + 4, p.1 - 5), VPos::Bottom);
+                let bx = text_box(&text, anchor.0, anchor.1, HPos::Left, v);
+                if bx.2 > px1.0 || bx.1 < px0.1 || bx.3 > px1.1 {
+                    continue;
+                }
+                if !placed.iter().any(|q| overlaps(*q, bx)) {
+                    best = Some((anchor, v, bx));
+                    break;
+                }
+                if best.is_none() {
+                    best = Some((anchor, v, bx));
+                }
+            }
+            if let Some((anchor, v, bx)) = best {
+                place_text(root, &text, anchor, c, HPos::Left, v).map_err(e)?;
+                placed.push(bx);
+            }
+        }
+        for v in &s.validation {
+            let p = chart.backend_coord(&(v.ai, v.gflop_per_s));
+            root.draw(&Circle::new(p, 5, level_colour(&v.level).filled()))
+                .map_err(e)?;
+            root.draw(&Circle::new(p, 5, BLACK.stroke_width(1)))
+                .map_err(e)?;
+        }
+    }
+    // Applications, coloured by the level bounding them (first series' roofs).
+    if let Some(s0) = sel.series.first() {
+        let levels: Vec<(String, f64)> = s0
+            .bandwidth
+            .iter()
+            .map(|r| (r.level.clone().unwrap_or_default(), r.value()))
+            .collect();
+        let top = s0.compute.first().map_or(f64::NAN, Roof::value);
+        for a in &sel.apps {
+            let (x, y) = (a.ai(), a.gflop_per_s());
+            let c = bounding_level(x, y, &levels, top).map_or(palette::GREY, level_colour);
+            let p = chart.backend_coord(&(x, y));
+            root.draw(&TriangleMarker::new(p, 10, BLACK.filled()))
+                .map_err(e)?;
+            root.draw(&TriangleMarker::new(p, 7, c.filled()))
+                .map_err(e)?;
+            let text = format!("{} ({:.2} flop/B, {:.1} GFLOP/s)", a.name, x, y);
+            // Right of the marker if it fits, else left; then up or down until free.
+            let right = text_box(&text, p.0 + 14, p.1, HPos::Left, VPos::Center);
+            let (h, dx) = if right.2 <= px1.0 {
+                (HPos::Left, 14)
+            } else {
+                (HPos::Right, -14)
+            };
+            let mut at = (p.0 + dx, p.1);
+            for k in 0..12 {
+                let dy = if k % 2 == 0 {
+                    k / 2 * 22
+                } else {
+                    -(k / 2 + 1) * 22
+                };
+                let cand = (p.0 + dx, p.1 + dy);
+                if !placed
+                    .iter()
+                    .any(|q| overlaps(*q, text_box(&text, cand.0, cand.1, h, VPos::Center)))
+                {
+                    at = cand;
+                    break;
+                }
+            }
+            place_text(root, &text, at, BLACK, h, VPos::Center).map_err(e)?;
+            placed.push(text_box(&text, at.0, at.1, h, VPos::Center));
+        }
+    }
+    Ok(())
+}
+
+fn place_text<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    text: &str,
+    at: (i32, i32),
+    c: RGBColor,
+    h: HPos,
+    v: VPos,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    // A white halo keeps labels legible where they cross grid or roof lines.
+    let bx = text_box(text, at.0, at.1, h, v);
+    root.draw(&Rectangle::new(
+        [(bx.0 - 2, bx.1), (bx.2 + 2, bx.3)],
+        WHITE.mix(0.85).filled(),
+    ))?;
+    root.draw(&Text::new(
+        text.to_string(),
+        at,
+        (FONT, LABEL_PX).into_font().color(&c).pos(Pos::new(h, v)),
+    ))
+}
+
+fn draw_px_line<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    a: (i32, i32),
+    b: (i32, i32),
+    c: RGBColor,
+    dash: Option<(u32, u32)>,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let style = c.stroke_width(3);
+    match dash {
+        None => root.draw(&PathElement::new(vec![a, b], style)),
+        Some((on, off)) => {
+            let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
+            let len = (dx * dx + dy * dy).sqrt();
+            if len < 1.0 {
+                return Ok(());
+            }
+            let mut t = 0.0;
+            while t < len {
+                let t1 = (t + on as f64).min(len);
+                let p = |s: f64| (a.0 + (dx * s / len) as i32, a.1 + (dy * s / len) as i32);
+                root.draw(&PathElement::new(vec![p(t), p(t1)], style))?;
+                t = t1 + off as f64;
+            }
+            Ok(())
+        }
+    }
+}

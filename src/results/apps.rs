@@ -1,0 +1,81 @@
+//! Application points: an application's work W (flops), traffic Q (bytes
+//! requested by the core) and time T, placed on the chart at AI = W/Q and
+//! performance W/T. Written by `carmbench profile` or by hand.
+
+use crate::error::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Version of the apps file layout.
+pub const APPS_SCHEMA: u32 = 1;
+
+/// One application (or region of one).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AppPoint {
+    /// Name shown on the chart.
+    pub name: String,
+    /// Floating-point operations (an FMA counts two).
+    pub flops: f64,
+    /// Bytes requested by the core (loads and stores × their width).
+    pub bytes: f64,
+    /// Wall time, seconds.
+    pub seconds: f64,
+    /// Threads the application ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<usize>,
+    /// Where the counts came from ("perf", "manual", ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+}
+
+impl AppPoint {
+    /// Arithmetic intensity, flop/byte.
+    pub fn ai(&self) -> f64 {
+        self.flops / self.bytes
+    }
+    /// Performance, GFLOP/s.
+    pub fn gflop_per_s(&self) -> f64 {
+        self.flops / self.seconds / 1e9
+    }
+}
+
+/// An apps file.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AppsFile {
+    /// Layout version: [`APPS_SCHEMA`].
+    pub schema: u32,
+    /// The points.
+    pub applications: Vec<AppPoint>,
+}
+
+/// Load and check an apps file.
+pub fn load(path: &Path) -> Result<AppsFile> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::input(format!("cannot read apps file '{}': {e}", path.display())))?;
+    let f: AppsFile = crate::config::parse_yaml(&text, &format!("apps file '{}'", path.display()))?;
+    if f.schema != APPS_SCHEMA {
+        return Err(Error::input(format!(
+            "apps file '{}' has schema {}, this carmbench reads schema {APPS_SCHEMA}",
+            path.display(),
+            f.schema
+        )));
+    }
+    for a in &f.applications {
+        for (what, v) in [
+            ("flops", a.flops),
+            ("bytes", a.bytes),
+            ("seconds", a.seconds),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(Error::input(format!(
+                    "application '{}' in '{}' has {what} = {v}; it must be a positive number",
+                    a.name,
+                    path.display()
+                )));
+            }
+        }
+    }
+    Ok(f)
+}

@@ -1,0 +1,221 @@
+//! `carmbench plot`: labels and values in the SVG, filters, odd inputs.
+
+use carmbench::results::{self, Document};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/zen5-avx512.yaml"
+);
+
+fn carmbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("carmbench-plot-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn fixture() -> Document {
+    results::load(Path::new(FIXTURE)).unwrap()
+}
+
+fn save(doc: &Document, path: &Path) {
+    std::fs::write(path, serde_yaml::to_string(doc).unwrap()).unwrap();
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn svg_holds_every_roof_label_and_value() {
+    let dir = tmpdir("svg");
+    let svg = dir.join("c.svg");
+    let out = carmbench(&["plot", FIXTURE, "-o", svg.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let doc = fixture();
+    let mut n = 0;
+    for r in &doc.roofs {
+        let shown = match (r.mix, r.op) {
+            (Some(m), _) => m.name() == "2ld1st",
+            (_, Some(o)) => ["fma_add", "fma", "add"].contains(&o.name()),
+            _ => false,
+        };
+        if !shown {
+            continue;
+        }
+        let value = format!("{:.1}", r.value());
+        let label = match r.level.as_deref() {
+            Some(l) => format!("{l} 2ld1st: {value} GB/s"),
+            None => format!(": {value} GFLOP/s"),
+        };
+        assert!(text.contains(&label), "'{label}' in the SVG");
+        assert!(
+            text.contains(&format!("{:.1} ", r.per_cycle)),
+            "per-cycle value of {}",
+            r.label()
+        );
+        n += 1;
+    }
+    assert_eq!(
+        n,
+        2 * (4 + 3),
+        "4 levels and 3 FP roofs for 1 and 2 threads"
+    );
+    assert!(
+        text.contains("AMD EPYC") && text.contains("AVX512 DP"),
+        "title names CPU, ISA, precision"
+    );
+    assert!(text.contains("Arithmetic intensity"));
+    // PNG too, with its text rendered from a real font.
+    let png = dir.join("c.png");
+    let out = carmbench(&[
+        "plot",
+        FIXTURE,
+        "-o",
+        png.to_str().unwrap(),
+        "--threads",
+        "1",
+        "--mix",
+        "load",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn unknown_filter_values_list_the_available_ones() {
+    for (flag, value, avail) in [
+        ("--isa", "sse", "avx512"),
+        ("--mix", "1ld1st", "2ld1st"),
+        ("--precision", "sp", "dp"),
+        ("--ops", "sqrt", "fma_add"),
+        ("--threads", "64", "1, 2"),
+    ] {
+        let out = carmbench(&["plot", FIXTURE, "-o", "/tmp/never.svg", flag, value]);
+        let e = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{flag} {value}: {e}");
+        assert!(
+            e.contains(value) && e.contains(avail),
+            "{flag} {value}: {e}"
+        );
+        assert_eq!(e.trim_end().lines().count(), 1);
+    }
+}
+
+#[test]
+fn odd_results_give_a_chart_or_a_clear_error() {
+    let dir = tmpdir("odd");
+    let base = fixture();
+    // Only one level and no compute roof: sloped line only.
+    let mut one = base.clone();
+    one.roofs
+        .retain(|r| r.level.as_deref() == Some("L1") && r.threads == 1);
+    // NaN and zero values are skipped, the rest is drawn.
+    let mut nan = base.clone();
+    nan.roofs[0].gb_per_s = Some(f64::NAN);
+    nan.roofs[0].median = f64::NAN;
+    nan.roofs[1].gb_per_s = Some(0.0);
+    // Only compute roofs.
+    let mut fp = base.clone();
+    fp.roofs.retain(|r| r.op.is_some());
+    for (name, doc) in [("one", &one), ("nan", &nan), ("fp", &fp)] {
+        let f = dir.join(format!("{name}.yaml"));
+        save(doc, &f);
+        for ext in ["svg", "png"] {
+            let o = dir.join(format!("{name}.{ext}"));
+            let out = carmbench(&["plot", f.to_str().unwrap(), "-o", o.to_str().unwrap()]);
+            assert_eq!(out.status.code(), Some(0), "{name}.{ext}: {}", stderr(&out));
+            assert!(o.metadata().unwrap().len() > 1000);
+        }
+    }
+    // Nothing drawable: clear errors.
+    let mut empty = base.clone();
+    empty.roofs.clear();
+    let mut zero = base.clone();
+    for r in &mut zero.roofs {
+        r.gb_per_s = r.gb_per_s.map(|_| 0.0);
+        r.gflop_per_s = r.gflop_per_s.map(|_| f64::NAN);
+    }
+    for (name, doc, needle) in [
+        ("empty", &empty, "no roofs"),
+        ("zero", &zero, "zero or not a number"),
+    ] {
+        let f = dir.join(format!("{name}.yaml"));
+        save(doc, &f);
+        let out = carmbench(&[
+            "plot",
+            f.to_str().unwrap(),
+            "-o",
+            dir.join("x.svg").to_str().unwrap(),
+        ]);
+        let e = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{name}: {e}");
+        assert!(e.contains(needle) && !e.contains("panicked"), "{name}: {e}");
+    }
+    // Unknown output extension, missing file.
+    let out = carmbench(&["plot", FIXTURE, "-o", dir.join("c.jpg").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains(".svg or .png"));
+    let out = carmbench(&["plot", "/nonexistent/carm.yaml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("/nonexistent/carm.yaml"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn several_files_overlay_and_apps_are_drawn() {
+    let dir = tmpdir("overlay");
+    let apps = dir.join("apps.yaml");
+    std::fs::write(
+        &apps,
+        "schema: 1\napplications:\n  - name: stream-triad\n    flops: 2.0e9\n    bytes: 24.0e9\n    seconds: 0.8\n  - name: dgemm\n    flops: 2.0e11\n    bytes: 1.0e10\n    seconds: 2.0\n",
+    )
+    .unwrap();
+    let svg = dir.join("o.svg");
+    let out = carmbench(&[
+        "plot",
+        FIXTURE,
+        FIXTURE,
+        "--threads",
+        "1",
+        "--apps",
+        apps.to_str().unwrap(),
+        "-o",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let t = std::fs::read_to_string(&svg).unwrap();
+    assert!(t.contains("stream-triad") && t.contains("dgemm"));
+    assert!(
+        t.contains("fixtures/zen5-avx512.yaml, 1 thread"),
+        "series named by file"
+    );
+    std::fs::write(
+        &apps,
+        "schema: 1\napplications:\n  - name: bad\n    flops: 0\n    bytes: 1\n    seconds: 1\n",
+    )
+    .unwrap();
+    let out = carmbench(&[
+        "plot",
+        FIXTURE,
+        "--apps",
+        apps.to_str().unwrap(),
+        "-o",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("'bad'") && stderr(&out).contains("flops"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
