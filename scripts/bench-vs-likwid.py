@@ -94,7 +94,9 @@ def main():
     for d in docs:
         for r in d["roofs"]:
             rows.setdefault(key(r), []).append(r)
-    print(f"{'threads level what isa prec':34} {'median/cycle':>12} {'% limit':>8} {'CV across runs':>15}")
+    print("CV across runs: of the GB/s or GFLOP/s values, and of the per-cycle values (the core clock of")
+    print("this VM moves between runs with the host's load; per-cycle figures take it out)")
+    print(f"{'threads level what isa prec':34} {'median/cycle':>12} {'% limit':>8} {'CV value':>9} {'CV/cycle':>9}")
     single = {}
     for k, rs in rows.items():
         pcs = [r["per_cycle"] for r in rs]
@@ -107,7 +109,7 @@ def main():
         if k[0] > 1 and k[1:] in single:
             scale = f"  x{statistics.median(vals) / single[k[1:]]:.2f} of 1 thread"
         print(
-            f"{' '.join(map(str, k)):34} {med:12.2f} {(f'{statistics.median(pct):.1f}' if pct else '-'):>8} {100 * cv(vals):14.2f}%{scale}"
+            f"{' '.join(map(str, k)):34} {med:12.2f} {(f'{statistics.median(pct):.1f}' if pct else '-'):>8} {100 * cv(vals):8.2f}% {100 * cv(pcs):8.2f}%{scale}"
         )
 
     print(f"\n== carmbench vs likwid-bench, same core, same per-thread size, {a.reps} alternating reps, medians")
