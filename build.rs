@@ -98,7 +98,7 @@ fn main() {
             let sym = format!("carm_{name}");
             writeln!(
                 externs,
-                "    fn {sym}(a: *const u8, b: *const u8, c: *mut u8, iters: u64, passes: u64);"
+                "    fn {sym}(a: *const u8, b: *const u8, c: *mut u8, iters: u64, passes: u64, shape: u64);"
             )
             .unwrap();
             writeln!(
@@ -122,9 +122,18 @@ fn main() {
     }
     let mut out = String::new();
     out.push_str("core::arch::global_asm!(\n");
+    // Shared macros first: common.S, then the other top-level files.
     let common = asm.join("common.S");
-    println!("cargo:rerun-if-changed={}", common.display());
-    writeln!(out, "    include_str!({:?}),", common.display().to_string()).unwrap();
+    let mut shared: Vec<PathBuf> = fs::read_dir(&asm)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "S") && *p != common)
+        .collect();
+    shared.sort();
+    for f in std::iter::once(&common).chain(&shared) {
+        println!("cargo:rerun-if-changed={}", f.display());
+        writeln!(out, "    include_str!({:?}),", f.display().to_string()).unwrap();
+    }
     for f in &files {
         writeln!(out, "    include_str!({:?}),", f.display().to_string()).unwrap();
     }

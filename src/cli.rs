@@ -24,8 +24,26 @@ pub enum Command {
     Run(RunArgs),
     /// Draw the CARM chart of one or more results files (SVG or PNG).
     Plot(PlotArgs),
+    /// Run variable-intensity kernels against every roof of a results file.
+    Validate(ValidateArgs),
     /// Run one kernel at one buffer size and print its rate (expert use).
     Kernel(KernelArgs),
+}
+
+/// `carmbench validate`.
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Results file to validate and extend [default: carm-results/carm.yaml].
+    pub results: Option<PathBuf>,
+    /// Access mixes of the kernels and roofs compared: load, 2ld1st [default: 2ld1st].
+    #[arg(long, value_delimiter = ',')]
+    pub mixes: Option<Vec<String>>,
+    /// FP ops of the kernels and roofs compared: fma, addmul [default: fma].
+    #[arg(long, value_delimiter = ',')]
+    pub ops: Option<Vec<String>>,
+    /// A level fails when its median |deviation| exceeds this many percent.
+    #[arg(long, default_value_t = 10.0)]
+    pub threshold: f64,
 }
 
 /// `carmbench plot`.
@@ -84,6 +102,9 @@ pub struct RunArgs {
     /// Fewer sizes and samples (the plan's `quick` section).
     #[arg(long)]
     pub quick: bool,
+    /// Also run the validation sweep against the roofs (see `carmbench validate`).
+    #[arg(long)]
+    pub validate: bool,
     /// Directory for carm.yaml (or carm.json).
     #[arg(short, long, value_name = "DIR", default_value = "carm-results")]
     pub output: PathBuf,
@@ -109,6 +130,9 @@ pub struct KernelArgs {
     /// Minimum sample length, milliseconds.
     #[arg(long, default_value_t = 5.0)]
     pub min_ms: f64,
+    /// Validation kernels: memory units and FP units per iteration, J,K.
+    #[arg(long, value_name = "J,K", value_delimiter = ',')]
+    pub shape: Option<Vec<u32>>,
 }
 
 /// Where to read the topology from (live machine by default).
@@ -197,5 +221,6 @@ fn run(cli: Cli) -> crate::Result<()> {
         Command::Kernel(a) => commands::kernel::run(&a),
         Command::Run(a) => commands::run::run(&a),
         Command::Plot(a) => commands::plot::run(&a),
+        Command::Validate(a) => commands::validate::run(&a),
     }
 }

@@ -18,5 +18,6 @@ pub mod measure;
 pub mod output;
 pub mod results;
 pub mod topology;
+pub mod validate;
 
 pub use error::{Error, Result};

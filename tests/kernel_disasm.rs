@@ -51,9 +51,10 @@ fn disassemble() -> HashMap<String, Vec<Insn>> {
     map
 }
 
-/// The innermost loop: from the target of the first backward conditional
-/// branch to that branch.
-fn inner_loop(code: &[Insn]) -> &[Insn] {
+/// Every loop, in order: from the target of a backward conditional branch
+/// to that branch.
+fn loops(code: &[Insn]) -> Vec<&[Insn]> {
+    let mut v = Vec::new();
     for (i, insn) in code.iter().enumerate() {
         if insn.mnemonic.starts_with('j') && insn.mnemonic != "jmp" {
             let target = insn
@@ -67,11 +68,16 @@ fn inner_loop(code: &[Insn]) -> &[Insn] {
                     .iter()
                     .position(|x| x.addr == target)
                     .expect("branch target in symbol");
-                return &code[start..=i];
+                v.push(&code[start..=i]);
             }
         }
     }
-    panic!("no loop found");
+    v
+}
+
+/// The innermost loop: the first loop found.
+fn inner_loop(code: &[Insn]) -> &[Insn] {
+    loops(code).first().copied().expect("a loop")
 }
 
 /// Counts recovered from a loop body.
@@ -189,6 +195,54 @@ fn count(body: &[Insn]) -> Counts {
 
 fn check(d: &Decl, body: &[Insn]) {
     let c = count(body);
+    check_counts(d, body, c);
+}
+
+/// A validation kernel: its first loop is the FP unit (run while the
+/// error term allows), nested in the second, the memory unit's loop; the
+/// memory unit is what the second loop holds besides the first. Together
+/// they must match the declaration.
+fn check_validation(d: &Decl, code: &[Insn]) {
+    let l = loops(code);
+    assert!(
+        l.len() >= 4,
+        "FP, memory, iteration and pass loops in {}",
+        d.name
+    );
+    let (fp_loop, mem_loop) = (l[0], l[1]);
+    assert!(
+        mem_loop.first().unwrap().addr < fp_loop.first().unwrap().addr
+            && fp_loop.last().unwrap().addr < mem_loop.last().unwrap().addr,
+        "the FP unit loop sits inside the memory unit loop in {}",
+        d.name
+    );
+    let inner: Vec<u64> = fp_loop.iter().map(|i| i.addr).collect();
+    let mem_only: Vec<Insn> = mem_loop
+        .iter()
+        .filter(|i| !inner.contains(&i.addr))
+        .cloned()
+        .collect();
+    let (mem, fp) = (count(&mem_only), count(fp_loop));
+    assert_eq!(
+        mem.adds + mem.muls + mem.fmas + mem.divs,
+        0,
+        "no FP op in the memory unit of {}",
+        d.name
+    );
+    assert_eq!(
+        fp.loads + fp.stores,
+        0,
+        "no memory access in the FP unit of {}",
+        d.name
+    );
+    let mut both = fp;
+    both.loads = mem.loads;
+    both.stores = mem.stores;
+    both.mem_widths = mem.mem_widths;
+    check_counts(d, mem_loop, both);
+}
+
+fn check_counts(d: &Decl, body: &[Insn], c: Counts) {
     let ctx = format!("{} ({}): {body:#?}", d.name, d.file);
     assert_eq!(c.loads, d.loads, "loads of {ctx}");
     assert_eq!(c.stores, d.stores, "stores of {ctx}");
@@ -214,12 +268,14 @@ fn check(d: &Decl, body: &[Insn]) {
                 "no FP op in a bandwidth kernel: {ctx}"
             );
         }
-        Kind::Compute => {
-            assert_eq!(
-                c.loads + c.stores,
-                0,
-                "no memory access in an FP kernel: {ctx}"
-            );
+        Kind::Compute | Kind::Validation => {
+            if d.kind == Kind::Compute {
+                assert_eq!(
+                    c.loads + c.stores,
+                    0,
+                    "no memory access in an FP kernel: {ctx}"
+                );
+            }
             let p = d.precision.unwrap();
             let want = if p.bytes() == 8 { 'd' } else { 's' };
             assert!(
@@ -233,7 +289,7 @@ fn check(d: &Decl, body: &[Insn]) {
     let bytes: u64 = c.mem_widths.iter().map(|w| u64::from(*w)).sum();
     assert_eq!(bytes, d.bytes_per_iter(), "bytes per iteration of {ctx}");
     let lanes = |w: u32| {
-        if d.kind == Kind::Compute {
+        if d.kind != Kind::Bandwidth {
             w / d.precision.unwrap().bytes()
         } else {
             0
@@ -257,7 +313,11 @@ fn every_kernel_matches_its_declaration() {
         let insns = code
             .get(&sym)
             .unwrap_or_else(|| panic!("symbol {sym} in the test binary"));
-        check(&k.decl, inner_loop(insns));
+        if k.decl.kind == Kind::Validation {
+            check_validation(&k.decl, insns);
+        } else {
+            check(&k.decl, inner_loop(insns));
+        }
     }
 }
 

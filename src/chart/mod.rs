@@ -231,7 +231,12 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
             let validation = d
                 .validation
                 .iter()
-                .filter(|v| v.isa == isa && v.threads == t && Some(v.precision) == precision)
+                .filter(|v| {
+                    v.isa == isa
+                        && v.threads == t
+                        && Some(v.precision) == precision
+                        && Some(v.mix) == mix
+                })
                 .filter(|v| {
                     v.ai > 0.0
                         && v.gflop_per_s > 0.0

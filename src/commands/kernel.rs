@@ -3,7 +3,7 @@
 
 use crate::cli::KernelArgs;
 use crate::error::{Error, Result};
-use crate::kernels::{KERNELS, Kind};
+use crate::kernels::{KERNELS, Kind, Shape};
 use crate::measure::runner::{self, Settings};
 use crate::topology::{Machine, Source};
 use std::time::Duration;
@@ -71,17 +71,32 @@ pub fn run(a: &KernelArgs) -> Result<()> {
         clock_runs: 5,
         clock_run: Duration::from_micros(500),
     };
-    let r = runner::measure(k, &m.core_first_pu[..a.threads], a.bytes, &s).map_err(Error::Io)?;
+    let shape = match a.shape.as_deref() {
+        Some([j, k]) if *j > 0 && *k > 0 => Shape { j: *j, k: *k },
+        Some(_) => return Err(Error::input("--shape takes two positive counts, J,K")),
+        None => Shape::ONE,
+    };
+    let cpus = &m.core_first_pu[..a.threads];
+    let r = runner::with_pool(cpus, runner::alloc_for(k, a.bytes, shape), |p| {
+        p.measure(k, a.bytes, shape, &s)
+    })
+    .and_then(|r| r)
+    .map_err(Error::Io)?;
     let ghz = r.clock_ghz();
     let (unit, scale) = match k.decl.kind {
         Kind::Bandwidth => ("GB/s", "B/cycle"),
-        Kind::Compute => ("GFLOP/s", "flop/cycle"),
+        Kind::Compute | Kind::Validation => ("GFLOP/s", "flop/cycle"),
     };
     println!(
-        "{} threads={} bytes/thread={} median={:.2} {unit} q1={:.2} q3={:.2} cv={:.4} per_cycle={:.2} {scale} clock={:.3} GHz drift={:.3} passes={} iters={}",
+        "{} threads={} bytes/thread={} ai={} median={:.2} {unit} q1={:.2} q3={:.2} cv={:.4} per_cycle={:.2} {scale} clock={:.3} GHz drift={:.3} passes={} iters={}",
         k.decl.name,
         a.threads,
         r.bytes_per_thread,
+        if k.decl.kind == Kind::Validation {
+            format!("{:.4}", k.decl.intensity(shape))
+        } else {
+            "-".into()
+        },
         r.rates.median / 1e9,
         r.rates.q1 / 1e9,
         r.rates.q3 / 1e9,

@@ -4,3 +4,4 @@ pub mod kernel;
 pub mod plot;
 pub mod run;
 pub mod topology;
+pub mod validate;

@@ -7,23 +7,19 @@ use crate::config::limits::{self, Uarch};
 use crate::config::plan::{self, Plan, PlanFile, Threads};
 use crate::error::{Error, Result};
 use crate::isa;
-use crate::kernels::{self, Kernel, Kind, Mix};
-use crate::measure::runner::{self, Measurement, Settings};
+use crate::kernels::{self, Kernel, Kind, Mix, Shape};
+use crate::measure::interrupt;
+use crate::measure::runner::{self, DRIFT_LIMIT, Measurement, Settings};
 use crate::measure::stats::median;
 use crate::output::Format;
 use crate::results::{self, Document, MachineInfo, Roof, SizePoint};
 use crate::topology::sizing::{self, BufferRange, human_bytes};
 use crate::topology::{Machine, Source};
 use indicatif::{ProgressBar, ProgressStyle};
+use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-/// Set by Ctrl-C; checked between measurements.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-/// Clock drift above which a roof is flagged.
-pub const DRIFT_LIMIT: f64 = 0.05;
 /// Above this % of the theoretical limit a roof is flagged (the clock probe
 /// has about 1 % of noise).
 pub const ABOVE_LIMIT_PERCENT: f64 = 103.0;
@@ -45,31 +41,6 @@ struct Task {
     threads: usize,
     sizes: Vec<u64>,
     range_flag: bool,
-}
-
-/// Attempts per size when a sample set is noisy.
-pub const ATTEMPTS: usize = 3;
-
-/// Measure one size; when the samples are noisy (CV above the level's limit
-/// or the clock moved more than [`DRIFT_LIMIT`]: another process took the
-/// core, or the clock changed), measure again, up to [`ATTEMPTS`] times, and
-/// keep the steadiest attempt. Interference only ever slows a kernel down,
-/// so a noisy set is never the one to trust.
-fn measure_steady(task: &Task, cpus: &[usize], bytes: u64, s: &Settings) -> Result<Measurement> {
-    let mut best: Option<Measurement> = None;
-    for _ in 0..ATTEMPTS {
-        let m = runner::measure(task.kernel, cpus, bytes, s)
-            .map_err(|e| Error::Io(format!("{}: {e}", task.kernel.decl.name)))?;
-        let steady =
-            m.rates.cv <= cv_limit(task.level.as_deref()) && m.clock_drift() <= DRIFT_LIMIT;
-        if best.as_ref().is_none_or(|b| m.rates.cv < b.rates.cv) {
-            best = Some(m);
-        }
-        if steady || INTERRUPTED.load(Ordering::SeqCst) {
-            break;
-        }
-    }
-    Ok(best.expect("at least one attempt"))
 }
 
 /// Merge the embedded plan, the config file and the flags.
@@ -255,7 +226,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
     let todo = tasks(&plan, &machine)?;
     let path = output_path(a)?;
     let uarch = limits::detect();
-    let _ = ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst));
+    interrupt::install();
 
     let settings = Settings {
         min_sample: Duration::from_secs_f64(plan.min_sample_ms / 1e3),
@@ -301,37 +272,84 @@ pub fn run(a: &RunArgs) -> Result<()> {
         ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    'roofs: for task in &todo {
-        let mut ms = Vec::new();
-        for &bytes in &task.sizes {
-            if INTERRUPTED.load(Ordering::SeqCst) {
-                break 'roofs;
-            }
-            bar.set_message(format!(
-                "{} {} {} threads{}",
-                task.kernel.decl.name,
-                task.level.as_deref().unwrap_or(""),
-                task.threads,
-                if bytes > 0 {
-                    format!(" {}", human_bytes(bytes))
-                } else {
-                    String::new()
+    // One pool per run of tasks sharing a thread count and level: buffers
+    // are allocated and touched once for every mix and size of the level.
+    let mut start = 0;
+    while start < todo.len() && !interrupt::requested() {
+        let (t, level) = (todo[start].threads, todo[start].level.clone());
+        let end = todo[start..]
+            .iter()
+            .position(|x| x.threads != t || x.level != level)
+            .map_or(todo.len(), |p| start + p);
+        let group = &todo[start..end];
+        let alloc = group
+            .iter()
+            .flat_map(|task| {
+                task.sizes
+                    .iter()
+                    .map(|b| runner::alloc_for(task.kernel, *b, Shape::ONE))
+            })
+            .max()
+            .unwrap_or(0);
+        let roofs = runner::with_pool(
+            &machine.core_first_pu[..t],
+            alloc,
+            |pool| -> Result<Vec<Roof>> {
+                let mut roofs = Vec::new();
+                for task in group {
+                    let mut ms = Vec::new();
+                    for &bytes in &task.sizes {
+                        if interrupt::requested() {
+                            return Ok(roofs);
+                        }
+                        bar.set_message(format!(
+                            "{} {} {} threads{}",
+                            task.kernel.decl.name,
+                            task.level.as_deref().unwrap_or(""),
+                            task.threads,
+                            if bytes > 0 {
+                                format!(" {}", human_bytes(bytes))
+                            } else {
+                                String::new()
+                            }
+                        ));
+                        let m = runner::measure_steady(
+                            pool,
+                            task.kernel,
+                            bytes,
+                            &settings,
+                            Shape::ONE,
+                            cv_limit(task.level.as_deref()),
+                        )
+                        .map_err(|e| Error::Io(format!("{}: {e}", task.kernel.decl.name)))?;
+                        ms.push(m);
+                        bar.inc(1);
+                    }
+                    roofs.push(roof_of(task, &ms, uarch.as_ref()));
                 }
-            ));
-            ms.push(measure_steady(
-                task,
-                &machine.core_first_pu[..task.threads],
-                bytes,
-                &settings,
-            )?);
-            bar.inc(1);
-        }
-        doc.roofs.push(roof_of(task, &ms, uarch.as_ref()));
+                Ok(roofs)
+            },
+        )
+        .map_err(Error::Io)??;
+        doc.roofs.extend(roofs);
+        start = end;
     }
     bar.finish_and_clear();
-    doc.interrupted = INTERRUPTED.load(Ordering::SeqCst);
+    let mut validation = String::new();
+    if a.validate && !interrupt::requested() {
+        let t = Instant::now();
+        let o = crate::commands::validate::Options::default();
+        let res = crate::commands::validate::validate_doc(&mut doc, &machine, &o)?;
+        validation = crate::commands::validate::report(&res, o.threshold);
+        let _ = writeln!(
+            validation,
+            "validation took {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+    }
+    doc.interrupted = interrupt::requested();
     results::save(&doc, &path, a.format)?;
-    print!("{}", summary(&doc));
+    print!("{}{validation}", summary(&doc));
     let charts = write_charts(&doc, &path);
     let skipped: Vec<_> = doc.machine.isa.skipped.iter().map(|i| i.name()).collect();
     if !skipped.is_empty() {
@@ -357,7 +375,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
 /// Draw carm.svg and carm.png beside the results with the default filters.
 /// A chart that cannot be drawn (no roofs, no font for PNG) is reported
 /// and skipped: the results themselves are already saved.
-fn write_charts(doc: &Document, results_path: &std::path::Path) -> String {
+pub fn write_charts(doc: &Document, results_path: &std::path::Path) -> String {
     let dir = results_path.parent().unwrap_or(std::path::Path::new("."));
     let sel = match chart::select(
         &[("carm".to_string(), doc.clone())],
@@ -380,7 +398,6 @@ fn write_charts(doc: &Document, results_path: &std::path::Path) -> String {
 
 /// The summary table printed after a run.
 pub fn summary(doc: &Document) -> String {
-    use std::fmt::Write;
     let mut s = String::new();
     let c = &doc.machine.clock.measured.ghz;
     let _ = writeln!(
@@ -415,7 +432,7 @@ pub fn summary(doc: &Document) -> String {
     for r in &doc.roofs {
         let (unit, pc) = match r.kind {
             Kind::Bandwidth => ("GB/s", "B/cycle"),
-            Kind::Compute => ("GFLOP/s", "flop/cycle"),
+            Kind::Compute | Kind::Validation => ("GFLOP/s", "flop/cycle"),
         };
         let _ = writeln!(
             s,

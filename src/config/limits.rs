@@ -125,6 +125,7 @@ impl Uarch {
     pub fn per_cycle(&self, d: &Decl, level: Option<&str>) -> Option<f64> {
         let bits = d.width * 8;
         match d.kind {
+            Kind::Validation => None,
             Kind::Compute => {
                 let op = d.op?;
                 let ipc = *self.instructions_per_cycle.get(op.name())?;

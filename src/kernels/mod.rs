@@ -17,6 +17,9 @@ pub enum Kind {
     Bandwidth,
     /// FP throughput (flops per second).
     Compute,
+    /// Memory unit × j and FP unit × k per iteration (j, k at run time):
+    /// the validator's variable-intensity kernels.
+    Validation,
 }
 
 /// Memory access mix of a bandwidth kernel.
@@ -136,8 +139,27 @@ pub struct Decl {
     pub divs: u32,
 }
 
-/// Entry point of every kernel (see `asm/common.S`).
-pub type Entry = unsafe extern "sysv64" fn(*const u8, *const u8, *mut u8, u64, u64);
+/// Entry point of every kernel (see `asm/common.S`): streams A, B, C,
+/// iterations per pass, passes, and for validation kernels `j << 32 | k`.
+pub type Entry = unsafe extern "sysv64" fn(*const u8, *const u8, *mut u8, u64, u64, u64);
+
+/// Repeat counts of a validation kernel's memory unit (j) and FP unit (k).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Shape {
+    /// Memory units per iteration.
+    pub j: u32,
+    /// FP units per iteration.
+    pub k: u32,
+}
+
+impl Shape {
+    /// The shape of every non-validation kernel.
+    pub const ONE: Shape = Shape { j: 1, k: 1 };
+    /// The kernel's sixth argument.
+    pub fn arg(self) -> u64 {
+        (u64::from(self.j) << 32) | u64::from(self.k)
+    }
+}
 
 /// A kernel: declaration and code.
 #[derive(Clone, Copy)]
@@ -186,6 +208,18 @@ impl Decl {
     pub fn flops_per_iter(&self) -> u64 {
         u64::from(self.adds + self.muls + self.divs + 2 * self.fmas) * u64::from(self.lanes())
     }
+    /// Bytes per iteration with a shape (j memory units).
+    pub fn shaped_bytes(&self, s: Shape) -> u64 {
+        self.bytes_per_iter() * u64::from(s.j)
+    }
+    /// Flops per iteration with a shape (k FP units).
+    pub fn shaped_flops(&self, s: Shape) -> u64 {
+        self.flops_per_iter() * u64::from(s.k)
+    }
+    /// Arithmetic intensity of a validation kernel with a shape, flop/byte.
+    pub fn intensity(&self, s: Shape) -> f64 {
+        self.shaped_flops(s) as f64 / self.shaped_bytes(s) as f64
+    }
     /// Load streams the kernel reads (A, then B).
     pub fn load_streams(&self) -> u32 {
         match self.mix {
@@ -228,6 +262,17 @@ pub fn bandwidth(mix: Mix, isa: Isa) -> Option<&'static Kernel> {
         .find(|k| k.decl.kind == Kind::Bandwidth && k.decl.mix == Some(mix) && k.decl.isa == isa)
 }
 
+/// The validation kernel for a mix, op, ISA and precision.
+pub fn validation(mix: Mix, op: Op, isa: Isa, precision: Precision) -> Option<&'static Kernel> {
+    KERNELS.iter().find(|k| {
+        k.decl.kind == Kind::Validation
+            && k.decl.mix == Some(mix)
+            && k.decl.op == Some(op)
+            && k.decl.isa == isa
+            && k.decl.precision == Some(precision)
+    })
+}
+
 /// The compute kernel for an op, ISA and precision.
 pub fn compute(op: Op, isa: Isa, precision: Precision) -> Option<&'static Kernel> {
     KERNELS.iter().find(|k| {
@@ -264,7 +309,19 @@ mod tests {
                 }
             }
         }
-        assert_eq!(KERNELS.len(), 4 * (5 + 6 * 2));
+        for isa in Isa::ALL {
+            for mix in [Mix::Load, Mix::TwoLdOneSt] {
+                for op in [Op::Fma, Op::AddMul] {
+                    for p in Precision::ALL {
+                        assert!(
+                            validation(mix, op, isa, *p).is_some(),
+                            "{mix} {op} {isa} {p}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(KERNELS.len(), 4 * (5 + 6 * 2 + 8));
     }
 
     #[test]
@@ -281,5 +338,13 @@ mod tests {
         assert_eq!(b.bytes_per_iter(), (b.loads + b.stores) as u64 * 32);
         assert_eq!(b.load_streams(), 2);
         assert_eq!(b.flops_per_iter(), 0);
+        let v = validation(Mix::Load, Op::Fma, Isa::Avx512, Precision::Dp)
+            .unwrap()
+            .decl;
+        let s = Shape { j: 4, k: 2 };
+        assert_eq!(v.shaped_bytes(s), 4 * 8 * 64);
+        assert_eq!(v.shaped_flops(s), 2 * 16 * 2 * 8);
+        assert_eq!(v.intensity(s), 512.0 / 2048.0);
+        assert_eq!(s.arg(), (4 << 32) | 2);
     }
 }

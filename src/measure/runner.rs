@@ -1,19 +1,19 @@
 //! Running one kernel on pinned threads and timing it.
 //!
-//! One measurement = one kernel, one buffer size per thread, one thread
-//! count. The threads are pinned one per core, each allocates and touches
-//! its own buffer after pinning (first touch puts the pages on the core's
-//! NUMA node), then all of them step together through barriers:
-//! calibration (double the passes until a run lasts the minimum time),
-//! warm-up, then the samples. A sample's time is the slowest thread's time.
-//! Each thread measures its core clock right before the first and after the
-//! last sample; the measurement's clock is the median over threads.
+//! A [`Pool`] holds one pinned thread per core, each with its own buffer
+//! allocated and touched after pinning (first touch puts the pages on the
+//! core's NUMA node). A coordinating thread steps the workers together
+//! through barriers: calibration (grow the passes until a run lasts the
+//! minimum time; that run is the warm-up), clock, samples, clock. A
+//! sample's time is the slowest thread's time; the clock is the median
+//! over the threads, each measuring its own core. One pool serves every
+//! measurement of a level and thread count, so buffers are made once.
 
 use super::clock;
 use super::stats::{Summary, summarize};
-use crate::kernels::{Kernel, Kind};
+use crate::kernels::{Kernel, Kind, Shape};
 use std::alloc::{Layout, alloc_zeroed, dealloc};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Barrier, Mutex};
 use std::time::{Duration, Instant};
 
@@ -132,13 +132,14 @@ pub struct Layout3 {
 /// each stream gets its share. Load streams start on page boundaries; the
 /// store stream starts [`STORE_SKEW`] (half a page) further, so its low 12
 /// address bits never equal those of the loads issued beside it.
-pub fn layout(k: &Kernel, bytes: u64) -> Layout3 {
+pub fn layout(k: &Kernel, bytes: u64, shape: Shape) -> Layout3 {
     let d = &k.decl;
-    let per_iter = d.bytes_per_iter().max(1);
+    let j = u64::from(shape.j);
+    let per_iter = d.shaped_bytes(shape).max(1);
     let iters = (bytes / per_iter).max(1);
     let ls = d.load_streams().max(1) as u64;
-    let a = (iters * d.load_bytes_per_iter() / ls) as usize;
-    let c = (iters * d.store_bytes_per_iter()) as usize;
+    let a = (iters * j * d.load_bytes_per_iter() / ls) as usize;
+    let c = (iters * j * d.store_bytes_per_iter()) as usize;
     let page = |x: usize| x.div_ceil(STREAM_GAP) * STREAM_GAP;
     let off_b = page(a);
     let off_c = if d.load_streams() == 2 {
@@ -154,230 +155,276 @@ pub fn layout(k: &Kernel, bytes: u64) -> Layout3 {
     }
 }
 
-/// Shared state of the workers.
-struct Shared {
-    barrier: Barrier,
-    passes: AtomicU64,
-    phase: AtomicU64,
-    times: Mutex<Vec<f64>>,
-    clocks: Mutex<Vec<f64>>,
-    failed: AtomicBool,
+/// One step all workers take together.
+#[derive(Clone, Copy)]
+enum Step {
+    /// Run a kernel once (a calibration run, warm-up or sample).
+    Run {
+        kernel: &'static Kernel,
+        offsets: [usize; 3],
+        iters: u64,
+        passes: u64,
+        shape: Shape,
+    },
+    /// Measure the core clock.
+    Clock { runs: usize, run: Duration },
+    /// Leave.
+    Stop,
 }
 
-const PHASE_RUN: u64 = 0;
-const PHASE_CLOCK: u64 = 1;
-const PHASE_STOP: u64 = 2;
+/// State shared by the coordinator and the workers.
+struct Shared {
+    start: Barrier,
+    done: Barrier,
+    step: Mutex<Step>,
+    times: Mutex<Vec<f64>>,
+    clocks: Mutex<Vec<f64>>,
+    alloc_failed: AtomicBool,
+}
+
+/// Pinned worker threads, one per CPU, each owning a buffer of `alloc`
+/// bytes allocated and touched after pinning; measurements reuse them.
+pub struct Pool<'a> {
+    sh: &'a Shared,
+    n: usize,
+    alloc: usize,
+}
+
+/// Start a pool on `cpus` with `alloc` bytes of buffer per thread, run `f`
+/// with it, and stop it. Fails when a buffer cannot be allocated.
+pub fn with_pool<R>(cpus: &[usize], alloc: usize, f: impl FnOnce(&Pool) -> R) -> Result<R, String> {
+    let n = cpus.len().max(1);
+    let sh = Shared {
+        start: Barrier::new(n + 1),
+        done: Barrier::new(n + 1),
+        step: Mutex::new(Step::Stop),
+        times: Mutex::new(vec![0.0; n]),
+        clocks: Mutex::new(vec![0.0; n]),
+        alloc_failed: AtomicBool::new(false),
+    };
+    std::thread::scope(|scope| {
+        for (tid, &cpu) in cpus.iter().enumerate() {
+            let sh = &sh;
+            scope.spawn(move || worker(tid, cpu, alloc, sh));
+        }
+        sh.done.wait(); // every buffer allocated and touched
+        let out = if sh.alloc_failed.load(Ordering::SeqCst) {
+            Err(format!(
+                "cannot allocate a {} buffer per thread",
+                crate::topology::sizing::human_bytes(alloc as u64)
+            ))
+        } else {
+            Ok(f(&Pool { sh: &sh, n, alloc }))
+        };
+        *sh.step.lock().unwrap() = Step::Stop;
+        sh.start.wait();
+        out
+    })
+}
+
+fn worker(tid: usize, cpu: usize, alloc: usize, sh: &Shared) {
+    let _ = core_affinity::set_for_current(core_affinity::CoreId { id: cpu });
+    let buf = if alloc > 0 {
+        let b = Buffer::new(alloc);
+        if b.is_none() {
+            sh.alloc_failed.store(true, Ordering::SeqCst);
+        }
+        b
+    } else {
+        None
+    };
+    sh.done.wait();
+    loop {
+        sh.start.wait();
+        let step = *sh.step.lock().unwrap();
+        match step {
+            Step::Stop => break,
+            Step::Clock { runs, run } => {
+                let g = clock::measure_warm(runs, run, Duration::ZERO).ghz.median;
+                sh.clocks.lock().unwrap()[tid] = g;
+            }
+            Step::Run {
+                kernel,
+                offsets,
+                iters,
+                passes,
+                shape,
+            } => {
+                let base = buf.as_ref().map_or(std::ptr::null_mut(), |b| b.ptr);
+                // SAFETY: offsets come from `layout` and lie inside the buffer
+                // (the pool checked the layout fits); compute kernels take no
+                // memory and get null pointers they never use.
+                let (a, b, c) = if base.is_null() {
+                    (std::ptr::null(), std::ptr::null(), std::ptr::null_mut())
+                } else {
+                    unsafe {
+                        (
+                            base.add(offsets[0]) as *const u8,
+                            base.add(offsets[1]) as *const u8,
+                            base.add(offsets[2]),
+                        )
+                    }
+                };
+                let t0 = Instant::now();
+                // SAFETY: see above; the kernel follows the ABI of asm/common.S.
+                unsafe { (kernel.entry)(a, b, c, iters, passes, shape.arg()) };
+                sh.times.lock().unwrap()[tid] = t0.elapsed().as_secs_f64();
+            }
+        }
+        sh.done.wait();
+    }
+    drop(buf);
+}
+
+impl Pool<'_> {
+    /// Threads in the pool.
+    pub fn threads(&self) -> usize {
+        self.n
+    }
+
+    fn step(&self, step: Step) {
+        *self.sh.step.lock().unwrap() = step;
+        self.sh.start.wait();
+        self.sh.done.wait();
+    }
+
+    fn slowest(&self) -> f64 {
+        self.sh
+            .times
+            .lock()
+            .unwrap()
+            .iter()
+            .copied()
+            .fold(0.0, f64::max)
+    }
+
+    fn clock(&self, s: &Settings) -> f64 {
+        self.step(Step::Clock {
+            runs: s.clock_runs,
+            run: s.clock_run,
+        });
+        super::stats::median(&self.sh.clocks.lock().unwrap())
+    }
+
+    /// Measure `kernel` with `bytes` of working set per thread (bandwidth
+    /// and validation kernels) and `shape` (validation kernels): calibrate
+    /// the passes until a run lasts the minimum time (that run is also the
+    /// warm-up), clock, samples, clock.
+    pub fn measure(
+        &self,
+        kernel: &'static Kernel,
+        bytes: u64,
+        shape: Shape,
+        s: &Settings,
+    ) -> Result<Measurement, String> {
+        let compute = kernel.decl.kind == Kind::Compute;
+        let lay = (!compute).then(|| layout(kernel, bytes, shape));
+        if let Some(l) = lay
+            && l.alloc > self.alloc
+        {
+            return Err(format!(
+                "a {} B layout does not fit the pool's {} B buffers",
+                l.alloc, self.alloc
+            ));
+        }
+        let iters = lay.map_or(COMPUTE_ITERS, |l| l.iters);
+        let offsets = lay.map_or([0; 3], |l| l.offsets);
+        let run = |passes| Step::Run {
+            kernel,
+            offsets,
+            iters,
+            passes,
+            shape,
+        };
+        let min = s.min_sample.as_secs_f64();
+        let mut passes = 1u64;
+        loop {
+            self.step(run(passes));
+            let t = self.slowest();
+            if t >= min {
+                break;
+            }
+            let grow = (min * 1.25 / t.max(1e-9)).ceil() as u64;
+            passes = passes.saturating_mul(grow.clamp(2, 1000));
+        }
+        let clock_before = self.clock(s);
+        let mut seconds = Vec::with_capacity(s.samples);
+        for _ in 0..s.samples.max(1) {
+            self.step(run(passes));
+            seconds.push(self.slowest());
+        }
+        let clock_after = self.clock(s);
+        let work = match kernel.decl.kind {
+            Kind::Bandwidth => kernel.decl.bytes_per_iter(),
+            Kind::Compute | Kind::Validation => kernel.decl.shaped_flops(shape),
+        } as f64
+            * iters as f64
+            * passes as f64
+            * self.n as f64;
+        let rates: Vec<f64> = seconds.iter().map(|t| work / t).collect();
+        Ok(Measurement {
+            rates: summarize(&rates),
+            seconds,
+            bytes_per_thread: lay.map_or(0, |l| l.span),
+            iters,
+            passes,
+            clock_before_ghz: clock_before,
+            clock_after_ghz: clock_after,
+        })
+    }
+}
+
+/// Bytes a pool needs per thread for `kernel` at `bytes` with `shape`.
+pub fn alloc_for(kernel: &Kernel, bytes: u64, shape: Shape) -> usize {
+    match kernel.decl.kind {
+        Kind::Compute => 0,
+        _ => layout(kernel, bytes, shape).alloc,
+    }
+}
 
 /// Run `kernel` on the given CPUs (one thread each), with `bytes` of buffer
-/// per thread for bandwidth kernels.
+/// per thread for bandwidth kernels: a pool for one measurement.
 pub fn measure(
     kernel: &'static Kernel,
     cpus: &[usize],
     bytes: u64,
     s: &Settings,
 ) -> Result<Measurement, String> {
-    let n = cpus.len().max(1);
-    let compute = kernel.decl.kind == Kind::Compute;
-    let lay = (!compute).then(|| layout(kernel, bytes));
-    let iters = lay.map_or(COMPUTE_ITERS, |l| l.iters);
-    let sh = Shared {
-        barrier: Barrier::new(n),
-        passes: AtomicU64::new(1),
-        phase: AtomicU64::new(PHASE_RUN),
-        times: Mutex::new(vec![0.0; n]),
-        clocks: Mutex::new(vec![0.0; n]),
-        failed: AtomicBool::new(false),
-    };
-    let outcome = std::thread::scope(|scope| {
-        let handles: Vec<_> = cpus
-            .iter()
-            .enumerate()
-            .map(|(tid, &cpu)| {
-                let sh = &sh;
-                scope.spawn(move || worker(tid, cpu, kernel, lay, iters, s, sh))
-            })
-            .collect();
-        let mut outcome = None;
-        for h in handles {
-            match h.join() {
-                Ok(Some(o)) => outcome = Some(o),
-                Ok(None) => {}
-                Err(_) => sh.failed.store(true, Ordering::Relaxed),
-            }
-        }
-        outcome
-    });
-    let (seconds, passes_used, clock_before, clock_after) = match outcome {
-        Some(o) if !sh.failed.load(Ordering::Relaxed) => o,
-        _ => {
-            return Err(format!(
-                "cannot allocate a {} buffer per thread",
-                crate::topology::sizing::human_bytes(lay.map_or(0, |l| l.alloc as u64))
-            ));
-        }
-    };
-    let work = if compute {
-        kernel.decl.flops_per_iter()
-    } else {
-        kernel.decl.bytes_per_iter()
-    } as f64
-        * iters as f64
-        * passes_used as f64
-        * n as f64;
-    let rates: Vec<f64> = seconds.iter().map(|t| work / t).collect();
-    Ok(Measurement {
-        rates: summarize(&rates),
-        seconds,
-        bytes_per_thread: lay.map_or(0, |l| l.span),
-        iters,
-        passes: passes_used,
-        clock_before_ghz: clock_before,
-        clock_after_ghz: clock_after,
-    })
+    with_pool(cpus, alloc_for(kernel, bytes, Shape::ONE), |p| {
+        p.measure(kernel, bytes, Shape::ONE, s)
+    })?
 }
 
-/// What the leader hands back: sample seconds, passes, clock before and after.
-type Outcome = (Vec<f64>, u64, f64, f64);
+/// Clock drift above which a measurement counts as disturbed.
+pub const DRIFT_LIMIT: f64 = 0.05;
+/// Attempts per measurement when the samples are noisy.
+pub const ATTEMPTS: usize = 3;
 
-fn worker(
-    tid: usize,
-    cpu: usize,
+/// [`Pool::measure`], measured again when the samples are noisy (CV above
+/// `cv_limit`, or the clock moved more than [`DRIFT_LIMIT`]: another
+/// process took the core, or the clock changed), up to [`ATTEMPTS`] times.
+/// Interference only ever slows a kernel down, so of the attempts the one
+/// with the highest median rate per cycle is kept. Stops retrying once
+/// Ctrl-C was pressed.
+pub fn measure_steady(
+    pool: &Pool,
     kernel: &'static Kernel,
-    lay: Option<Layout3>,
-    iters: u64,
+    bytes: u64,
     s: &Settings,
-    sh: &Shared,
-) -> Option<Outcome> {
-    let _ = core_affinity::set_for_current(core_affinity::CoreId { id: cpu });
-    let buf = match lay {
-        Some(l) => match Buffer::new(l.alloc) {
-            Some(b) => Some(b),
-            None => {
-                sh.failed.store(true, Ordering::Relaxed);
-                None
-            }
-        },
-        None => None,
-    };
-    let (a, b, c) = match (&buf, lay) {
-        (Some(buf), Some(l)) => unsafe {
-            (
-                buf.ptr.add(l.offsets[0]) as *const u8,
-                buf.ptr.add(l.offsets[1]) as *const u8,
-                buf.ptr.add(l.offsets[2]),
-            )
-        },
-        _ => (std::ptr::null(), std::ptr::null(), std::ptr::null_mut()),
-    };
-    // Everyone must know whether allocation failed before running.
-    sh.barrier.wait();
-    let failed = sh.failed.load(Ordering::Relaxed);
-    let leader = tid == 0;
-    let mut lead = Leader::new(s);
-    loop {
-        if !failed {
-            match sh.phase.load(Ordering::Acquire) {
-                PHASE_STOP => {}
-                PHASE_CLOCK => {
-                    let g = clock::measure_warm(s.clock_runs, s.clock_run, Duration::ZERO)
-                        .ghz
-                        .median;
-                    sh.clocks.lock().unwrap()[tid] = g;
-                }
-                _ => {
-                    let p = sh.passes.load(Ordering::Acquire);
-                    let t0 = Instant::now();
-                    // SAFETY: the streams lie inside this thread's buffer, sized by
-                    // `layout` for `iters` iterations; compute kernels touch no memory.
-                    unsafe { (kernel.entry)(a, b, c, iters, p) };
-                    sh.times.lock().unwrap()[tid] = t0.elapsed().as_secs_f64();
-                }
-            }
+    shape: Shape,
+    cv_limit: f64,
+) -> Result<Measurement, String> {
+    let mut best: Option<Measurement> = None;
+    for _ in 0..ATTEMPTS {
+        let m = pool.measure(kernel, bytes, shape, s)?;
+        let steady = m.rates.cv <= cv_limit && m.clock_drift() <= DRIFT_LIMIT;
+        let per_cycle = |x: &Measurement| x.rates.median / x.clock_ghz();
+        if best.as_ref().is_none_or(|b| per_cycle(&m) > per_cycle(b)) {
+            best = Some(m);
         }
-        sh.barrier.wait();
-        if leader {
-            let stop = failed || lead.step(sh);
-            if stop {
-                sh.phase.store(PHASE_STOP, Ordering::Release);
-            }
-        }
-        sh.barrier.wait();
-        if sh.phase.load(Ordering::Acquire) == PHASE_STOP {
+        if steady || super::interrupt::requested() {
             break;
         }
     }
-    drop(buf);
-    leader.then(|| {
-        (
-            std::mem::take(&mut lead.samples),
-            lead.passes,
-            lead.clock_before,
-            lead.clock_after,
-        )
-    })
-}
-
-/// The leader's state machine: calibrate, warm up, clock, sample, clock.
-struct Leader {
-    s: Settings,
-    state: u8,
-    passes: u64,
-    samples: Vec<f64>,
-    clock_before: f64,
-    clock_after: f64,
-}
-
-impl Leader {
-    fn new(s: &Settings) -> Self {
-        Leader {
-            s: *s,
-            state: 0,
-            passes: 1,
-            samples: Vec::new(),
-            clock_before: 0.0,
-            clock_after: 0.0,
-        }
-    }
-
-    /// Look at the step just finished, set up the next; true when done.
-    fn step(&mut self, sh: &Shared) -> bool {
-        let slowest = sh.times.lock().unwrap().iter().copied().fold(0.0, f64::max);
-        let clock = || super::stats::median(&sh.clocks.lock().unwrap());
-        let min = self.s.min_sample.as_secs_f64();
-        match self.state {
-            // Calibrating: grow passes until a run reaches the minimum time.
-            0 => {
-                if slowest >= min {
-                    self.state = 1; // this run was also the warm-up
-                    sh.phase.store(PHASE_CLOCK, Ordering::Release);
-                } else {
-                    let grow = (min * 1.25 / slowest.max(1e-9)).ceil() as u64;
-                    self.passes = (self.passes * grow.clamp(2, 1000)).max(1);
-                    sh.passes.store(self.passes, Ordering::Release);
-                }
-                false
-            }
-            // Clock before measured: start sampling.
-            1 => {
-                self.clock_before = clock();
-                self.state = 2;
-                sh.phase.store(PHASE_RUN, Ordering::Release);
-                false
-            }
-            // Sampling.
-            2 => {
-                self.samples.push(slowest);
-                if self.samples.len() >= self.s.samples.max(1) {
-                    self.state = 3;
-                    sh.phase.store(PHASE_CLOCK, Ordering::Release);
-                }
-                false
-            }
-            // Clock after measured: done.
-            _ => {
-                self.clock_after = clock();
-                true
-            }
-        }
-    }
+    Ok(best.expect("at least one attempt"))
 }

@@ -105,7 +105,7 @@ impl Roof {
                 self.level.as_deref().unwrap_or("?"),
                 self.mix.map_or("?", Mix::name)
             ),
-            Kind::Compute => format!(
+            Kind::Compute | Kind::Validation => format!(
                 "{} {}",
                 self.op.map_or("?", Op::name),
                 self.precision.map_or("?", Precision::name)
@@ -150,14 +150,29 @@ pub struct ValidationPoint {
     pub precision: Precision,
     /// Threads.
     pub threads: usize,
+    /// Memory access mix of the kernel (and of the bandwidth roof compared).
+    pub mix: Mix,
+    /// FP op of the kernel (and of the FP roof compared).
+    pub op: Op,
     /// Kernel name.
     pub kernel: String,
+    /// Memory units (j) and FP units (k) per iteration.
+    pub j: u32,
+    /// FP units per iteration.
+    pub k: u32,
+    /// Bytes each thread's buffer spans.
+    pub bytes_per_thread: u64,
     /// Arithmetic intensity, flop per byte requested.
     pub ai: f64,
     /// Measured GFLOP/s.
     pub gflop_per_s: f64,
-    /// min(FP roof, AI × bandwidth roof), GFLOP/s.
+    /// min(FP roof, AI × bandwidth roof), GFLOP/s, at the point's clock:
+    /// the roofs are taken per cycle, so a clock change between the run and
+    /// the sweep does not count as a deviation.
     pub expected_gflop_per_s: f64,
+    /// Core clock while the point was measured, GHz.
+    #[serde(default)]
+    pub clock_ghz: f64,
     /// (measured − expected) / expected.
     pub deviation: f64,
 }

@@ -1,0 +1,55 @@
+# Validation kernels: per iteration, a memory unit repeated j times and an FP unit repeated k
+# times, j and k given at run time (r9 = j << 32 | k). The declaration gives the counts of ONE
+# memory unit (loads, stores) and ONE FP unit (fma, add, mul): bytes = j x unit bytes and
+# flops = k x unit flops per iteration, so the arithmetic intensity k*F/(j*B) is exact by
+# construction. The k FP units are spread evenly among the j memory units (an error term adds
+# k after each memory unit and runs an FP unit per j it holds), so memory and FP work overlap
+# instead of queueing behind each other. Labels: 2 = iteration, 3 = memory unit, 4 = FP unit.
+# These kernels save rbx, r12, r13 and r14 on the stack (they need more counters).
+
+.macro VBEGIN name
+    BEGIN \name
+    push rbx
+    push r12
+    push r13
+    push r14
+.endm
+.macro VSPLIT
+    mov r12, r9
+    shr r12, 32
+    mov r13d, r9d
+.endm
+.macro VOUTER
+1:
+    mov r10, rdi
+    mov r11, rsi
+    mov rax, rdx
+    mov r9, rcx
+    .p2align 6
+2:
+    mov rbx, r12
+    xor r14d, r14d
+3:
+.endm
+.macro VMID
+    add r14, r13
+    cmp r14, r12
+    jb 5f
+4:
+.endm
+.macro VNEXT
+    sub r14, r12
+    cmp r14, r12
+    jae 4b
+5:
+    dec rbx
+    jnz 3b
+    dec r9
+    jnz 2b
+    dec r8
+    jnz 1b
+    pop r14
+    pop r13
+    pop r12
+    pop rbx
+.endm

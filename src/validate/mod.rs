@@ -1,0 +1,210 @@
+//! Validation: variable-intensity kernels run against every roof.
+//!
+//! A validation kernel repeats a memory unit j times and an FP unit k times
+//! per iteration, so its arithmetic intensity is k·F / j·B, exact by
+//! construction from its declaration. On a buffer sized for a level, its
+//! expected performance is min(FP roof, AI × that level's bandwidth roof);
+//! the deviation of the measured value from that tells whether the roofs
+//! describe the machine.
+
+use crate::kernels::{Decl, Shape};
+use crate::measure::stats::median;
+use serde::{Deserialize, Serialize};
+
+/// Lowest intensity of the base sweep (flop/byte).
+pub const AI_MIN: f64 = 1.0 / 32.0;
+/// Highest intensity of the base sweep.
+pub const AI_MAX: f64 = 32.0;
+/// Multiples of each ridge AI added to the sweep, to be dense there.
+pub const RIDGE_STEPS: [f64; 4] = [0.5, 0.75, 1.33, 2.0];
+/// Largest repeat count of a unit.
+pub const MAX_REPEAT: u32 = 256;
+
+/// Target intensities: powers of two from [`AI_MIN`] to [`AI_MAX`], and
+/// around each ridge AI. Sorted, without near-duplicates.
+pub fn targets(ridges: &[f64]) -> Vec<f64> {
+    let mut v: Vec<f64> = (-5..=5).map(|e| 2f64.powi(e)).collect();
+    for r in ridges.iter().filter(|r| r.is_finite() && **r > 0.0) {
+        v.extend(RIDGE_STEPS.iter().map(|s| r * s));
+    }
+    v.sort_by(f64::total_cmp);
+    v.dedup_by(|a, b| (*a / *b).ln().abs() < 0.08);
+    v
+}
+
+/// The (j, k) whose intensity is closest to `target` for a kernel, with the
+/// fewest units among equally close ones.
+pub fn shape_for(d: &Decl, target: f64) -> Shape {
+    let unit = d.intensity(Shape::ONE);
+    let want = target / unit; // k / j
+    let mut best = Shape::ONE;
+    let mut err = f64::INFINITY;
+    for j in 1..=MAX_REPEAT {
+        let k = (want * f64::from(j))
+            .round()
+            .clamp(1.0, f64::from(MAX_REPEAT)) as u32;
+        let e = ((f64::from(k) / f64::from(j)) / want).ln().abs();
+        if e < err - 1e-9 {
+            err = e;
+            best = Shape { j, k };
+        }
+        if err < 0.01 {
+            break;
+        }
+    }
+    best
+}
+
+/// The distinct shapes for a set of targets.
+pub fn shapes(d: &Decl, targets: &[f64]) -> Vec<Shape> {
+    let mut v: Vec<Shape> = targets.iter().map(|t| shape_for(d, *t)).collect();
+    v.sort_by(|a, b| d.intensity(*a).total_cmp(&d.intensity(*b)));
+    v.dedup_by(|a, b| d.intensity(*a) == d.intensity(*b));
+    v
+}
+
+/// Expected GFLOP/s at `ai` under one FP roof and one bandwidth roof.
+pub fn expected(ai: f64, peak_gflops: f64, gb_per_s: f64) -> f64 {
+    crate::chart::geometry::attainable(ai, peak_gflops, gb_per_s)
+}
+
+/// Relative deviation of a measurement from its expected value.
+pub fn deviation(measured: f64, expected: f64) -> f64 {
+    (measured - expected) / expected
+}
+
+/// Which part of the roof a point is under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Region {
+    /// Memory bound (AI below the ridge).
+    Sloped,
+    /// Compute bound (AI above the ridge).
+    Flat,
+}
+
+/// Summary of one level's points.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Fit {
+    /// Points.
+    pub n: usize,
+    /// Points under the sloped part.
+    pub sloped: usize,
+    /// Points under the flat part.
+    pub flat: usize,
+    /// Median of |deviation|.
+    pub median_abs_deviation: f64,
+    /// The point with the largest |deviation|: (AI, deviation).
+    pub worst: (f64, f64),
+    /// Median signed deviation of the sloped points.
+    pub sloped_bias: f64,
+    /// Median signed deviation of the flat points.
+    pub flat_bias: f64,
+}
+
+/// Fit of (ai, deviation) points against a roof whose ridge is at `ridge`.
+pub fn fit(points: &[(f64, f64)], ridge: f64) -> Fit {
+    let abs: Vec<f64> = points.iter().map(|p| p.1.abs()).collect();
+    let worst = points
+        .iter()
+        .copied()
+        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
+        .unwrap_or((f64::NAN, f64::NAN));
+    let sl: Vec<f64> = points.iter().filter(|p| p.0 < ridge).map(|p| p.1).collect();
+    let fl: Vec<f64> = points
+        .iter()
+        .filter(|p| p.0 >= ridge)
+        .map(|p| p.1)
+        .collect();
+    Fit {
+        n: points.len(),
+        sloped: sl.len(),
+        flat: fl.len(),
+        median_abs_deviation: median(&abs),
+        worst,
+        sloped_bias: median(&sl),
+        flat_bias: median(&fl),
+    }
+}
+
+/// The likely cause when a level fails validation at `threshold`.
+pub fn likely_cause(f: &Fit, threshold: f64) -> &'static str {
+    if f.sloped_bias > threshold {
+        "points sit above the memory roof: the bandwidth roof was under-measured"
+    } else if f.sloped_bias < -threshold {
+        "points sit below the memory roof: the buffer spills to the next level, or the bandwidth roof was over-measured"
+    } else if f.flat_bias < -threshold {
+        "points sit below the FP roof: the kernel is latency bound there, or the FP roof was over-measured"
+    } else if f.flat_bias > threshold {
+        "points sit above the FP roof: the FP roof was under-measured"
+    } else {
+        "the deviation is at the ridge, where memory and FP work must overlap perfectly"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::Isa;
+    use crate::kernels::{Mix, Op, Precision, validation};
+
+    #[test]
+    fn sweep_covers_the_range_and_the_ridges() {
+        let t = targets(&[0.18, 3.3]);
+        assert!(t[0] <= 1.0 / 32.0 && *t.last().unwrap() >= 32.0);
+        assert!(t.len() >= 12);
+        for r in [0.18, 3.3] {
+            assert!(
+                t.iter().filter(|x| **x > r / 2.1 && **x < r * 2.1).count() >= 4,
+                "dense around {r}"
+            );
+        }
+        assert!(t.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn shapes_hit_their_targets_exactly_by_construction() {
+        let d = validation(Mix::TwoLdOneSt, Op::Fma, Isa::Avx512, Precision::Dp)
+            .unwrap()
+            .decl;
+        // Unit: 16 FMA x 8 lanes x 2 = 256 flops over (16 + 8) x 64 = 1536 bytes.
+        assert_eq!(d.intensity(Shape::ONE), 256.0 / 1536.0);
+        for t in [1.0 / 32.0, 0.25, 1.0, 3.3, 32.0] {
+            let s = shape_for(&d, t);
+            let ai = d.intensity(s);
+            assert_eq!(ai, (s.k as f64 * 256.0) / (s.j as f64 * 1536.0));
+            assert!(
+                (ai / t).ln().abs() < 0.05,
+                "target {t}: got {ai} with {s:?}"
+            );
+        }
+        let sh = shapes(&d, &targets(&[0.3]));
+        assert!(sh.windows(2).all(|w| d.intensity(w[0]) < d.intensity(w[1])));
+    }
+
+    #[test]
+    fn deviation_and_fit_math() {
+        assert_eq!(expected(0.1, 100.0, 500.0), 50.0);
+        assert_eq!(expected(10.0, 100.0, 500.0), 100.0);
+        assert_eq!(deviation(95.0, 100.0), -0.05);
+        let pts = [
+            (0.05, -0.02),
+            (0.1, 0.01),
+            (0.2, -0.30),
+            (1.0, 0.0),
+            (4.0, -0.04),
+        ];
+        let f = fit(&pts, 0.5);
+        assert_eq!((f.n, f.sloped, f.flat), (5, 3, 2));
+        assert_eq!(f.median_abs_deviation, 0.02);
+        assert_eq!(f.worst, (0.2, -0.30));
+        assert_eq!(f.sloped_bias, -0.02);
+        assert_eq!(f.flat_bias, -0.02);
+        let low = fit(&[(0.1, -0.2), (0.2, -0.3), (2.0, 0.0)], 1.0);
+        assert!(likely_cause(&low, 0.1).contains("spills"));
+        let flat = fit(&[(0.1, 0.0), (2.0, -0.2), (4.0, -0.3)], 1.0);
+        assert!(likely_cause(&flat, 0.1).contains("latency bound"));
+        let high = fit(&[(0.1, 0.2), (0.2, 0.3), (2.0, 0.0)], 1.0);
+        assert!(likely_cause(&high, 0.1).contains("under-measured"));
+    }
+}
