@@ -112,6 +112,26 @@ def main():
             f"{' '.join(map(str, k)):34} {med:12.2f} {(f'{statistics.median(pct):.1f}' if pct else '-'):>8} {100 * cv(vals):8.2f}% {100 * cv(pcs):8.2f}%{scale}"
         )
 
+    print("\n== validation of the first run's roofs (carmbench validate), default mix 2ld1st, op fma")
+    out = tempfile.mkdtemp(prefix="carmbench-val-")
+    f = os.path.join(out, "carm.json")
+    with open(f, "w") as fh:
+        json.dump(docs[0], fh)
+    t0 = time.monotonic()
+    sh([BIN, "validate", f])
+    vdt = time.monotonic() - t0
+    with open(f) as fh:
+        vdoc = json.load(fh)
+    shutil.rmtree(out)
+    print(f"validation time: {vdt:.1f} s (target <= 15 s)")
+    groups = {}
+    for p in vdoc["validation"]:
+        groups.setdefault((p["threads"], p["level"]), []).append(p)
+    print(f"{'threads level':14} {'points':>6} {'median |dev|':>13} {'worst':>8}")
+    for (t, lvl), ps in groups.items():
+        devs = [abs(p["deviation"]) for p in ps]
+        print(f"{t} {lvl:12} {len(ps):6d} {100 * statistics.median(devs):12.1f}% {100 * max(devs):7.1f}%")
+
     print(f"\n== carmbench vs likwid-bench, same core, same per-thread size, {a.reps} alternating reps, medians")
     sizes = {}
     for r in docs[0]["roofs"]:

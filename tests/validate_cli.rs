@@ -1,0 +1,165 @@
+//! `carmbench validate` and `run --validate`: points stored and consistent,
+//! clear errors for results it cannot validate.
+
+use carmbench::results::{self, Document};
+use carmbench::topology::{Machine, Source};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/zen5-avx512.yaml"
+);
+
+fn carmbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("carmbench-val-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The fixture, made to look measured on this machine.
+fn fixture_here() -> Document {
+    let mut d = results::load(Path::new(FIXTURE)).unwrap();
+    let m = Machine::load(&Source::Live).unwrap();
+    d.machine.topology.cpu_model = m.cpu_model.clone();
+    d.machine.topology.cores = m.cores;
+    d
+}
+
+fn save(doc: &Document, path: &Path) {
+    std::fs::write(path, serde_yaml::to_string(doc).unwrap()).unwrap();
+}
+
+fn input_error(out: &Output, needles: &[&str]) {
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    for n in needles {
+        assert!(e.contains(n), "'{n}' in {e}");
+    }
+}
+
+#[test]
+fn run_validate_stores_a_full_sweep() {
+    let dir = tmpdir("e2e");
+    let d = dir.to_str().unwrap();
+    let out = carmbench(&[
+        "run",
+        "--quick",
+        "--validate",
+        "--isa",
+        "scalar",
+        "--levels",
+        "L1",
+        "--mixes",
+        "2ld1st",
+        "--ops",
+        "fma",
+        "--threads",
+        "1",
+        "-o",
+        d,
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("validation: scalar dp 2ld1st") && stdout.contains("median |dev|"),
+        "{stdout}"
+    );
+    let doc = results::load(&dir.join("carm.yaml")).unwrap();
+    let pts = &doc.validation;
+    assert!(pts.len() >= 12, "{} points", pts.len());
+    let fma = doc.roofs.iter().find(|r| r.op.is_some()).unwrap();
+    let bw = doc
+        .roofs
+        .iter()
+        .find(|r| r.level.as_deref() == Some("L1"))
+        .unwrap();
+    let ridge = fma.per_cycle / bw.per_cycle;
+    assert!(pts.iter().map(|p| p.ai).fold(f64::INFINITY, f64::min) <= 1.0 / 32.0 + 1e-12);
+    assert!(pts.iter().map(|p| p.ai).fold(0.0, f64::max) >= 32.0);
+    assert!(
+        pts.iter().filter(|p| p.ai < ridge).count() >= 3,
+        "3 points under the slope"
+    );
+    assert!(
+        pts.iter().filter(|p| p.ai >= ridge).count() >= 3,
+        "3 points under the flat roof"
+    );
+    let k = carmbench::kernels::KERNELS
+        .iter()
+        .find(|k| k.decl.name == pts[0].kernel)
+        .unwrap();
+    for p in pts {
+        assert_eq!((p.level.as_str(), p.threads), ("L1", 1));
+        // AI exact from the declaration and the shape.
+        let shape = carmbench::kernels::Shape { j: p.j, k: p.k };
+        assert_eq!(p.ai, k.decl.intensity(shape));
+        // Expected = min(FP roof, AI x bandwidth roof), per cycle, at the point's clock.
+        let exp = (p.ai * bw.per_cycle).min(fma.per_cycle) * p.clock_ghz;
+        assert!((p.expected_gflop_per_s - exp).abs() < 1e-9 * exp, "{p:?}");
+        assert!((p.deviation - (p.gflop_per_s - exp) / exp).abs() < 1e-12);
+        assert!(p.gflop_per_s > 0.0);
+    }
+    assert!(
+        std::fs::read_to_string(dir.join("carm.svg"))
+            .unwrap()
+            .contains("validation points")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn results_it_cannot_validate_are_refused_clearly() {
+    let dir = tmpdir("bad");
+    let f = dir.join("r.yaml");
+    let fs = f.to_str().unwrap();
+    // A level the plan lists but whose roofs are missing.
+    let mut no_l3 = fixture_here();
+    no_l3.roofs.retain(|r| r.level.as_deref() != Some("L3"));
+    save(&no_l3, &f);
+    input_error(&carmbench(&["validate", fs]), &["no L3 2ld1st", "--levels"]);
+    // No compute roof at all.
+    let mut no_fp = fixture_here();
+    no_fp.roofs.retain(|r| r.op.is_none());
+    save(&no_fp, &f);
+    input_error(&carmbench(&["validate", fs]), &["no compute roof", "--ops"]);
+    // Another machine.
+    let mut other = fixture_here();
+    other.machine.topology.cpu_model = Some("Imaginary CPU 9000".into());
+    save(&other, &f);
+    input_error(
+        &carmbench(&["validate", fs]),
+        &["Imaginary CPU 9000", "not on this machine"],
+    );
+    // Kernels that do not exist.
+    save(&fixture_here(), &f);
+    input_error(
+        &carmbench(&["validate", fs, "--mixes", "store"]),
+        &["load and 2ld1st", "'store'"],
+    );
+    input_error(
+        &carmbench(&["validate", fs, "--ops", "div"]),
+        &["fma and addmul", "'div'"],
+    );
+    input_error(
+        &carmbench(&["validate", dir.join("none.yaml").to_str().unwrap()]),
+        &["none.yaml"],
+    );
+    // Nothing was written over the input on error.
+    assert_eq!(results::load(&f).unwrap().validation.len(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
