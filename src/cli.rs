@@ -26,8 +26,39 @@ pub enum Command {
     Plot(PlotArgs),
     /// Run variable-intensity kernels against every roof of a results file.
     Validate(ValidateArgs),
+    /// Place an application (and its marked regions) on the chart: count or time it.
+    Profile(ProfileArgs),
     /// Run one kernel at one buffer size and print its rate (expert use).
     Kernel(KernelArgs),
+}
+
+/// `carmbench profile`.
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// Apps file to write or extend [default: apps.yaml].
+    #[arg(short, long, value_name = "APPS.yaml")]
+    pub output: Option<PathBuf>,
+    /// Name of the point [default: the command's file name].
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Manual mode: floating-point operations the command performs (an FMA counts two).
+    #[arg(long, value_name = "N")]
+    pub flops: Option<f64>,
+    /// Manual mode: bytes the command's cores request (loads and stores × width).
+    #[arg(long, value_name = "M")]
+    pub bytes: Option<f64>,
+    /// Bytes per load or store, instead of the estimate from the FP widths.
+    #[arg(long, value_name = "B")]
+    pub access_bytes: Option<f64>,
+    /// Threads the command runs (compared with the roofs of that thread count).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Results to compare with [default: carm-results/carm.yaml].
+    #[arg(long, value_name = "RESULTS")]
+    pub results: Option<PathBuf>,
+    /// The command and its arguments, run directly (no shell).
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 /// `carmbench validate`.
@@ -222,5 +253,6 @@ fn run(cli: Cli) -> crate::Result<()> {
         Command::Run(a) => commands::run::run(&a),
         Command::Plot(a) => commands::plot::run(&a),
         Command::Validate(a) => commands::validate::run(&a),
+        Command::Profile(a) => commands::profile::run(&a),
     }
 }

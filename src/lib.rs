@@ -16,8 +16,10 @@ pub mod isa;
 pub mod kernels;
 pub mod measure;
 pub mod output;
+pub mod profile;
 pub mod results;
 pub mod topology;
 pub mod validate;
 
+pub use carmbench_regions::{self as regions, Region};
 pub use error::{Error, Result};

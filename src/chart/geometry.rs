@@ -142,6 +142,35 @@ pub fn bounding_level(
         .map(|(n, _)| n.as_str())
 }
 
+/// The roof right above a point: of the sloped roofs (AI × bandwidth,
+/// capped by the top peak) and the flat ones, the lowest that the point
+/// does not exceed; None when the point sits above every roof. `roofs` are
+/// (label, GB/s) and `peaks` (label, GFLOP/s). Returns (label, GFLOP/s).
+pub fn tightest_roof(
+    ai: f64,
+    gflop_per_s: f64,
+    levels: &[(String, f64)],
+    peaks: &[(String, f64)],
+) -> Option<(String, f64)> {
+    let top = peaks.iter().map(|p| p.1).fold(f64::NAN, f64::max);
+    let top_label = peaks.iter().find(|p| p.1 == top).map(|p| p.0.clone());
+    let mut cands: Vec<(String, f64)> = peaks.to_vec();
+    for (l, bw) in levels {
+        let v = ai * bw;
+        if top.is_finite() && v >= top {
+            if let Some(t) = &top_label {
+                cands.push((t.clone(), top));
+            }
+        } else {
+            cands.push((l.clone(), v));
+        }
+    }
+    cands
+        .into_iter()
+        .filter(|c| c.1 >= gflop_per_s)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,6 +211,29 @@ mod tests {
         assert!(only_bw.x.0 < only_bw.x.1 && only_bw.y.0 < only_bw.y.1);
         let only_fp = bounds(&[], &[50.0], &[]);
         assert!(only_fp.y.1 >= 50.0 && only_fp.y.0 < 50.0);
+    }
+
+    #[test]
+    fn tightest_roof_above_a_point() {
+        let lv = vec![("L1".to_string(), 600.0), ("DRAM".to_string(), 36.0)];
+        let pk = vec![("FMA".to_string(), 116.0), ("ADD".to_string(), 58.0)];
+        assert_eq!(
+            tightest_roof(0.5, 10.0, &lv, &pk),
+            Some(("DRAM".to_string(), 18.0))
+        );
+        assert_eq!(
+            tightest_roof(0.5, 20.0, &lv, &pk),
+            Some(("ADD".to_string(), 58.0))
+        );
+        assert_eq!(
+            tightest_roof(0.5, 100.0, &lv, &pk),
+            Some(("FMA".to_string(), 116.0))
+        );
+        assert_eq!(
+            tightest_roof(10.0, 50.0, &lv, &pk),
+            Some(("ADD".to_string(), 58.0))
+        );
+        assert_eq!(tightest_roof(0.5, 500.0, &lv, &pk), None);
     }
 
     #[test]

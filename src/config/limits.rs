@@ -103,20 +103,37 @@ pub fn cpuid() -> CpuId {
     }
 }
 
+/// Whether a CPU matches a table entry: same vendor and family, and a
+/// listed model when models or model ranges are given.
+pub fn cpu_matches(
+    id: &CpuId,
+    vendor: &str,
+    family: u32,
+    models: &[u32],
+    ranges: &[[u32; 2]],
+) -> bool {
+    if vendor != id.vendor || family != id.family {
+        return false;
+    }
+    if models.is_empty() && ranges.is_empty() {
+        return true;
+    }
+    models.contains(&id.model)
+        || ranges
+            .iter()
+            .any(|[lo, hi]| (*lo..=*hi).contains(&id.model))
+}
+
 impl Uarch {
     /// Whether a CPU is of this microarchitecture.
     pub fn matches(&self, id: &CpuId) -> bool {
-        if self.vendor != id.vendor || self.family != id.family {
-            return false;
-        }
-        if self.models.is_empty() && self.model_ranges.is_empty() {
-            return true;
-        }
-        self.models.contains(&id.model)
-            || self
-                .model_ranges
-                .iter()
-                .any(|[lo, hi]| (*lo..=*hi).contains(&id.model))
+        cpu_matches(
+            id,
+            &self.vendor,
+            self.family,
+            &self.models,
+            &self.model_ranges,
+        )
     }
 
     /// Per-core limit for a kernel at a level: flops or bytes per cycle.

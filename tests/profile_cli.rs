@@ -1,0 +1,189 @@
+//! `carmbench profile`: manual counts end to end, the no-PMU path.
+
+use carmbench::results::apps;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/zen5-avx512.yaml"
+);
+
+/// STREAM-like triad: a[i] = b[i] + s * c[i], n elements, r repetitions:
+/// 2 flops and 24 bytes (two 8-byte loads, one 8-byte store) per element.
+const TRIAD: &str = r#"
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    long n = atol(argv[1]), r = atol(argv[2]);
+    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    for (long i = 0; i < n; i++) { a[i] = 0; b[i] = 1; c[i] = 2; }
+    for (long k = 0; k < r; k++)
+        for (long i = 0; i < n; i++) a[i] = b[i] + 3.0 * c[i];
+    printf("%f\n", a[n / 2]);
+    return 0;
+}
+"#;
+
+fn carmbench(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("carmbench-prof-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn manual_counts_time_and_place_a_program() {
+    let dir = tmpdir("manual");
+    std::fs::write(dir.join("triad.c"), TRIAD).unwrap();
+    let st = Command::new("gcc")
+        .args(["-O2", "-o", "triad", "triad.c"])
+        .current_dir(&dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let (n, r) = (1_000_000u64, 50u64);
+    let (flops, bytes) = ((2 * n * r).to_string(), (24 * n * r).to_string());
+    let out = carmbench(
+        &[
+            "profile",
+            "--flops",
+            &flops,
+            "--bytes",
+            &bytes,
+            "--results",
+            FIXTURE,
+            "--",
+            "./triad",
+            &n.to_string(),
+            &r.to_string(),
+        ],
+        &dir,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("triad: AI 0.083 flop/B") && stdout.contains("bound by the"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("% of it"),
+        "how far below the roof: {stdout}"
+    );
+    let f = apps::load(&dir.join("apps.yaml")).unwrap();
+    assert_eq!(f.applications.len(), 1);
+    let p = &f.applications[0];
+    assert_eq!((p.name.as_str(), p.flops, p.bytes), ("triad", 1e8, 1.2e9));
+    assert_eq!(p.ai(), 1.0 / 12.0);
+    assert!(p.seconds > 0.0 && p.seconds < 60.0);
+    assert!(p.gflop_per_s() > 0.01 && p.gflop_per_s() < 1000.0);
+    // A second point is added beside it; the same name replaces its point.
+    let again = carmbench(
+        &[
+            "profile", "--flops", "1e6", "--bytes", "1e6", "--name", "other", "--", "true",
+        ],
+        &dir,
+    );
+    assert_eq!(again.status.code(), Some(0));
+    let again = carmbench(
+        &[
+            "profile", "--flops", "4e6", "--bytes", "1e6", "--name", "other", "--", "true",
+        ],
+        &dir,
+    );
+    assert_eq!(again.status.code(), Some(0));
+    let f = apps::load(&dir.join("apps.yaml")).unwrap();
+    assert_eq!(f.applications.len(), 2);
+    assert_eq!(
+        f.applications
+            .iter()
+            .find(|a| a.name == "other")
+            .unwrap()
+            .flops,
+        4e6
+    );
+    // And it goes on the chart.
+    let plot = carmbench(
+        &["plot", FIXTURE, "--apps", "apps.yaml", "-o", "c.svg"],
+        &dir,
+    );
+    assert_eq!(plot.status.code(), Some(0));
+    assert!(
+        std::fs::read_to_string(dir.join("c.svg"))
+            .unwrap()
+            .contains("triad")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn without_a_pmu_the_cause_and_the_fix_are_named() {
+    let dir = tmpdir("pmu");
+    let out = carmbench(&["profile", "--", "true"], &dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let has_pmu = Path::new("/sys/bus/event_source/devices/cpu").exists();
+    if !has_pmu {
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains("not available") && err.contains("--flops N --bytes M"),
+            "{err}"
+        );
+        assert!(!dir.join("apps.yaml").exists(), "nothing made up");
+    } else {
+        // A PMU: `true` does no FP work, so there is nothing to place.
+        assert!(
+            out.status.code() == Some(2) || out.status.code() == Some(0),
+            "{err}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_profile_input() {
+    let dir = tmpdir("bad");
+    for (args, needle) in [
+        (
+            vec!["profile", "--flops", "1e9", "--", "true"],
+            "both --flops and --bytes",
+        ),
+        (
+            vec!["profile", "--flops", "0", "--bytes", "1", "--", "true"],
+            "positive",
+        ),
+        (
+            vec![
+                "profile",
+                "--flops",
+                "1",
+                "--bytes",
+                "1",
+                "--",
+                "/nonexistent/x",
+            ],
+            "/nonexistent/x",
+        ),
+    ] {
+        let out = carmbench(&args, &dir);
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {e}");
+        assert!(e.contains(needle), "{args:?}: {e}");
+    }
+    let out = carmbench(&["profile"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
