@@ -342,9 +342,9 @@ mod tests {
             .unwrap()
             .decl;
         let s = Shape { j: 4, k: 2 };
-        assert_eq!(v.shaped_bytes(s), 4 * 8 * 64);
+        assert_eq!(v.shaped_bytes(s), 4 * 16 * 64);
         assert_eq!(v.shaped_flops(s), 2 * 16 * 2 * 8);
-        assert_eq!(v.intensity(s), 512.0 / 2048.0);
+        assert_eq!(v.intensity(s), 512.0 / 4096.0);
         assert_eq!(s.arg(), (4 << 32) | 2);
     }
 }
