@@ -28,8 +28,83 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Place an application (and its marked regions) on the chart: count or time it.
     Profile(ProfileArgs),
+    /// Compare the roofs of several results files; quadrant-split chart.
+    Compare(CompareArgs),
+    /// Predict an application's time and bound on a machine from its results.
+    Predict(PredictArgs),
     /// Run one kernel at one buffer size and print its rate (expert use).
     Kernel(KernelArgs),
+}
+
+/// Output formats of `carmbench compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareFormat {
+    /// Aligned text.
+    Text,
+    /// A Markdown table.
+    Markdown,
+    /// CSV.
+    Csv,
+    /// JSON.
+    Json,
+}
+
+/// `carmbench compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Results files; ratios are to the first.
+    #[arg(required = true, value_name = "RESULTS")]
+    pub results: Vec<PathBuf>,
+    /// Table format.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    pub format: CompareFormat,
+    /// Match each file's widest ISA with the others' (machines with different ISAs line up).
+    #[arg(long)]
+    pub best_isa: bool,
+    /// Also draw the overlaid CARM chart (.svg or .png).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Thread count to chart and place [default: all (chart), the most (quadrant)].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Draw the quadrant-split chart.
+    #[arg(long)]
+    pub quadrant: bool,
+    /// Application intensities for the quadrant chart, flop/byte.
+    #[arg(long, value_delimiter = ',', value_name = "AI,...")]
+    pub ai: Option<Vec<f64>>,
+    /// Quadrant chart file [default: quadrant.svg].
+    #[arg(long, value_name = "FILE")]
+    pub quadrant_output: Option<PathBuf>,
+}
+
+/// `carmbench predict`.
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// Applications (an apps file).
+    #[arg(long, value_name = "APPS.yaml", conflicts_with_all = ["flops", "bytes"])]
+    pub app: Option<PathBuf>,
+    /// Flops of the application.
+    #[arg(long, value_name = "N")]
+    pub flops: Option<f64>,
+    /// Bytes it requests.
+    #[arg(long, value_name = "M")]
+    pub bytes: Option<f64>,
+    /// Flops done by FMAs (adjusts the peak between the ADD/MUL and FMA roofs).
+    #[arg(long, value_name = "F")]
+    pub fma_flops: Option<f64>,
+    /// Memory level whose bandwidth bounds it [default: every level].
+    #[arg(long)]
+    pub level: Option<String>,
+    /// Results of the machine to predict on.
+    #[arg(long, value_name = "RESULTS")]
+    pub on: PathBuf,
+    /// Results of the machine the application was profiled on (prints both and the speedup).
+    #[arg(long, value_name = "RESULTS")]
+    pub from: Option<PathBuf>,
+    /// Thread count of the roofs [default: the fewest measured].
+    #[arg(long)]
+    pub threads: Option<usize>,
 }
 
 /// `carmbench profile`.
@@ -254,5 +329,7 @@ fn run(cli: Cli) -> crate::Result<()> {
         Command::Plot(a) => commands::plot::run(&a),
         Command::Validate(a) => commands::validate::run(&a),
         Command::Profile(a) => commands::profile::run(&a),
+        Command::Compare(a) => commands::compare::run(&a),
+        Command::Predict(a) => commands::predict::run(&a),
     }
 }

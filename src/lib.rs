@@ -10,6 +10,7 @@
 pub mod chart;
 pub mod cli;
 pub mod commands;
+pub mod compare;
 pub mod config;
 pub mod error;
 pub mod isa;

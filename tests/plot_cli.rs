@@ -199,7 +199,7 @@ fn several_files_overlay_and_apps_are_drawn() {
     let t = std::fs::read_to_string(&svg).unwrap();
     assert!(t.contains("stream-triad") && t.contains("dgemm"));
     assert!(
-        t.contains("fixtures/zen5-avx512.yaml, 1 thread"),
+        t.contains("fixtures/zen5-avx512.yaml, avx512, 1 thread"),
         "series named by file"
     );
     std::fs::write(

@@ -3,6 +3,7 @@
 
 pub mod font;
 pub mod geometry;
+pub mod quadrant;
 
 use crate::error::{Error, Result};
 use crate::isa::Isa;
@@ -197,6 +198,17 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
 
     let mut series = Vec::new();
     for (name, d) in docs {
+        // Several files without --isa: each machine with its own widest ISA.
+        let isa = if f.isa.is_none() && docs.len() > 1 {
+            d.roofs
+                .iter()
+                .filter(|r| usable(r))
+                .map(|r| r.isa)
+                .max()
+                .unwrap_or(isa)
+        } else {
+            isa
+        };
         for &t in &threads {
             let mut bandwidth: Vec<Roof> = d
                 .roofs
@@ -246,7 +258,7 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
                 .cloned()
                 .collect();
             let label = if docs.len() > 1 {
-                format!("{name}, {t} thread{}", if t == 1 { "" } else { "s" })
+                format!("{name}, {isa}, {t} thread{}", if t == 1 { "" } else { "s" })
             } else {
                 format!("{t} thread{}", if t == 1 { "" } else { "s" })
             };
@@ -349,8 +361,8 @@ fn op_title(op: Option<Op>) -> &'static str {
 
 /// Chart size in pixels.
 pub const SIZE: (u32, u32) = (1600, 1000);
-const FONT: &str = "sans-serif";
-const LABEL_PX: i32 = 17;
+pub(crate) const FONT: &str = "sans-serif";
+pub(crate) const LABEL_PX: i32 = 17;
 
 type Rect = (i32, i32, i32, i32);
 
@@ -374,7 +386,7 @@ fn text_box(text: &str, x: i32, y: i32, h: HPos, v: VPos) -> Rect {
     (x0, y0, x0 + w, y0 + ht)
 }
 
-fn fmt_tick(v: f64) -> String {
+pub(crate) fn fmt_tick(v: f64) -> String {
     if v >= 1.0 {
         format!("{v:.0}")
     } else {

@@ -42,6 +42,7 @@ fn point(name: String, d: &profile::Derived, seconds: f64, threads: Option<usize
         bytes: d.bytes,
         seconds,
         threads,
+        fma_flops: None,
         source: Some(format!("perf: {}", d.note)),
     }
 }
@@ -180,6 +181,7 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
                 bytes,
                 seconds,
                 threads: a.threads,
+                fma_flops: None,
                 source: Some("manual counts".into()),
             };
             (vec![p], status)

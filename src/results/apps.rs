@@ -24,6 +24,10 @@ pub struct AppPoint {
     /// Threads the application ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<usize>,
+    /// Flops done by FMA instructions, when the counts separate them
+    /// (adjusts the attainable peak in `carmbench predict`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fma_flops: Option<f64>,
     /// Where the counts came from ("perf", "manual", ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,

@@ -1,0 +1,199 @@
+//! The quadrant-split chart (seed 001): each machine and memory level a
+//! point at (bandwidth, peak); an application of intensity I is the line
+//! y = I·x through the origin. Points above a line are machines/levels
+//! where that application is memory bound, points below compute bound.
+
+use super::{FONT, LABEL_PX, SIZE, level_colour};
+use crate::error::{Error, Result};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::path::Path;
+
+/// One point: machine name, level, GB/s, GFLOP/s.
+pub type Point = (String, String, f64, f64);
+
+/// Axis ranges for the points and the lines, in decades.
+pub fn ranges(points: &[Point]) -> ((f64, f64), (f64, f64)) {
+    let dec = |v: f64, up: bool| {
+        let l = v.log10();
+        10f64.powf(if up { l.ceil() } else { l.floor() })
+    };
+    let xs = points.iter().map(|p| p.2);
+    let ys = points.iter().map(|p| p.3);
+    let x0 = dec(xs.clone().fold(f64::INFINITY, f64::min) / 2.0, false);
+    let x1 = dec(xs.fold(0.0, f64::max) * 2.0, true);
+    let y0 = dec(ys.clone().fold(f64::INFINITY, f64::min) / 2.0, false);
+    let y1 = dec(ys.fold(0.0, f64::max) * 2.0, true);
+    ((x0, x1), (y0, y1))
+}
+
+/// Draw the quadrant chart.
+pub fn render(points: &[Point], ais: &[f64], title: &str, path: &Path) -> Result<()> {
+    if points.is_empty() {
+        return Err(Error::input(
+            "no machine has both a bandwidth and an FP roof to place",
+        ));
+    }
+    let err = |e: String| Error::Io(format!("cannot draw {}: {e}", path.display()));
+    match path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        Some("svg") => {
+            let _ = super::font::ensure();
+            let root = SVGBackend::new(path, SIZE).into_drawing_area();
+            draw(points, ais, title, &root).map_err(err)?;
+            root.present().map_err(|e| err(e.to_string()))
+        }
+        Some("png") => {
+            super::font::ensure()?;
+            let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+            draw(points, ais, title, &root).map_err(err)?;
+            root.present().map_err(|e| err(e.to_string()))
+        }
+        _ => Err(Error::input(format!(
+            "cannot tell the chart format from '{}'; name it .svg or .png",
+            path.display()
+        ))),
+    }
+}
+
+fn draw<DB: DrawingBackend>(
+    points: &[Point],
+    ais: &[f64],
+    title: &str,
+    root: &DrawingArea<DB, Shift>,
+) -> std::result::Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+    root.fill(&WHITE).map_err(e)?;
+    let ((x0, x1), (y0, y1)) = ranges(points);
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, (FONT, 24))
+        .margin(24)
+        .x_label_area_size(70)
+        .y_label_area_size(100)
+        .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
+        .map_err(e)?;
+    chart
+        .configure_mesh()
+        .x_desc("Bandwidth (GB/s)")
+        .y_desc("Peak performance (GFLOP/s)")
+        .x_label_formatter(&|v| super::fmt_tick(*v))
+        .y_label_formatter(&|v| super::fmt_tick(*v))
+        .label_style((FONT, 18))
+        .axis_desc_style((FONT, 20))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(e)?;
+    let style = (FONT, LABEL_PX).into_font();
+    for &ai in ais {
+        // y = ai·x, clipped to the plot; labelled near its lower end.
+        let xa = x0.max(y0 / ai);
+        let xb = x1.min(y1 / ai);
+        if xa < xb {
+            chart
+                .draw_series(LineSeries::new(
+                    vec![(xa, ai * xa), (xb, ai * xb)],
+                    BLACK.stroke_width(2),
+                ))
+                .map_err(e)?;
+            let xl = (xa.ln() + (xb.ln() - xa.ln()) * 0.12).exp();
+            let p = chart.backend_coord(&(xl, ai * xl));
+            root.draw(&Text::new(
+                format!("AI = {ai}"),
+                (p.0 + 10, p.1),
+                style
+                    .clone()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Left, VPos::Center)),
+            ))
+            .map_err(e)?;
+        }
+    }
+    let mut machines: Vec<&String> = Vec::new();
+    for p in points {
+        if !machines.contains(&&p.0) {
+            machines.push(&p.0);
+        }
+    }
+    let marker = |root: &DrawingArea<DB, Shift>, i: usize, p: (i32, i32), c: RGBColor| match i % 3 {
+        0 => root.draw(&Circle::new(p, 8, c.filled())),
+        1 => root.draw(&TriangleMarker::new(p, 10, c.filled())),
+        _ => root.draw(&Cross::new(p, 8, c.stroke_width(3))),
+    };
+    for (name, level, x, y) in points {
+        let c = level_colour(level);
+        let p = chart.backend_coord(&(*x, *y));
+        let mi = machines.iter().position(|m| *m == name).unwrap_or(0);
+        marker(root, mi, p, c).map_err(e)?;
+        root.draw(&Text::new(
+            level.clone(),
+            (p.0, p.1 - 12),
+            style
+                .clone()
+                .color(&c)
+                .pos(Pos::new(HPos::Center, VPos::Bottom)),
+        ))
+        .map_err(e)?;
+    }
+    // Legend: machines by marker, and how to read the lines.
+    let top_left = chart.backend_coord(&(x0, y1));
+    let lines: Vec<String> = machines
+        .iter()
+        .map(|m| m.to_string())
+        .chain(std::iter::once(
+            "a point above a line y = AI·x: memory bound there; below: compute bound".into(),
+        ))
+        .collect();
+    let w = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) as i32 * 10 + 60;
+    let h = lines.len() as i32 * 26 + 12;
+    let (bx, by) = (top_left.0 + 10, top_left.1 + 10);
+    root.draw(&Rectangle::new(
+        [(bx, by), (bx + w, by + h)],
+        WHITE.mix(0.92).filled(),
+    ))
+    .map_err(e)?;
+    root.draw(&Rectangle::new(
+        [(bx, by), (bx + w, by + h)],
+        BLACK.stroke_width(1),
+    ))
+    .map_err(e)?;
+    for (i, l) in lines.iter().enumerate() {
+        let y = by + 19 + i as i32 * 26;
+        if i < machines.len() {
+            marker(root, i, (bx + 20, y), RGBColor(90, 90, 90)).map_err(e)?;
+        }
+        root.draw(&Text::new(
+            l.clone(),
+            (bx + 40, y),
+            style
+                .clone()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        ))
+        .map_err(e)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_hold_every_point_in_decades() {
+        let pts = vec![
+            ("a".into(), "L1".into(), 640.0, 176.0),
+            ("b".into(), "DRAM".into(), 20.0, 50.0),
+        ];
+        let ((x0, x1), (y0, y1)) = ranges(&pts);
+        assert!(x0 <= 20.0 && x1 >= 640.0 && y0 <= 50.0 && y1 >= 176.0);
+        assert_eq!((x0, x1), (10.0, 10000.0));
+    }
+}

@@ -1,0 +1,237 @@
+//! `carmbench compare` and `carmbench predict` on two different machines.
+
+use carmbench::compare::{self, machine_roofs, ridges};
+use carmbench::isa::Isa;
+use carmbench::results::{self, Document};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const ZEN5: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/zen5-avx512.yaml"
+);
+const BDW: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/broadwell-l4-avx2.yaml"
+);
+
+fn carmbench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn load(p: &str) -> Document {
+    results::load(Path::new(p)).unwrap()
+}
+
+fn tmpdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("carmbench-cmp-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn roofs_match_across_machines_with_ratios_and_missing_ones_kept() {
+    let (z, b) = (load(ZEN5), load(BDW));
+    // Strict: ISA is part of the match, so AVX-512 and AVX2 roofs never share a row.
+    let strict = compare::match_roofs(&[&z, &b], false);
+    assert_eq!(strict.len(), z.roofs.len() + b.roofs.len());
+    assert!(
+        strict
+            .iter()
+            .all(|r| r.cells.iter().filter(|c| c.is_some()).count() == 1)
+    );
+    // Each file's widest ISA.
+    let rows = compare::match_roofs(&[&z, &b], true);
+    let row = |thr: usize, label: &str| {
+        rows.iter()
+            .find(|r| r.key.threads == thr && r.key.label() == label)
+            .unwrap()
+    };
+    let l1 = row(1, "L1 2ld1st");
+    let (a, c) = (l1.cells[0].unwrap(), l1.cells[1].unwrap());
+    assert_eq!((a.isa, c.isa), (Isa::Avx512, Isa::Avx2));
+    assert_eq!(a.ratio, Some(1.0));
+    assert!((c.ratio.unwrap() - c.value / a.value).abs() < 1e-12);
+    // The extra level of one machine is shown, missing in the other.
+    let l4 = row(1, "L4 load");
+    assert!(l4.cells[0].is_none() && l4.cells[1].is_some() && l4.cells[1].unwrap().ratio.is_none());
+    // Thread counts only one machine ran.
+    assert!(row(2, "fma dp").cells[1].is_none());
+    assert!(row(4, "fma dp").cells[0].is_none());
+    // Hierarchy order: L1 before L4 before DRAM.
+    let pos = |l: &str| {
+        rows.iter()
+            .position(|r| r.key.threads == 1 && r.key.label() == l)
+            .unwrap()
+    };
+    assert!(pos("L1 load") < pos("L4 load") && pos("L4 load") < pos("DRAM load"));
+    // Ridge points: top FP roof over each level's bandwidth.
+    let m = machine_roofs(&b, 1).unwrap();
+    let r = ridges(&m);
+    assert_eq!(r.len(), 5);
+    let peak = m.peak.unwrap().1;
+    for ((lvl, ai), (l2, bw)) in r.iter().zip(&m.levels) {
+        assert_eq!(lvl, l2);
+        assert!((ai - peak / bw).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn compare_formats_and_charts() {
+    let dir = tmpdir("fmt");
+    let text = carmbench(&["compare", ZEN5, BDW, "--best-isa"]);
+    let t = String::from_utf8_lossy(&text.stdout);
+    assert_eq!(text.status.code(), Some(0));
+    assert!(
+        t.contains("missing") && t.contains("L4 load") && t.contains("ridge points"),
+        "{t}"
+    );
+    let md =
+        String::from_utf8_lossy(&carmbench(&["compare", ZEN5, BDW, "--format", "markdown"]).stdout)
+            .into_owned();
+    assert!(
+        md.lines()
+            .next()
+            .unwrap()
+            .starts_with("| threads | ISA | roof | unit |")
+    );
+    assert!(md.contains("|---|"));
+    let csv =
+        String::from_utf8_lossy(&carmbench(&["compare", ZEN5, BDW, "--format", "csv"]).stdout)
+            .into_owned();
+    let cols = csv.lines().next().unwrap().split(',').count();
+    assert!(
+        csv.lines().all(|l| l.split(',').count() == cols),
+        "rectangular CSV"
+    );
+    let json = carmbench(&["compare", ZEN5, BDW, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["files"].as_array().unwrap().len(), 2);
+    assert!(v["roofs"].as_array().unwrap().len() > 40);
+    // Overlaid chart and quadrant chart.
+    let chart = dir.join("c.svg");
+    let q = dir.join("q.svg");
+    let out = carmbench(&[
+        "compare",
+        ZEN5,
+        BDW,
+        "--threads",
+        "1",
+        "-o",
+        chart.to_str().unwrap(),
+        "--quadrant",
+        "--ai",
+        "0.25,2,8",
+        "--quadrant-output",
+        q.to_str().unwrap(),
+    ]);
+    let so = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c = std::fs::read_to_string(&chart).unwrap();
+    assert!(
+        c.contains("avx512, 1 thread") && c.contains("avx2, 1 thread"),
+        "each machine with its own ISA"
+    );
+    let qs = std::fs::read_to_string(&q).unwrap();
+    assert!(qs.contains("AI = 0.25") && qs.contains("AI = 8") && qs.contains("L4"));
+    // Verdicts follow ai x B < P.
+    let z = machine_roofs(&load(ZEN5), 1).unwrap();
+    let dram = z.levels.iter().find(|l| l.0 == "DRAM").unwrap().1;
+    let p = z.peak.unwrap().1;
+    let want = if 2.0 * dram < p {
+        "AI 2: memory bound"
+    } else {
+        "AI 2: compute bound"
+    };
+    assert!(
+        so.lines()
+            .any(|l| l.contains("zen5-avx512.yaml DRAM") && l.contains(want)),
+        "{so}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn predict_on_known_numbers() {
+    let b = machine_roofs(&load(BDW), 1).unwrap();
+    let dram = b.levels.iter().find(|l| l.0 == "DRAM").unwrap().1;
+    // 1e8 flops over 1.2e9 bytes: memory bound on DRAM: T = Q / B.
+    let out = carmbench(&[
+        "predict", "--flops", "1e8", "--bytes", "1.2e9", "--level", "DRAM", "--on", BDW,
+    ]);
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let t = 1.2e9 / (dram * 1e9);
+    assert!(
+        s.contains(&format!("{t:.4e} s")) && s.contains("memory (DRAM"),
+        "{s}"
+    );
+    // FMA share adjusts the peak: 80 % FMA at 52.8, 20 % at the ADD/MUL roof (26.4).
+    let out = carmbench(&[
+        "predict",
+        "--flops",
+        "2e10",
+        "--bytes",
+        "1e9",
+        "--fma-flops",
+        "1.6e10",
+        "--level",
+        "L1",
+        "--on",
+        BDW,
+        "--from",
+        ZEN5,
+    ]);
+    let s = String::from_utf8_lossy(&out.stdout);
+    let peak = 2e10 / (1.6e10 / (b.fma.unwrap()) + 0.4e10 / b.addmul.unwrap());
+    assert!(s.contains(&format!("{:.2} GFLOP/s", peak)), "{s}");
+    assert!(s.contains("expected speedup"), "{s}");
+}
+
+#[test]
+fn files_it_cannot_read_are_refused() {
+    let dir = tmpdir("bad");
+    let f = dir.join("old.yaml");
+    std::fs::write(&f, "schema: 0\nroofs: []\n").unwrap();
+    let out = carmbench(&["compare", ZEN5, f.to_str().unwrap()]);
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(e.contains("schema 0") && e.contains("schema 1"), "{e}");
+    std::fs::write(&f, "").unwrap();
+    let out = carmbench(&["compare", ZEN5, f.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty"));
+    let out = carmbench(&[
+        "predict",
+        "--flops",
+        "1",
+        "--bytes",
+        "1",
+        "--on",
+        f.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = carmbench(&["predict", "--flops", "1", "--on", ZEN5]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = carmbench(&[
+        "predict", "--flops", "1", "--bytes", "1", "--level", "L9", "--on", ZEN5,
+    ]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no level 'L9'"));
+    let out = carmbench(&["compare", ZEN5]);
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
