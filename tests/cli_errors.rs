@@ -1,25 +1,13 @@
 //! Bad input: exit status 2, one line naming the problem, no panic.
 
-use std::process::{Command, Output};
-
-fn carmbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_carmbench"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
+mod common;
+use common::carmbench;
 fn assert_input_error(out: &Output, needles: &[&str]) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "exit 2, stderr: {err}");
-    assert!(!err.contains("panicked"), "no panic: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    assert!(err.starts_with("carmbench: error: "), "{err}");
-    for n in needles {
-        assert!(err.contains(n), "'{n}' in: {err}");
-    }
+    common::assert_input_error(out, needles);
     assert!(out.stdout.is_empty(), "nothing on stdout");
 }
+
+use std::process::Output;
 
 #[test]
 fn unknown_format() {

@@ -1,10 +1,12 @@
 //! `carmbench compare` and `carmbench predict` on two different machines.
 
+mod common;
+use common::*;
+
 use carmbench::compare::{self, machine_roofs, ridges};
 use carmbench::isa::Isa;
 use carmbench::results::{self, Document};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 const ZEN5: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -15,22 +17,8 @@ const BDW: &str = concat!(
     "/tests/fixtures/broadwell-l4-avx2.yaml"
 );
 
-fn carmbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_carmbench"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
 fn load(p: &str) -> Document {
     results::load(Path::new(p)).unwrap()
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("carmbench-cmp-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 #[test]

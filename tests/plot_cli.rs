@@ -1,27 +1,15 @@
 //! `carmbench plot`: labels and values in the SVG, filters, odd inputs.
 
+mod common;
+use common::*;
+
 use carmbench::results::{self, Document};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/zen5-avx512.yaml"
 );
-
-fn carmbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_carmbench"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("carmbench-plot-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 fn fixture() -> Document {
     results::load(Path::new(FIXTURE)).unwrap()
@@ -29,10 +17,6 @@ fn fixture() -> Document {
 
 fn save(doc: &Document, path: &Path) {
     std::fs::write(path, serde_yaml::to_string(doc).unwrap()).unwrap();
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 #[test]

@@ -1,8 +1,11 @@
 //! `carmbench profile`: manual counts end to end, the no-PMU path.
 
+mod common;
+use common::*;
+
 use carmbench::results::apps;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -25,21 +28,6 @@ int main(int argc, char **argv) {
 }
 "#;
 
-fn carmbench(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_carmbench"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("carmbench-prof-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 #[test]
 fn manual_counts_time_and_place_a_program() {
     let dir = tmpdir("manual");
@@ -52,7 +40,7 @@ fn manual_counts_time_and_place_a_program() {
     assert!(st.success());
     let (n, r) = (1_000_000u64, 50u64);
     let (flops, bytes) = ((2 * n * r).to_string(), (24 * n * r).to_string());
-    let out = carmbench(
+    let out = carmbench_in(
         &[
             "profile",
             "--flops",
@@ -91,14 +79,14 @@ fn manual_counts_time_and_place_a_program() {
     assert!(p.seconds > 0.0 && p.seconds < 60.0);
     assert!(p.gflop_per_s() > 0.01 && p.gflop_per_s() < 1000.0);
     // A second point is added beside it; the same name replaces its point.
-    let again = carmbench(
+    let again = carmbench_in(
         &[
             "profile", "--flops", "1e6", "--bytes", "1e6", "--name", "other", "--", "true",
         ],
         &dir,
     );
     assert_eq!(again.status.code(), Some(0));
-    let again = carmbench(
+    let again = carmbench_in(
         &[
             "profile", "--flops", "4e6", "--bytes", "1e6", "--name", "other", "--", "true",
         ],
@@ -116,7 +104,7 @@ fn manual_counts_time_and_place_a_program() {
         4e6
     );
     // And it goes on the chart.
-    let plot = carmbench(
+    let plot = carmbench_in(
         &["plot", FIXTURE, "--apps", "apps.yaml", "-o", "c.svg"],
         &dir,
     );
@@ -132,7 +120,7 @@ fn manual_counts_time_and_place_a_program() {
 #[test]
 fn without_a_pmu_the_cause_and_the_fix_are_named() {
     let dir = tmpdir("pmu");
-    let out = carmbench(&["profile", "--", "true"], &dir);
+    let out = carmbench_in(&["profile", "--", "true"], &dir);
     let err = String::from_utf8_lossy(&out.stderr);
     let has_pmu = Path::new("/sys/bus/event_source/devices/cpu").exists();
     if !has_pmu {
@@ -178,12 +166,12 @@ fn bad_profile_input() {
             "/nonexistent/x",
         ),
     ] {
-        let out = carmbench(&args, &dir);
+        let out = carmbench_in(&args, &dir);
         let e = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {e}");
         assert!(e.contains(needle), "{args:?}: {e}");
     }
-    let out = carmbench(&["profile"], &dir);
+    let out = carmbench_in(&["profile"], &dir);
     assert_eq!(out.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }

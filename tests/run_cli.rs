@@ -1,32 +1,10 @@
 //! `carmbench run` end to end: results document, bad input, Ctrl-C.
 
+mod common;
+use common::*;
+
 use carmbench::results::{self, SCHEMA};
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-
-fn carmbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_carmbench"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("carmbench-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn assert_input_error(out: &Output, needles: &[&str]) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "exit 2: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    for n in needles {
-        assert!(err.contains(n), "'{n}' in: {err}");
-    }
-}
+use std::process::{Command, Stdio};
 
 #[test]
 fn quick_run_writes_a_versioned_document() {

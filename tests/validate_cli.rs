@@ -1,29 +1,17 @@
 //! `carmbench validate` and `run --validate`: points stored and consistent,
 //! clear errors for results it cannot validate.
 
+mod common;
+use common::*;
+
 use carmbench::results::{self, Document};
 use carmbench::topology::{Machine, Source};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/zen5-avx512.yaml"
 );
-
-fn carmbench(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_carmbench"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("carmbench-val-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 /// The fixture, made to look measured on this machine.
 fn fixture_here() -> Document {
@@ -36,15 +24,6 @@ fn fixture_here() -> Document {
 
 fn save(doc: &Document, path: &Path) {
     std::fs::write(path, serde_yaml::to_string(doc).unwrap()).unwrap();
-}
-
-fn input_error(out: &Output, needles: &[&str]) {
-    let e = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{e}");
-    assert_eq!(e.trim_end().lines().count(), 1, "{e}");
-    for n in needles {
-        assert!(e.contains(n), "'{n}' in {e}");
-    }
 }
 
 #[test]
@@ -131,31 +110,31 @@ fn results_it_cannot_validate_are_refused_clearly() {
     let mut no_l3 = fixture_here();
     no_l3.roofs.retain(|r| r.level.as_deref() != Some("L3"));
     save(&no_l3, &f);
-    input_error(&carmbench(&["validate", fs]), &["no L3 2ld1st", "--levels"]);
+    assert_input_error(&carmbench(&["validate", fs]), &["no L3 2ld1st", "--levels"]);
     // No compute roof at all.
     let mut no_fp = fixture_here();
     no_fp.roofs.retain(|r| r.op.is_none());
     save(&no_fp, &f);
-    input_error(&carmbench(&["validate", fs]), &["no compute roof", "--ops"]);
+    assert_input_error(&carmbench(&["validate", fs]), &["no compute roof", "--ops"]);
     // Another machine.
     let mut other = fixture_here();
     other.machine.topology.cpu_model = Some("Imaginary CPU 9000".into());
     save(&other, &f);
-    input_error(
+    assert_input_error(
         &carmbench(&["validate", fs]),
         &["Imaginary CPU 9000", "not on this machine"],
     );
     // Kernels that do not exist.
     save(&fixture_here(), &f);
-    input_error(
+    assert_input_error(
         &carmbench(&["validate", fs, "--mixes", "store"]),
         &["load and 2ld1st", "'store'"],
     );
-    input_error(
+    assert_input_error(
         &carmbench(&["validate", fs, "--ops", "div"]),
         &["fma and addmul", "'div'"],
     );
-    input_error(
+    assert_input_error(
         &carmbench(&["validate", dir.join("none.yaml").to_str().unwrap()]),
         &["none.yaml"],
     );

@@ -404,31 +404,46 @@ fn dash(series: usize) -> Option<(u32, u32)> {
     }
 }
 
+/// Draw into `path`, SVG or PNG by its extension: `$draw` is called with
+/// the root drawing area of the chosen backend. PNG text needs a font
+/// ([`font::ensure`]); SVG text works without one.
+macro_rules! draw_to_file {
+    ($path:expr, |$root:ident| $draw:expr) => {{
+        let path: &std::path::Path = $path;
+        let err =
+            |e: String| crate::error::Error::Io(format!("cannot draw {}: {e}", path.display()));
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("svg") => {
+                let _ = crate::chart::font::ensure();
+                let $root = plotters::prelude::SVGBackend::new(path, crate::chart::SIZE)
+                    .into_drawing_area();
+                $draw.map_err(err)?;
+                $root.present().map_err(|e| err(e.to_string()))
+            }
+            Some("png") => {
+                crate::chart::font::ensure()?;
+                let $root = plotters::prelude::BitMapBackend::new(path, crate::chart::SIZE)
+                    .into_drawing_area();
+                $draw.map_err(err)?;
+                $root.present().map_err(|e| err(e.to_string()))
+            }
+            _ => Err(crate::error::Error::input(format!(
+                "cannot tell the chart format from '{}'; name it .svg or .png",
+                path.display()
+            ))),
+        }
+    }};
+}
+pub(crate) use draw_to_file;
+
 /// Draw `sel` into `path` (.svg or .png).
 pub fn render(sel: &Selection, path: &Path) -> Result<()> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let err = |e: String| Error::Io(format!("cannot draw {}: {e}", path.display()));
-    match ext.as_deref() {
-        Some("svg") => {
-            let _ = font::ensure(); // SVG text works without it; layout is better with it.
-            let root = SVGBackend::new(path, SIZE).into_drawing_area();
-            draw(sel, &root).map_err(err)?;
-            root.present().map_err(|e| err(e.to_string()))
-        }
-        Some("png") => {
-            font::ensure()?;
-            let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-            draw(sel, &root).map_err(err)?;
-            root.present().map_err(|e| err(e.to_string()))
-        }
-        _ => Err(Error::input(format!(
-            "cannot tell the chart format from '{}'; name it .svg or .png",
-            path.display()
-        ))),
-    }
+    draw_to_file!(path, |root| draw(sel, &root))
 }
 
 fn draw<DB: DrawingBackend>(

@@ -3,7 +3,7 @@
 //! y = I·x through the origin. Points above a line are machines/levels
 //! where that application is memory bound, points below compute bound.
 
-use super::{FONT, LABEL_PX, SIZE, level_colour};
+use super::{FONT, LABEL_PX, level_colour};
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -35,30 +35,7 @@ pub fn render(points: &[Point], ais: &[f64], title: &str, path: &Path) -> Result
             "no machine has both a bandwidth and an FP roof to place",
         ));
     }
-    let err = |e: String| Error::Io(format!("cannot draw {}: {e}", path.display()));
-    match path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .as_deref()
-    {
-        Some("svg") => {
-            let _ = super::font::ensure();
-            let root = SVGBackend::new(path, SIZE).into_drawing_area();
-            draw(points, ais, title, &root).map_err(err)?;
-            root.present().map_err(|e| err(e.to_string()))
-        }
-        Some("png") => {
-            super::font::ensure()?;
-            let root = BitMapBackend::new(path, SIZE).into_drawing_area();
-            draw(points, ais, title, &root).map_err(err)?;
-            root.present().map_err(|e| err(e.to_string()))
-        }
-        _ => Err(Error::input(format!(
-            "cannot tell the chart format from '{}'; name it .svg or .png",
-            path.display()
-        ))),
-    }
+    super::draw_to_file!(path, |root| draw(points, ais, title, &root))
 }
 
 fn draw<DB: DrawingBackend>(

@@ -8,18 +8,6 @@ use crate::error::{Error, Result};
 use crate::results::{self, Document};
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::path::Path;
-
-fn name_of(p: &Path) -> String {
-    let file = p
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    match p.parent().and_then(|d| d.file_name()) {
-        Some(dir) => format!("{}/{file}", dir.to_string_lossy()),
-        None => file,
-    }
-}
 
 /// (file, ISA, [(level, ridge AI)]).
 type FileRidges = (String, String, Vec<(String, f64)>);
@@ -220,7 +208,11 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         .iter()
         .map(|p| results::load(p))
         .collect::<Result<_>>()?;
-    let names: Vec<String> = a.results.iter().map(|p| name_of(p)).collect();
+    let names: Vec<String> = a
+        .results
+        .iter()
+        .map(|p| results::short_name(p))
+        .collect::<Vec<_>>();
     for (n, d) in names.iter().zip(&docs) {
         if d.roofs.is_empty() {
             return Err(Error::input(format!(

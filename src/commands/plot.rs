@@ -4,26 +4,14 @@ use crate::chart::{self, Filter};
 use crate::cli::PlotArgs;
 use crate::error::Result;
 use crate::results;
-use std::path::{Path, PathBuf};
-
-/// Name a results file on the chart: its parent folder and file name.
-fn short_name(p: &Path) -> String {
-    let file = p
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    match p.parent().and_then(|d| d.file_name()) {
-        Some(dir) => format!("{}/{file}", dir.to_string_lossy()),
-        None => file,
-    }
-}
+use std::path::PathBuf;
 
 /// Run the subcommand.
 pub fn run(a: &PlotArgs) -> Result<()> {
     let docs = a
         .results
         .iter()
-        .map(|p| Ok((short_name(p), results::load(p)?)))
+        .map(|p| Ok((results::short_name(p), results::load(p)?)))
         .collect::<Result<Vec<_>>>()?;
     let apps = match &a.apps {
         Some(p) => results::apps::load(p)?.applications,

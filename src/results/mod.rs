@@ -177,6 +177,18 @@ pub struct ValidationPoint {
     pub deviation: f64,
 }
 
+/// A results file's name for tables and legends: its folder and file name.
+pub fn short_name(p: &Path) -> String {
+    let file = p
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match p.parent().and_then(|d| d.file_name()) {
+        Some(dir) => format!("{}/{file}", dir.to_string_lossy()),
+        None => file,
+    }
+}
+
 /// Write `text` to `path` through a temporary file in the same directory and
 /// a rename, so an existing file is replaced whole or not at all.
 pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
