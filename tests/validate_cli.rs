@@ -87,7 +87,7 @@ fn run_validate_stores_a_full_sweep() {
         // AI exact from the declaration and the shape.
         let shape = carmbench::kernels::Shape { j: p.j, k: p.k };
         assert_eq!(p.ai, k.decl.intensity(shape));
-        // Expected = min(FP roof, AI x bandwidth roof), per cycle, at the point's clock.
+        // Expected = min(FP roof, AI x bandwidth roof); L1 and FP per cycle at the point's clock.
         let exp = (p.ai * bw.per_cycle).min(fma.per_cycle) * p.clock_ghz;
         assert!((p.expected_gflop_per_s - exp).abs() < 1e-9 * exp, "{p:?}");
         assert!((p.deviation - (p.gflop_per_s - exp) / exp).abs() < 1e-12);

@@ -17,6 +17,11 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
+/// Whether a level's bandwidth follows the core clock (private caches).
+pub fn core_clocked(level: &str) -> bool {
+    matches!(level, "L1" | "L2")
+}
+
 /// CV above which a validation point is measured again.
 pub const CV_LIMIT: f64 = 0.03;
 
@@ -131,8 +136,7 @@ pub fn validate_doc(
                     },
                     format!("{op} {p} {isa} {t}-thread"),
                     fix,
-                )?
-                .per_cycle;
+                )?;
                 for &mix in &o.mixes {
                     let k = kernels::validation(mix, op, isa, p)
                         .expect("validation kernels cover every mix, op, ISA");
@@ -148,8 +152,7 @@ pub fn validate_doc(
                             },
                             format!("{level} {mix} {isa} {t}-thread"),
                             "run `carmbench run` with that level (--levels) and mix (--mixes)",
-                        )?
-                        .per_cycle;
+                        )?;
                         let range = ranges.iter().find(|r| &r.level == level).ok_or_else(|| {
                             Error::input(format!(
                                 "this machine has no level {level}, which the results hold"
@@ -157,7 +160,8 @@ pub fn validate_doc(
                         })?;
                         let sizes = sizing::sizes_in_range(range, 3);
                         let bytes = sizes[sizes.len() / 2];
-                        let ridge = fp / bw;
+                        let ridge = fp.value() / bw.value();
+                        let (fp, bw) = ((fp.per_cycle, fp.value()), (bw.per_cycle, bw.value()));
                         let shapes = validate::shapes(&k.decl, &validate::targets(&[ridge]));
                         jobs.push((
                             t,
@@ -228,12 +232,19 @@ pub fn validate_doc(
                         let m = runner::measure_steady(pool, k, bytes, &settings, s, CV_LIMIT)
                             .map_err(|e| Error::Io(format!("{}: {e}", k.decl.name)))?;
                         bar.inc(1);
-                        // Compared per cycle: the clock of a shared machine moves between
-                        // the roofs and the sweep; the roofs per cycle do not.
+                        // The clock of a shared machine moves between the roofs and the
+                        // sweep: what runs on the core clock (FP, L1, L2) is compared per
+                        // cycle at the point's clock; L3, L4 and DRAM, which do not follow
+                        // the core clock, in GB/s.
                         let ai = k.decl.intensity(s);
                         let clock = m.clock_ghz();
                         let measured = m.rates.median / 1e9;
-                        let exp = validate::expected(ai, fp, bw) * clock;
+                        let band = if core_clocked(&level) {
+                            bw.0 * clock
+                        } else {
+                            bw.1
+                        };
+                        let exp = validate::expected(ai, fp.0 * clock, band);
                         pts.push(ValidationPoint {
                             level: level.clone(),
                             isa,

@@ -166,9 +166,10 @@ pub struct ValidationPoint {
     pub ai: f64,
     /// Measured GFLOP/s.
     pub gflop_per_s: f64,
-    /// min(FP roof, AI × bandwidth roof), GFLOP/s, at the point's clock:
-    /// the roofs are taken per cycle, so a clock change between the run and
-    /// the sweep does not count as a deviation.
+    /// min(FP roof, AI × bandwidth roof), GFLOP/s. The FP, L1 and L2 roofs
+    /// are taken per cycle at the point's clock (a clock change between the
+    /// run and the sweep is no deviation); L3, L4 and DRAM, which do not
+    /// follow the core clock, in GB/s.
     pub expected_gflop_per_s: f64,
     /// Core clock while the point was measured, GHz.
     #[serde(default)]

@@ -100,6 +100,9 @@ pub struct Fit {
     pub sloped_bias: f64,
     /// Median signed deviation of the flat points.
     pub flat_bias: f64,
+    /// Median signed deviation of the sloped points far from the ridge
+    /// (AI at most a quarter of it), where the bandwidth alone matters.
+    pub far_sloped_bias: f64,
 }
 
 /// Fit of (ai, deviation) points against a roof whose ridge is at `ridge`.
@@ -116,6 +119,11 @@ pub fn fit(points: &[(f64, f64)], ridge: f64) -> Fit {
         .filter(|p| p.0 >= ridge)
         .map(|p| p.1)
         .collect();
+    let far: Vec<f64> = points
+        .iter()
+        .filter(|p| p.0 <= ridge / 4.0)
+        .map(|p| p.1)
+        .collect();
     Fit {
         n: points.len(),
         sloped: sl.len(),
@@ -124,12 +132,16 @@ pub fn fit(points: &[(f64, f64)], ridge: f64) -> Fit {
         worst,
         sloped_bias: median(&sl),
         flat_bias: median(&fl),
+        far_sloped_bias: median(&far),
     }
 }
 
 /// The likely cause when a level fails validation at `threshold`.
 pub fn likely_cause(f: &Fit, threshold: f64) -> &'static str {
-    if f.sloped_bias > threshold {
+    let far_ok = f.far_sloped_bias.abs() <= threshold;
+    if f.sloped_bias < -threshold && far_ok {
+        "points near the ridge sit below min(P, AI x B) while those far from it hold: memory and FP work do not fully overlap there (on Zen 5, vector stores compete with the FP pipes)"
+    } else if f.sloped_bias > threshold {
         "points sit above the memory roof: the bandwidth roof was under-measured"
     } else if f.sloped_bias < -threshold {
         "points sit below the memory roof: the buffer spills to the next level, or the bandwidth roof was over-measured"
@@ -202,6 +214,9 @@ mod tests {
         assert_eq!(f.flat_bias, -0.02);
         let low = fit(&[(0.1, -0.2), (0.2, -0.3), (2.0, 0.0)], 1.0);
         assert!(likely_cause(&low, 0.1).contains("spills"));
+        let ridge = fit(&[(0.05, -0.02), (0.5, -0.3), (0.8, -0.35), (2.0, 0.0)], 1.0);
+        assert_eq!(ridge.far_sloped_bias, -0.02);
+        assert!(likely_cause(&ridge, 0.1).contains("do not fully overlap"));
         let flat = fit(&[(0.1, 0.0), (2.0, -0.2), (4.0, -0.3)], 1.0);
         assert!(likely_cause(&flat, 0.1).contains("latency bound"));
         let high = fit(&[(0.1, 0.2), (0.2, 0.3), (2.0, 0.0)], 1.0);
