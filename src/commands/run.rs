@@ -231,8 +231,8 @@ pub fn run(a: &RunArgs) -> Result<()> {
     let settings = Settings {
         min_sample: Duration::from_secs_f64(plan.min_sample_ms / 1e3),
         samples: plan.samples,
-        clock_runs: 5,
-        clock_run: Duration::from_micros(400),
+        clock_runs: 7,
+        clock_run: Duration::from_micros(600),
     };
     let clock = measure_clock();
     let mut thread_counts = plan.threads.clone();

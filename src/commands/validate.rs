@@ -184,8 +184,8 @@ pub fn validate_doc(
     let settings = Settings {
         min_sample: Duration::from_secs_f64(doc.plan.min_sample_ms / 1e3),
         samples: doc.plan.samples.clamp(3, 7),
-        clock_runs: 5,
-        clock_run: Duration::from_micros(400),
+        clock_runs: 7,
+        clock_run: Duration::from_micros(600),
     };
     interrupt::install();
     let total: usize = jobs.iter().map(|j| j.10.len()).sum();
