@@ -5,7 +5,8 @@
 //! core's NUMA node). A coordinating thread steps the workers together
 //! through barriers: calibration (grow the passes until a run lasts the
 //! minimum time; that run is the warm-up), clock, samples, clock. A
-//! sample's time is the slowest thread's time; the clock is the median
+//! sample's time runs from the first thread's start to the last thread's
+//! end (see [`span`]); the clock is the median
 //! over the threads, each measuring its own core. One pool serves every
 //! measurement of a level and thread count, so buffers are made once.
 
@@ -177,7 +178,8 @@ struct Shared {
     start: Barrier,
     done: Barrier,
     step: Mutex<Step>,
-    times: Mutex<Vec<f64>>,
+    /// Start and end of each worker's last run, on the shared monotonic clock.
+    times: Mutex<Vec<Option<(Instant, Instant)>>>,
     clocks: Mutex<Vec<f64>>,
     alloc_failed: AtomicBool,
 }
@@ -198,7 +200,7 @@ pub fn with_pool<R>(cpus: &[usize], alloc: usize, f: impl FnOnce(&Pool) -> R) ->
         start: Barrier::new(n + 1),
         done: Barrier::new(n + 1),
         step: Mutex::new(Step::Stop),
-        times: Mutex::new(vec![0.0; n]),
+        times: Mutex::new(vec![None; n]),
         clocks: Mutex::new(vec![0.0; n]),
         alloc_failed: AtomicBool::new(false),
     };
@@ -268,7 +270,7 @@ fn worker(tid: usize, cpu: usize, alloc: usize, sh: &Shared) {
                 let t0 = Instant::now();
                 // SAFETY: see above; the kernel follows the ABI of asm/common.S.
                 unsafe { (kernel.entry)(a, b, c, iters, passes, shape.arg()) };
-                sh.times.lock().unwrap()[tid] = t0.elapsed().as_secs_f64();
+                sh.times.lock().unwrap()[tid] = Some((t0, Instant::now()));
             }
         }
         sh.done.wait();
@@ -288,14 +290,13 @@ impl Pool<'_> {
         self.sh.done.wait();
     }
 
+    /// A run's time: from the first worker's start to the last worker's
+    /// end. Timing each worker on its own and taking the slowest is not
+    /// enough: if the OS delays one worker, the workers run one after the
+    /// other, each alone with the whole shared bandwidth, and the slowest
+    /// single time would credit their sum of bytes to one worker's time.
     fn slowest(&self) -> f64 {
-        self.sh
-            .times
-            .lock()
-            .unwrap()
-            .iter()
-            .copied()
-            .fold(0.0, f64::max)
+        span(&self.sh.times.lock().unwrap())
     }
 
     fn clock(&self, s: &Settings) -> f64 {
@@ -374,6 +375,16 @@ impl Pool<'_> {
     }
 }
 
+/// The interval covering every run: last end minus first start, seconds.
+pub fn span(times: &[Option<(Instant, Instant)>]) -> f64 {
+    let starts = times.iter().flatten().map(|t| t.0);
+    let ends = times.iter().flatten().map(|t| t.1);
+    match (starts.min(), ends.max()) {
+        (Some(a), Some(b)) => b.duration_since(a).as_secs_f64(),
+        _ => 0.0,
+    }
+}
+
 /// Bytes a pool needs per thread for `kernel` at `bytes` with `shape`.
 pub fn alloc_for(kernel: &Kernel, bytes: u64, shape: Shape) -> usize {
     match kernel.decl.kind {
@@ -427,4 +438,24 @@ pub fn measure_steady(
         }
     }
     Ok(best.expect("at least one attempt"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sample_spans_every_thread() {
+        let t0 = Instant::now();
+        let ms = |x: u64| t0 + Duration::from_millis(x);
+        // Overlapping runs: the span is the union.
+        assert_eq!(span(&[Some((ms(0), ms(10))), Some((ms(1), ms(11)))]), 0.011);
+        // One worker delayed: the runs did not overlap, so the sample lasted
+        // 20 ms, not the 10 ms either worker took.
+        assert_eq!(
+            span(&[Some((ms(0), ms(10))), Some((ms(10), ms(20)))]),
+            0.020
+        );
+        assert_eq!(span(&[None, None]), 0.0);
+    }
 }
