@@ -112,7 +112,7 @@ def main():
             f"{' '.join(map(str, k)):34} {med:12.2f} {(f'{statistics.median(pct):.1f}' if pct else '-'):>8} {100 * cv(vals):8.2f}% {100 * cv(pcs):8.2f}%{scale}"
         )
 
-    print("\n== validation of the first run's roofs (carmbench validate), default mix 2ld1st, op fma")
+    print("\n== validation of the first run's roofs (carmbench validate), default mixes load and 2ld1st, op fma")
     out = tempfile.mkdtemp(prefix="carmbench-val-")
     f = os.path.join(out, "carm.json")
     with open(f, "w") as fh:
@@ -125,12 +125,15 @@ def main():
     shutil.rmtree(out)
     print(f"validation time: {vdt:.1f} s (target <= 15 s)")
     groups = {}
+    levels = ["L1", "L2", "L3", "L4", "DRAM"]
     for p in vdoc["validation"]:
-        groups.setdefault((p["threads"], p["level"]), []).append(p)
-    print(f"{'threads level':14} {'points':>6} {'median |dev|':>13} {'worst':>8}")
-    for (t, lvl), ps in groups.items():
+        groups.setdefault((p["mix"], p["threads"], p["level"]), []).append(p)
+    print(f"{'mix threads level':20} {'points':>6} {'median |dev|':>13} {'worst':>8} {'overlap':>8}")
+    for (m, t, lvl), ps in sorted(groups.items(), key=lambda g: (g[0][0], g[0][1], levels.index(g[0][2]) if g[0][2] in levels else 9)):
         devs = [abs(p["deviation"]) for p in ps]
-        print(f"{t} {lvl:12} {len(ps):6d} {100 * statistics.median(devs):12.1f}% {100 * max(devs):7.1f}%")
+        ov = [p["overlap"] for p in ps if p.get("overlap") is not None]
+        ovs = f"{100 * statistics.median(ov):7.0f}%" if ov else "       -"
+        print(f"{m:6} {t} {lvl:11} {len(ps):6d} {100 * statistics.median(devs):12.1f}% {100 * max(devs):7.1f}% {ovs}")
 
     print(f"\n== carmbench vs likwid-bench, same core, same per-thread size, {a.reps} alternating reps, medians")
     sizes = {}

@@ -141,7 +141,7 @@ pub struct ProfileArgs {
 pub struct ValidateArgs {
     /// Results file to validate and extend [default: carm-results/carm.yaml].
     pub results: Option<PathBuf>,
-    /// Access mixes of the kernels and roofs compared: load, 2ld1st [default: 2ld1st].
+    /// Access mixes of the kernels and roofs compared: load, 2ld1st [default: load,2ld1st].
     #[arg(long, value_delimiter = ',')]
     pub mixes: Option<Vec<String>>,
     /// FP ops of the kernels and roofs compared: fma, addmul [default: fma].

@@ -92,7 +92,20 @@ fn run_validate_stores_a_full_sweep() {
         assert!((p.expected_gflop_per_s - exp).abs() < 1e-9 * exp, "{p:?}");
         assert!((p.deviation - (p.gflop_per_s - exp) / exp).abs() < 1e-12);
         assert!(p.gflop_per_s > 0.0);
+        // Overlap only near the ridge, and from the same roofs.
+        let (fp, b) = (fma.per_cycle * p.clock_ghz, bw.per_cycle * p.clock_ghz);
+        let near = p.ai >= ridge / 2.0 && p.ai <= ridge * 2.0;
+        assert_eq!(p.overlap.is_some(), near, "{p:?}");
+        if let Some(o) = p.overlap {
+            let serial = 1.0 / (1.0 / fp + 1.0 / (p.ai * b));
+            let want = (1.0 / serial - 1.0 / p.gflop_per_s) / (1.0 / serial - 1.0 / exp);
+            assert!((o - want).abs() < 1e-9, "{o} vs {want}");
+        }
     }
+    assert!(
+        pts.iter().any(|p| p.overlap.is_some()),
+        "points near the ridge"
+    );
     assert!(
         std::fs::read_to_string(dir.join("carm.svg"))
             .unwrap()
@@ -110,7 +123,11 @@ fn results_it_cannot_validate_are_refused_clearly() {
     let mut no_l3 = fixture_here();
     no_l3.roofs.retain(|r| r.level.as_deref() != Some("L3"));
     save(&no_l3, &f);
-    assert_input_error(&carmbench(&["validate", fs]), &["no L3 2ld1st", "--levels"]);
+    assert_input_error(&carmbench(&["validate", fs]), &["no L3 load", "--levels"]);
+    assert_input_error(
+        &carmbench(&["validate", fs, "--mixes", "2ld1st"]),
+        &["no L3 2ld1st", "--levels"],
+    );
     // No compute roof at all.
     let mut no_fp = fixture_here();
     no_fp.roofs.retain(|r| r.op.is_none());
@@ -140,5 +157,17 @@ fn results_it_cannot_validate_are_refused_clearly() {
     );
     // Nothing was written over the input on error.
     assert_eq!(results::load(&f).unwrap().validation.len(), 0);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn run_validate_without_the_roofs_it_needs_stops_before_measuring() {
+    let dir = tmpdir("novalidate");
+    let d = dir.to_str().unwrap();
+    for (flag, value) in [("--ops", "add"), ("--mixes", "store")] {
+        let out = carmbench(&["run", "--validate", "--quick", flag, value, "-o", d]);
+        assert_input_error(&out, &["--validate needs", "--mixes load,2ld1st --ops fma"]);
+        assert!(!dir.join("carm.yaml").exists(), "nothing measured");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -88,11 +88,17 @@ pub struct Roof {
     /// Rates at each buffer size (bandwidth roofs); the roof is their median.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sizes: Vec<SizePoint>,
-    /// Warnings: clock_drift, high_cv, not_isolated, above_theoretical.
+    /// Warnings: clock_drift, high_cv, not_isolated, above_theoretical,
+    /// shared_core (a per-core resource whose all-core roof is below 85% of
+    /// threads × its 1-thread roof: other work shared a core).
     pub flags: Vec<String>,
 }
 
 impl Roof {
+    /// The same measurement (kernel, level, threads), of any value.
+    pub fn same_roof(&self, o: &Roof) -> bool {
+        self.kernel == o.kernel && self.level == o.level && self.threads == o.threads
+    }
     /// The roof's value in its unit (GB/s or GFLOP/s).
     pub fn value(&self) -> f64 {
         self.gb_per_s.or(self.gflop_per_s).unwrap_or(self.median)
@@ -176,6 +182,11 @@ pub struct ValidationPoint {
     pub clock_ghz: f64,
     /// (measured − expected) / expected.
     pub deviation: f64,
+    /// Near the ridge (within a factor 2 of its AI): how much the memory and
+    /// FP work overlapped, 1 at min(P, AI × B), 0 when they took the time of
+    /// both in turn (1/P + 1/(AI × B) per flop). Absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlap: Option<f64>,
 }
 
 /// A results file's name for tables and legends: its folder and file name.

@@ -68,6 +68,32 @@ pub fn expected(ai: f64, peak_gflops: f64, gb_per_s: f64) -> f64 {
     crate::chart::geometry::attainable(ai, peak_gflops, gb_per_s)
 }
 
+/// GFLOP/s at `ai` if memory and FP work ran one after the other instead of
+/// side by side: the time per flop is the sum of the FP time and the memory
+/// time, 1 / (1/P + 1/(AI x B)).
+pub fn serial(ai: f64, peak_gflops: f64, gb_per_s: f64) -> f64 {
+    1.0 / (1.0 / peak_gflops + 1.0 / (ai * gb_per_s))
+}
+
+/// How much of the memory and FP work of a point overlapped: 1 when it ran
+/// at min(P, AI x B) (full overlap), 0 when it took the time of both in turn
+/// ([`serial`]). Only points within a factor [`OVERLAP_BAND`] of the ridge
+/// tell (elsewhere both models agree within a third); `None` for the others.
+pub fn overlap(measured: f64, ai: f64, peak_gflops: f64, gb_per_s: f64) -> Option<f64> {
+    let ridge = peak_gflops / gb_per_s;
+    if !(ai >= ridge / OVERLAP_BAND && ai <= ridge * OVERLAP_BAND) || measured <= 0.0 {
+        return None;
+    }
+    let (t_min, t_serial) = (
+        1.0 / expected(ai, peak_gflops, gb_per_s),
+        1.0 / serial(ai, peak_gflops, gb_per_s),
+    );
+    Some((t_serial - 1.0 / measured) / (t_serial - t_min))
+}
+
+/// Points within this factor of the ridge AI tell the overlap.
+pub const OVERLAP_BAND: f64 = 2.0;
+
 /// Relative deviation of a measurement from its expected value.
 pub fn deviation(measured: f64, expected: f64) -> f64 {
     (measured - expected) / expected
@@ -103,10 +129,13 @@ pub struct Fit {
     /// Median signed deviation of the sloped points far from the ridge
     /// (AI at most a quarter of it), where the bandwidth alone matters.
     pub far_sloped_bias: f64,
+    /// Median [`overlap`] of the points near the ridge (NaN without any).
+    pub overlap: f64,
 }
 
-/// Fit of (ai, deviation) points against a roof whose ridge is at `ridge`.
-pub fn fit(points: &[(f64, f64)], ridge: f64) -> Fit {
+/// Fit of (ai, deviation) points against a roof whose ridge is at `ridge`;
+/// `overlaps` are the [`overlap`] values of the points near the ridge.
+pub fn fit(points: &[(f64, f64)], ridge: f64, overlaps: &[f64]) -> Fit {
     let abs: Vec<f64> = points.iter().map(|p| p.1.abs()).collect();
     let worst = points
         .iter()
@@ -133,24 +162,38 @@ pub fn fit(points: &[(f64, f64)], ridge: f64) -> Fit {
         sloped_bias: median(&sl),
         flat_bias: median(&fl),
         far_sloped_bias: median(&far),
+        overlap: median(overlaps),
     }
 }
 
 /// The likely cause when a level fails validation at `threshold`.
-pub fn likely_cause(f: &Fit, threshold: f64) -> &'static str {
+pub fn likely_cause(f: &Fit, threshold: f64) -> String {
     let far_ok = f.far_sloped_bias.abs() <= threshold;
     if f.sloped_bias < -threshold && far_ok {
-        "points near the ridge sit below min(P, AI x B) while those far from it hold: memory and FP work do not fully overlap there (on Zen 5, vector stores compete with the FP pipes)"
+        if f.overlap < 0.5 {
+            format!(
+                "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the roofs are right, but this core cannot issue this mix's accesses beside the FP op at full rate, so min(P, AI x B) is optimistic there (measured on Zen 5: 8 512-bit stores and 16 FMAs take 16 cycles, each alone 8)",
+                f.overlap * 100.0
+            )
+        } else {
+            format!(
+                "points near the ridge sit below min(P, AI x B) while those far from it hold: memory and FP work overlap only in part there (overlap {:.0}%)",
+                f.overlap * 100.0
+            )
+        }
     } else if f.sloped_bias > threshold {
-        "points sit above the memory roof: the bandwidth roof was under-measured"
+        "points sit above the memory roof: the bandwidth roof was under-measured".into()
     } else if f.sloped_bias < -threshold {
-        "points sit below the memory roof: the buffer spills to the next level, or the bandwidth roof was over-measured"
+        "points sit below the memory roof: the buffer spills to the next level, or the bandwidth roof was over-measured".into()
     } else if f.flat_bias < -threshold {
-        "points sit below the FP roof: the kernel is latency bound there, or the FP roof was over-measured"
+        "points sit below the FP roof: the kernel is latency bound there, or the FP roof was over-measured".into()
     } else if f.flat_bias > threshold {
-        "points sit above the FP roof: the FP roof was under-measured"
+        "points sit above the FP roof: the FP roof was under-measured".into()
     } else {
-        "the deviation is at the ridge, where memory and FP work must overlap perfectly"
+        format!(
+            "the deviation is at the ridge, where memory and FP work must overlap perfectly (overlap {:.0}%)",
+            f.overlap * 100.0
+        )
     }
 }
 
@@ -206,20 +249,46 @@ mod tests {
             (1.0, 0.0),
             (4.0, -0.04),
         ];
-        let f = fit(&pts, 0.5);
+        let f = fit(&pts, 0.5, &[]);
         assert_eq!((f.n, f.sloped, f.flat), (5, 3, 2));
         assert_eq!(f.median_abs_deviation, 0.02);
         assert_eq!(f.worst, (0.2, -0.30));
         assert_eq!(f.sloped_bias, -0.02);
         assert_eq!(f.flat_bias, -0.02);
-        let low = fit(&[(0.1, -0.2), (0.2, -0.3), (2.0, 0.0)], 1.0);
+        assert!(f.overlap.is_nan());
+        let low = fit(&[(0.1, -0.2), (0.2, -0.3), (2.0, 0.0)], 1.0, &[]);
         assert!(likely_cause(&low, 0.1).contains("spills"));
-        let ridge = fit(&[(0.05, -0.02), (0.5, -0.3), (0.8, -0.35), (2.0, 0.0)], 1.0);
+        let near = [(0.05, -0.02), (0.5, -0.3), (0.8, -0.35), (2.0, 0.0)];
+        let ridge = fit(&near, 1.0, &[0.1, 0.0]);
         assert_eq!(ridge.far_sloped_bias, -0.02);
-        assert!(likely_cause(&ridge, 0.1).contains("do not fully overlap"));
-        let flat = fit(&[(0.1, 0.0), (2.0, -0.2), (4.0, -0.3)], 1.0);
+        assert_eq!(ridge.overlap, 0.05);
+        assert!(likely_cause(&ridge, 0.1).contains("serialize"));
+        let part = fit(&near, 1.0, &[0.7, 0.8]);
+        assert!(likely_cause(&part, 0.1).contains("overlap only in part"));
+        let flat = fit(&[(0.1, 0.0), (2.0, -0.2), (4.0, -0.3)], 1.0, &[]);
         assert!(likely_cause(&flat, 0.1).contains("latency bound"));
-        let high = fit(&[(0.1, 0.2), (0.2, 0.3), (2.0, 0.0)], 1.0);
+        let high = fit(&[(0.1, 0.2), (0.2, 0.3), (2.0, 0.0)], 1.0, &[]);
         assert!(likely_cause(&high, 0.1).contains("under-measured"));
+    }
+
+    #[test]
+    fn overlap_tells_side_by_side_from_one_after_the_other() {
+        // P = 100 GFLOP/s, B = 400 GB/s: ridge at 0.25 flop/byte.
+        let (p, b) = (100.0, 400.0);
+        assert_eq!(serial(0.25, p, b), 50.0);
+        assert!((serial(0.125, p, b) - 1.0 / (0.01 + 1.0 / 50.0)).abs() < 1e-12);
+        // At the model it overlaps fully; at the serial model not at all.
+        for ai in [0.125, 0.25, 0.5] {
+            let full = overlap(expected(ai, p, b), ai, p, b).unwrap();
+            let none = overlap(serial(ai, p, b), ai, p, b).unwrap();
+            assert!((full - 1.0).abs() < 1e-12 && none.abs() < 1e-12, "{ai}");
+        }
+        // Half way in time per flop: 0.5.
+        let t = (1.0 / expected(0.25, p, b) + 1.0 / serial(0.25, p, b)) / 2.0;
+        assert!((overlap(1.0 / t, 0.25, p, b).unwrap() - 0.5).abs() < 1e-12);
+        // Far from the ridge the two models agree: no verdict.
+        assert_eq!(overlap(10.0, 0.01, p, b), None);
+        assert_eq!(overlap(100.0, 4.0, p, b), None);
+        assert_eq!(overlap(0.0, 0.25, p, b), None);
     }
 }
