@@ -37,7 +37,7 @@ fn run_validate_stores_a_full_sweep() {
         "--isa",
         "scalar",
         "--levels",
-        "L1",
+        "L1,L3",
         "--mixes",
         "2ld1st",
         "--ops",
@@ -59,7 +59,26 @@ fn run_validate_stores_a_full_sweep() {
         "{stdout}"
     );
     let doc = results::load(&dir.join("carm.yaml")).unwrap();
-    let pts = &doc.validation;
+    // L3 (shared, off the core clock): compared with its roof's kernel
+    // measured around the sweep, which each point records.
+    let l3: Vec<_> = doc.validation.iter().filter(|p| p.level == "L3").collect();
+    assert!(l3.len() >= 12, "{} L3 points", l3.len());
+    let fma0 = doc.roofs.iter().find(|r| r.op.is_some()).unwrap();
+    for p in &l3 {
+        let b = p
+            .reference_gb_per_s
+            .expect("L3 points carry their reference");
+        assert!(b > 0.0);
+        let exp = (p.ai * b).min(fma0.per_cycle * p.clock_ghz);
+        assert!((p.expected_gflop_per_s - exp).abs() < 1e-9 * exp, "{p:?}");
+    }
+    assert!(stdout.contains("B vs roof"), "{stdout}");
+    let pts: Vec<_> = doc
+        .validation
+        .iter()
+        .filter(|p| p.level == "L1")
+        .cloned()
+        .collect();
     assert!(pts.len() >= 12, "{} points", pts.len());
     let fma = doc.roofs.iter().find(|r| r.op.is_some()).unwrap();
     let bw = doc
@@ -82,8 +101,9 @@ fn run_validate_stores_a_full_sweep() {
         .iter()
         .find(|k| k.decl.name == pts[0].kernel)
         .unwrap();
-    for p in pts {
+    for p in &pts {
         assert_eq!((p.level.as_str(), p.threads), ("L1", 1));
+        assert_eq!(p.reference_gb_per_s, None);
         // AI exact from the declaration and the shape.
         let shape = carmbench::kernels::Shape { j: p.j, k: p.k };
         assert_eq!(p.ai, k.decl.intensity(shape));

@@ -4,9 +4,10 @@
 use crate::cli::ValidateArgs;
 use crate::error::{Error, Result};
 use crate::isa::Isa;
-use crate::kernels::{self, Kind, Mix, Op, Precision};
+use crate::kernels::{self, Kernel, Kind, Mix, Op, Precision, Shape};
 use crate::measure::interrupt;
 use crate::measure::runner::{self, Settings};
+use crate::measure::stats::median;
 use crate::output::Format;
 use crate::results::{self, Document, Roof, ValidationPoint};
 use crate::topology::sizing::{self, human_bytes};
@@ -91,6 +92,11 @@ pub struct LevelResult {
     pub ridge: f64,
     /// Fit of the points.
     pub fit: Fit,
+    /// Levels off the core clock: the bandwidth measured around the sweep
+    /// relative to the roof, minus 1 (what the points are compared with).
+    pub moved: Option<f64>,
+    /// Change of that bandwidth from just before to just after the sweep.
+    pub moved_during: Option<f64>,
 }
 
 fn find<'a>(
@@ -115,6 +121,136 @@ fn isa_of(doc: &Document) -> Result<Isa> {
         .ok_or_else(|| {
             Error::input("the results have no compute roof to validate against; run `carmbench run` with --ops fma")
         })
+}
+
+/// One sweep: a validation kernel on one level's buffer, against one FP roof
+/// and one bandwidth roof.
+#[derive(Debug, Clone)]
+struct Job {
+    threads: usize,
+    precision: Precision,
+    op: Op,
+    mix: Mix,
+    level: String,
+    kernel: &'static Kernel,
+    bytes: u64,
+    fp_per_cycle: f64,
+    bw_per_cycle: f64,
+    bw_gb_per_s: f64,
+    /// The bandwidth roof's own kernel, measured again just before and just
+    /// after the sweep: for the levels off the core clock (L3, L4, DRAM),
+    /// whose bandwidth other cores and other tenants of the host share.
+    reference: Option<&'static Kernel>,
+    shapes: Vec<Shape>,
+}
+
+/// Bandwidth moves during a sweep above which the verdict says so.
+pub const MOVED_LIMIT: f64 = 0.10;
+
+/// Run one sweep; `None` when Ctrl-C stopped it before any point.
+fn sweep(
+    pool: &runner::Pool,
+    job: &Job,
+    isa: Isa,
+    settings: &Settings,
+    bar: &ProgressBar,
+) -> Result<Option<(LevelResult, Vec<ValidationPoint>)>> {
+    let level = &job.level;
+    let reference = || -> Result<Option<f64>> {
+        let Some(k) = job.reference.filter(|_| !interrupt::requested()) else {
+            return Ok(None);
+        };
+        let m = runner::measure_steady(pool, k, job.bytes, settings, Shape::ONE, cv_limit(level))
+            .map_err(|e| Error::Io(format!("{}: {e}", k.decl.name)))?;
+        bar.inc(1);
+        Ok(Some(m.rates.median / 1e9))
+    };
+    bar.set_message(format!(
+        "{level} {} {} {} thread(s) {}",
+        job.mix,
+        job.op,
+        job.threads,
+        human_bytes(job.bytes)
+    ));
+    let before = reference()?;
+    let mut raw = Vec::new();
+    for &s in &job.shapes {
+        if interrupt::requested() {
+            break;
+        }
+        let m = runner::measure_steady(pool, job.kernel, job.bytes, settings, s, cv_limit(level))
+            .map_err(|e| Error::Io(format!("{}: {e}", job.kernel.decl.name)))?;
+        bar.inc(1);
+        raw.push((s, m));
+    }
+    if raw.is_empty() {
+        return Ok(None);
+    }
+    let after = reference()?;
+    // The roofs and the sweep run minutes apart on a shared machine. What
+    // runs on the core clock (FP, L1, L2) is compared per cycle at the
+    // point's clock; L3, L4 and DRAM, which do not follow the core clock,
+    // against their roof's kernel measured around the sweep (the roof's
+    // own value when Ctrl-C came first).
+    let now = match (before, after) {
+        (Some(a), Some(b)) => Some((a + b) / 2.0),
+        (a, b) => a.or(b),
+    };
+    let mut pts = Vec::new();
+    let mut ridges = Vec::new();
+    for (s, m) in raw {
+        let ai = job.kernel.decl.intensity(s);
+        let clock = m.clock_ghz();
+        let measured = m.rates.median / 1e9;
+        let band = if core_clocked(level) {
+            job.bw_per_cycle * clock
+        } else {
+            now.unwrap_or(job.bw_gb_per_s)
+        };
+        let peak = job.fp_per_cycle * clock;
+        ridges.push(peak / band);
+        let exp = validate::expected(ai, peak, band);
+        pts.push(ValidationPoint {
+            level: level.clone(),
+            isa,
+            precision: job.precision,
+            threads: job.threads,
+            mix: job.mix,
+            op: job.op,
+            kernel: job.kernel.decl.name.to_string(),
+            j: s.j,
+            k: s.k,
+            bytes_per_thread: m.bytes_per_thread,
+            ai,
+            gflop_per_s: measured,
+            expected_gflop_per_s: exp,
+            clock_ghz: clock,
+            deviation: validate::deviation(measured, exp),
+            overlap: validate::overlap(measured, ai, peak, band),
+            reference_gb_per_s: now.filter(|_| !core_clocked(level)),
+        });
+    }
+    let ridge = median(&ridges);
+    let fit = validate::fit(
+        &pts.iter().map(|v| (v.ai, v.deviation)).collect::<Vec<_>>(),
+        ridge,
+        &pts.iter().filter_map(|v| v.overlap).collect::<Vec<_>>(),
+    );
+    Ok(Some((
+        LevelResult {
+            threads: job.threads,
+            isa,
+            precision: job.precision,
+            op: job.op,
+            mix: job.mix,
+            level: level.clone(),
+            ridge,
+            fit,
+            moved: now.map(|n| n / job.bw_gb_per_s - 1.0),
+            moved_during: before.zip(after).map(|(a, b)| b / a - 1.0),
+        },
+        pts,
+    )))
 }
 
 /// Run the sweep on this machine against `doc`'s roofs; the points replace
@@ -194,21 +330,22 @@ pub fn validate_doc(
                             sizes[sizes.len() / 2]
                         };
                         let ridge = fp.value() / bw.value();
-                        let (fp, bw) = ((fp.per_cycle, fp.value()), (bw.per_cycle, bw.value()));
-                        let shapes = validate::shapes(&k.decl, &validate::targets(&[ridge]));
-                        jobs.push((
-                            t,
-                            p,
+                        jobs.push(Job {
+                            threads: t,
+                            precision: p,
                             op,
                             mix,
-                            level.clone(),
-                            k,
+                            level: level.clone(),
+                            kernel: k,
                             bytes,
-                            fp,
-                            bw,
-                            ridge,
-                            shapes,
-                        ));
+                            fp_per_cycle: fp.per_cycle,
+                            bw_per_cycle: bw.per_cycle,
+                            bw_gb_per_s: bw.value(),
+                            reference: (!core_clocked(level))
+                                .then(|| kernels::bandwidth(mix, isa))
+                                .flatten(),
+                            shapes: validate::shapes(&k.decl, &validate::targets(&[ridge])),
+                        });
                     }
                 }
             }
@@ -221,7 +358,10 @@ pub fn validate_doc(
         clock_run: Duration::from_micros(600),
     };
     interrupt::install();
-    let total: usize = jobs.iter().map(|j| j.10.len()).sum();
+    let total: usize = jobs
+        .iter()
+        .map(|j| j.shapes.len() + 2 * usize::from(j.reference.is_some()))
+        .sum();
     let bar = ProgressBar::new(total as u64);
     bar.set_style(
         ProgressStyle::with_template(
@@ -231,19 +371,27 @@ pub fn validate_doc(
     );
     // One pool per thread count and level, shared by every sweep there.
     let level_pos = |l: &str| levels.iter().position(|x| x == l);
-    jobs.sort_by_key(|j| (j.0, level_pos(&j.4)));
+    jobs.sort_by_key(|j| (j.threads, level_pos(&j.level)));
     let mut out = Vec::new();
     let mut start = 0;
     while start < jobs.len() && !interrupt::requested() {
-        let (t, lvl) = (jobs[start].0, jobs[start].4.clone());
+        let (t, lvl) = (jobs[start].threads, jobs[start].level.clone());
         let end = jobs[start..]
             .iter()
-            .position(|j| j.0 != t || j.4 != lvl)
+            .position(|j| j.threads != t || j.level != lvl)
             .map_or(jobs.len(), |p| start + p);
         let group = &jobs[start..end];
         let alloc = group
             .iter()
-            .flat_map(|j| j.10.iter().map(|s| runner::alloc_for(j.5, j.6, *s)))
+            .flat_map(|j| {
+                j.shapes
+                    .iter()
+                    .map(|s| runner::alloc_for(j.kernel, j.bytes, *s))
+                    .chain(
+                        j.reference
+                            .map(|r| runner::alloc_for(r, j.bytes, Shape::ONE)),
+                    )
+            })
             .max()
             .unwrap_or(0);
         let done = runner::with_pool(
@@ -251,75 +399,10 @@ pub fn validate_doc(
             alloc,
             |pool| -> Result<Vec<(LevelResult, Vec<ValidationPoint>)>> {
                 let mut done = Vec::new();
-                for (t, p, op, mix, level, k, bytes, fp, bw, ridge, shapes) in group.iter().cloned()
-                {
-                    let mut pts = Vec::new();
-                    for s in shapes {
-                        if interrupt::requested() {
-                            break;
-                        }
-                        bar.set_message(format!(
-                            "{level} {mix} {op} {t} thread(s) {}",
-                            human_bytes(bytes)
-                        ));
-                        let m =
-                            runner::measure_steady(pool, k, bytes, &settings, s, cv_limit(&level))
-                                .map_err(|e| Error::Io(format!("{}: {e}", k.decl.name)))?;
-                        bar.inc(1);
-                        // The clock of a shared machine moves between the roofs and the
-                        // sweep: what runs on the core clock (FP, L1, L2) is compared per
-                        // cycle at the point's clock; L3, L4 and DRAM, which do not follow
-                        // the core clock, in GB/s.
-                        let ai = k.decl.intensity(s);
-                        let clock = m.clock_ghz();
-                        let measured = m.rates.median / 1e9;
-                        let band = if core_clocked(&level) {
-                            bw.0 * clock
-                        } else {
-                            bw.1
-                        };
-                        let exp = validate::expected(ai, fp.0 * clock, band);
-                        let overlap = validate::overlap(measured, ai, fp.0 * clock, band);
-                        pts.push(ValidationPoint {
-                            level: level.clone(),
-                            isa,
-                            precision: p,
-                            threads: t,
-                            mix,
-                            op,
-                            kernel: k.decl.name.to_string(),
-                            j: s.j,
-                            k: s.k,
-                            bytes_per_thread: m.bytes_per_thread,
-                            ai,
-                            gflop_per_s: measured,
-                            expected_gflop_per_s: exp,
-                            clock_ghz: clock,
-                            deviation: validate::deviation(measured, exp),
-                            overlap,
-                        });
+                for job in group {
+                    if let Some(r) = sweep(pool, job, isa, &settings, &bar)? {
+                        done.push(r);
                     }
-                    if pts.is_empty() {
-                        continue;
-                    }
-                    let fit = validate::fit(
-                        &pts.iter().map(|v| (v.ai, v.deviation)).collect::<Vec<_>>(),
-                        ridge,
-                        &pts.iter().filter_map(|v| v.overlap).collect::<Vec<_>>(),
-                    );
-                    done.push((
-                        LevelResult {
-                            threads: t,
-                            isa,
-                            precision: p,
-                            op,
-                            mix,
-                            level,
-                            ridge,
-                            fit,
-                        },
-                        pts,
-                    ));
                 }
                 Ok(done)
             },
@@ -349,6 +432,12 @@ pub fn validate_doc(
 pub fn report(results: &[LevelResult], threshold: f64) -> String {
     let mut s = String::new();
     let mut last = None;
+    if results.iter().any(|r| r.moved.is_some()) {
+        let _ = writeln!(
+            s,
+            "L3 and beyond are shared with other cores and tenants: each sweep there is compared with its roof's kernel measured just before and after it (B vs roof: how far that moved from the roof)"
+        );
+    }
     for r in results {
         let key = (r.threads, r.isa, r.precision, r.op, r.mix);
         if last != Some(key) {
@@ -365,8 +454,14 @@ pub fn report(results: &[LevelResult], threshold: f64) -> String {
             );
             let _ = writeln!(
                 s,
-                "  {:<6} {:>9} {:>14} {:>13} {:>22} {:>8}  result",
-                "level", "ridge AI", "points (sl/fl)", "median |dev|", "worst (AI: dev)", "overlap"
+                "  {:<6} {:>9} {:>14} {:>13} {:>22} {:>8} {:>10}  result",
+                "level",
+                "ridge AI",
+                "points (sl/fl)",
+                "median |dev|",
+                "worst (AI: dev)",
+                "overlap",
+                "B vs roof"
             );
             last = Some(key);
         }
@@ -374,7 +469,7 @@ pub fn report(results: &[LevelResult], threshold: f64) -> String {
         let ok = f.median_abs_deviation <= threshold;
         let _ = writeln!(
             s,
-            "  {:<6} {:>9.3} {:>8} ({}/{}) {:>12.1}% {:>12.3}: {:>+6.1}% {:>8}  {}",
+            "  {:<6} {:>9.3} {:>8} ({}/{}) {:>12.1}% {:>12.3}: {:>+6.1}% {:>8} {:>10}  {}{}",
             r.level,
             r.ridge,
             f.n,
@@ -388,10 +483,20 @@ pub fn report(results: &[LevelResult], threshold: f64) -> String {
             } else {
                 "-".into()
             },
+            r.moved
+                .map_or("-".to_string(), |m| format!("{:+.0}%", m * 100.0)),
             if ok {
                 "ok".to_string()
             } else {
                 format!("FAILED: {}", validate::likely_cause(f, threshold))
+            },
+            match r.moved_during {
+                Some(m) if m.abs() > MOVED_LIMIT => format!(
+                    " (the {} bandwidth moved {:+.0}% during the sweep: other work shares it; run again on an idle machine)",
+                    r.level,
+                    m * 100.0
+                ),
+                _ => String::new(),
             }
         );
     }

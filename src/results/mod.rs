@@ -175,7 +175,7 @@ pub struct ValidationPoint {
     /// min(FP roof, AI × bandwidth roof), GFLOP/s. The FP, L1 and L2 roofs
     /// are taken per cycle at the point's clock (a clock change between the
     /// run and the sweep is no deviation); L3, L4 and DRAM, which do not
-    /// follow the core clock, in GB/s.
+    /// follow the core clock, at `reference_gb_per_s`.
     pub expected_gflop_per_s: f64,
     /// Core clock while the point was measured, GHz.
     #[serde(default)]
@@ -187,6 +187,12 @@ pub struct ValidationPoint {
     /// both in turn (1/P + 1/(AI × B) per flop). Absent elsewhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overlap: Option<f64>,
+    /// L3, L4 and DRAM: the bandwidth roof's kernel measured again just
+    /// before and after the sweep (mean, GB/s), which the expected value
+    /// uses: other cores and tenants share these levels, and their bandwidth
+    /// moves between the run and the sweep. Absent for L1, L2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_gb_per_s: Option<f64>,
 }
 
 /// A results file's name for tables and legends: its folder and file name.
