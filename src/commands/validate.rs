@@ -488,7 +488,10 @@ pub fn report(results: &[LevelResult], threshold: f64) -> String {
             if ok {
                 "ok".to_string()
             } else {
-                format!("FAILED: {}", validate::likely_cause(f, threshold))
+                format!(
+                    "FAILED: {}",
+                    validate::likely_cause(f, threshold, !core_clocked(&r.level))
+                )
             },
             match r.moved_during {
                 Some(m) if m.abs() > MOVED_LIMIT => format!(

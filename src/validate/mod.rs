@@ -166,12 +166,19 @@ pub fn fit(points: &[(f64, f64)], ridge: f64, overlaps: &[f64]) -> Fit {
     }
 }
 
-/// The likely cause when a level fails validation at `threshold`.
-pub fn likely_cause(f: &Fit, threshold: f64) -> String {
+/// The likely cause when a level fails validation at `threshold`; `shared`
+/// for the levels off the core (L3, L4, DRAM), where a miss takes hundreds
+/// of cycles.
+pub fn likely_cause(f: &Fit, threshold: f64, shared: bool) -> String {
     let far_ok = f.far_sloped_bias.abs() <= threshold;
     // Little overlap near the ridge while the points far from it roughly
     // hold: the model's min() is what fails, not a roof.
-    if f.overlap < 0.5 && f.far_sloped_bias.abs() <= 2.0 * threshold {
+    if f.overlap < 0.5 && f.far_sloped_bias.abs() <= 2.0 * threshold && shared {
+        format!(
+            "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the kernel is latency bound there, as the FP work between its loads leaves the reorder buffer room for too few misses in flight to cover the memory latency; more threads, or prefetching, reach the roof",
+            f.overlap * 100.0
+        )
+    } else if f.overlap < 0.5 && f.far_sloped_bias.abs() <= 2.0 * threshold {
         format!(
             "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the roofs are right, but this core cannot issue this mix's accesses beside the FP op at full rate, so min(P, AI x B) is optimistic there (measured on Zen 5: 8 512-bit stores and 16 FMAs take 16 cycles, each alone 8)",
             f.overlap * 100.0
@@ -257,25 +264,27 @@ mod tests {
         assert_eq!(f.flat_bias, -0.02);
         assert!(f.overlap.is_nan());
         let low = fit(&[(0.1, -0.2), (0.2, -0.3), (2.0, 0.0)], 1.0, &[]);
-        assert!(likely_cause(&low, 0.1).contains("spills"));
+        assert!(likely_cause(&low, 0.1, false).contains("spills"));
         let near = [(0.05, -0.02), (0.5, -0.3), (0.8, -0.35), (2.0, 0.0)];
         let ridge = fit(&near, 1.0, &[0.1, 0.0]);
         assert_eq!(ridge.far_sloped_bias, -0.02);
         assert_eq!(ridge.overlap, 0.05);
-        assert!(likely_cause(&ridge, 0.1).contains("serialize"));
+        assert!(likely_cause(&ridge, 0.1, false).contains("serialize"));
+        assert!(likely_cause(&ridge, 0.1, false).contains("cannot issue"));
+        assert!(likely_cause(&ridge, 0.1, true).contains("latency bound"));
         // Little overlap, but the far points are far below too: a roof or the buffer.
         let spill = fit(
             &[(0.1, -0.4), (0.2, -0.5), (0.5, -0.5), (2.0, 0.0)],
             1.0,
             &[0.1],
         );
-        assert!(likely_cause(&spill, 0.1).contains("spills"));
+        assert!(likely_cause(&spill, 0.1, false).contains("spills"));
         let part = fit(&near, 1.0, &[0.7, 0.8]);
-        assert!(likely_cause(&part, 0.1).contains("overlap only in part"));
+        assert!(likely_cause(&part, 0.1, false).contains("overlap only in part"));
         let flat = fit(&[(0.1, 0.0), (2.0, -0.2), (4.0, -0.3)], 1.0, &[]);
-        assert!(likely_cause(&flat, 0.1).contains("latency bound"));
+        assert!(likely_cause(&flat, 0.1, false).contains("latency bound"));
         let high = fit(&[(0.1, 0.2), (0.2, 0.3), (2.0, 0.0)], 1.0, &[]);
-        assert!(likely_cause(&high, 0.1).contains("under-measured"));
+        assert!(likely_cause(&high, 0.1, false).contains("under-measured"));
     }
 
     #[test]
