@@ -218,6 +218,17 @@ pub fn scaling(roofs: &[Roof], r: &Roof) -> Option<f64> {
     x.is_finite().then_some(x)
 }
 
+/// Indices of the roofs (measured in the order of `todo`) of per-core
+/// resources whose per-thread value is below [`SCALING_FLOOR`] of 1 thread.
+fn poorly_scaling(todo: &[Task], roofs: &[Roof]) -> Vec<usize> {
+    todo.iter()
+        .zip(roofs)
+        .enumerate()
+        .filter(|(_, (t, r))| t.private && scaling(roofs, r).is_some_and(|x| x < SCALING_FLOOR))
+        .map(|(i, _)| i)
+        .collect()
+}
+
 /// Measure tasks, one pool per run of tasks sharing a thread count and
 /// level (buffers are allocated and touched once for every mix and size of
 /// the level). Stops early, keeping what it has, when Ctrl-C was pressed.
@@ -379,11 +390,9 @@ pub fn run(a: &RunArgs) -> Result<()> {
     // sibling or another tenant of a virtual machine, which no counter here
     // shows): measure those roofs once more, keep the better, flag the rest.
     if !interrupt::requested() {
-        let again: Vec<Task> = todo
-            .iter()
-            .zip(&doc.roofs)
-            .filter(|(t, r)| t.private && scaling(&doc.roofs, r).is_some_and(|x| x < SCALING_FLOOR))
-            .map(|(t, _)| t.clone())
+        let again: Vec<Task> = poorly_scaling(&todo, &doc.roofs)
+            .into_iter()
+            .map(|i| todo[i].clone())
             .collect();
         if !again.is_empty() {
             bar.set_length(
@@ -397,16 +406,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
                 }
             }
         }
-        let shared: Vec<usize> = todo
-            .iter()
-            .zip(&doc.roofs)
-            .enumerate()
-            .filter(|(_, (t, r))| {
-                t.private && scaling(&doc.roofs, r).is_some_and(|x| x < SCALING_FLOOR)
-            })
-            .map(|(i, _)| i)
-            .collect();
-        for i in shared {
+        for i in poorly_scaling(&todo, &doc.roofs) {
             doc.roofs[i].flags.push("shared_core".to_string());
         }
     }
@@ -614,6 +614,51 @@ threads: [all]",
         let private = |l: Option<&str>| t.iter().find(|t| t.level.as_deref() == l).unwrap().private;
         assert!(private(None) && private(Some("L1")) && private(Some("L2")));
         assert!(!private(Some("L3")) && !private(Some("DRAM")));
+    }
+
+    #[test]
+    fn only_per_core_roofs_that_do_not_scale_are_measured_again() {
+        let m = Machine::load(&Source::Synthetic(
+            "pack:1 numa:1(memory=64GiB) l3:1(size=32MiB) core:2 l2:1(size=1MiB) l1d:1(size=48KiB) pu:1".into(),
+        ))
+        .unwrap();
+        let pf = PlanFile::default_plan().overlay(
+            PlanFile::parse(
+                "isa: [scalar]\nmixes: [load]\nops: [fma]\nlevels: [L1, L3]\nthreads: [1, 2]",
+                "t",
+            )
+            .unwrap(),
+        );
+        let todo = tasks(&plan::resolve(&pf, &m, false).unwrap(), &m).unwrap();
+        let base = results::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/zen5-avx512.yaml"
+        )))
+        .unwrap()
+        .roofs[0]
+            .clone();
+        let mut roofs: Vec<Roof> = todo
+            .iter()
+            .map(|t| Roof {
+                kernel: t.kernel.decl.name.to_string(),
+                level: t.level.clone(),
+                threads: t.threads,
+                gb_per_s: Some(10.0 * t.threads as f64),
+                gflop_per_s: None,
+                ..base.clone()
+            })
+            .collect();
+        assert!(poorly_scaling(&todo, &roofs).is_empty());
+        // Every 2-thread roof at the rate of 1 thread: L1 and FP are
+        // reported, L3 (one instance for both cores) is not.
+        for r in roofs.iter_mut().filter(|r| r.threads == 2) {
+            r.gb_per_s = Some(10.0);
+        }
+        let low: Vec<_> = poorly_scaling(&todo, &roofs)
+            .into_iter()
+            .map(|i| (todo[i].threads, todo[i].level.clone()))
+            .collect();
+        assert_eq!(low, vec![(2, Some("L1".to_string())), (2, None)]);
     }
 
     #[test]
