@@ -78,8 +78,9 @@ fn main() {
                 kv.insert(k, v);
             }
             assert!(
-                text.contains(&format!("BEGIN {name}\n")),
-                "{rel}: declaration of {name} has no `BEGIN {name}`"
+                text.contains(&format!("BEGIN {name}\n"))
+                    || text.contains(&format!("VKERNEL {name},")),
+                "{rel}: declaration of {name} has no `BEGIN {name}` or `VKERNEL {name}, ...`"
             );
             let get = |k: &str| kv.get(k).copied();
             let num = |k: &str| {

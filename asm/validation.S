@@ -53,3 +53,20 @@
     pop r12
     pop rbx
 .endm
+
+# A whole validation kernel from the units its ISA file defines: constants and
+# accumulators (VINIT_<isa>_<prec>), the memory unit of its mix (VMEM_<mix>_<isa>; mix 2ld1st
+# is spelled ldldst here, as LLVM's assembler mangles a macro argument starting with a digit) and the
+# FP unit of its op (VFP_<op>_<isa>), s being the instruction suffix of the precision
+# (pd/ps, sd/ss), and the END macro its encodings need (END, or END_SSE without VEX).
+.macro VKERNEL name, isa, prec, mix, op, s, end
+    VBEGIN \name
+    VINIT_\isa\()_\prec
+    VSPLIT
+    VOUTER
+    VMEM_\mix\()_\isa \s
+    VMID
+    VFP_\op\()_\isa \s
+    VNEXT
+    \end \name
+.endm
