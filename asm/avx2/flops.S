@@ -4,8 +4,8 @@
 # Accumulators and sources start at 1.0: x*1.0, x/1.0 and x+1.0 never leave the
 # normal range, so no denormal assist can slow a kernel. See common.S for the ABI.
 
-# @kernel avx2_dp_add kind=compute op=add isa=avx2 precision=dp width=32 add=12
-BEGIN avx2_dp_add
+# Constants and accumulators, per precision: every kernel below starts with one.
+.macro FINIT_avx2_dp
     mov rax, 0x3FF0000000000000
     vmovq xmm15, rax
     vbroadcastsd ymm15, xmm15
@@ -13,6 +13,20 @@ BEGIN avx2_dp_add
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
     vmovapd ymm\i, ymm15
 .endr
+.endm
+.macro FINIT_avx2_sp
+    mov eax, 0x3F800000
+    vmovd xmm15, eax
+    vbroadcastss ymm15, xmm15
+    vmovapd ymm14, ymm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    vmovapd ymm\i, ymm15
+.endr
+.endm
+
+# @kernel avx2_dp_add kind=compute op=add isa=avx2 precision=dp width=32 add=12
+BEGIN avx2_dp_add
+    FINIT_avx2_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -23,13 +37,7 @@ BEGIN avx2_dp_add
 
 # @kernel avx2_dp_mul kind=compute op=mul isa=avx2 precision=dp width=32 mul=12
 BEGIN avx2_dp_mul
-    mov rax, 0x3FF0000000000000
-    vmovq xmm15, rax
-    vbroadcastsd ymm15, xmm15
-    vmovapd ymm14, ymm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    vmovapd ymm\i, ymm15
-.endr
+    FINIT_avx2_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -44,13 +52,7 @@ BEGIN avx2_dp_mul
 .endm
 # @kernel avx2_dp_addmul kind=compute op=addmul isa=avx2 precision=dp width=32 add=6 mul=6
 BEGIN avx2_dp_addmul
-    mov rax, 0x3FF0000000000000
-    vmovq xmm15, rax
-    vbroadcastsd ymm15, xmm15
-    vmovapd ymm14, ymm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    vmovapd ymm\i, ymm15
-.endr
+    FINIT_avx2_dp
     OUTER
     INNER
     AM_avx2_dp 0, 6
@@ -64,13 +66,7 @@ BEGIN avx2_dp_addmul
 
 # @kernel avx2_dp_fma kind=compute op=fma isa=avx2 precision=dp width=32 fma=12
 BEGIN avx2_dp_fma
-    mov rax, 0x3FF0000000000000
-    vmovq xmm15, rax
-    vbroadcastsd ymm15, xmm15
-    vmovapd ymm14, ymm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    vmovapd ymm\i, ymm15
-.endr
+    FINIT_avx2_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -85,13 +81,7 @@ BEGIN avx2_dp_fma
 .endm
 # @kernel avx2_dp_fma_add kind=compute op=fma_add isa=avx2 precision=dp width=32 fma=24 add=24
 BEGIN avx2_dp_fma_add
-    mov rax, 0x3FF0000000000000
-    vmovq xmm15, rax
-    vbroadcastsd ymm15, xmm15
-    vmovapd ymm14, ymm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    vmovapd ymm\i, ymm15
-.endr
+    FINIT_avx2_dp
     OUTER
     INNER
     FA_avx2_dp 0, 8
@@ -123,13 +113,7 @@ BEGIN avx2_dp_fma_add
 
 # @kernel avx2_dp_div kind=compute op=div isa=avx2 precision=dp width=32 div=8
 BEGIN avx2_dp_div
-    mov rax, 0x3FF0000000000000
-    vmovq xmm15, rax
-    vbroadcastsd ymm15, xmm15
-    vmovapd ymm14, ymm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    vmovapd ymm\i, ymm15
-.endr
+    FINIT_avx2_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7
@@ -140,13 +124,7 @@ BEGIN avx2_dp_div
 
 # @kernel avx2_sp_add kind=compute op=add isa=avx2 precision=sp width=32 add=12
 BEGIN avx2_sp_add
-    mov eax, 0x3F800000
-    vmovd xmm15, eax
-    vbroadcastss ymm15, xmm15
-    vmovapd ymm14, ymm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    vmovapd ymm\i, ymm15
-.endr
+    FINIT_avx2_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -157,13 +135,7 @@ BEGIN avx2_sp_add
 
 # @kernel avx2_sp_mul kind=compute op=mul isa=avx2 precision=sp width=32 mul=12
 BEGIN avx2_sp_mul
-    mov eax, 0x3F800000
-    vmovd xmm15, eax
-    vbroadcastss ymm15, xmm15
-    vmovapd ymm14, ymm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    vmovapd ymm\i, ymm15
-.endr
+    FINIT_avx2_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -178,13 +150,7 @@ BEGIN avx2_sp_mul
 .endm
 # @kernel avx2_sp_addmul kind=compute op=addmul isa=avx2 precision=sp width=32 add=6 mul=6
 BEGIN avx2_sp_addmul
-    mov eax, 0x3F800000
-    vmovd xmm15, eax
-    vbroadcastss ymm15, xmm15
-    vmovapd ymm14, ymm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    vmovapd ymm\i, ymm15
-.endr
+    FINIT_avx2_sp
     OUTER
     INNER
     AM_avx2_sp 0, 6
@@ -198,13 +164,7 @@ BEGIN avx2_sp_addmul
 
 # @kernel avx2_sp_fma kind=compute op=fma isa=avx2 precision=sp width=32 fma=12
 BEGIN avx2_sp_fma
-    mov eax, 0x3F800000
-    vmovd xmm15, eax
-    vbroadcastss ymm15, xmm15
-    vmovapd ymm14, ymm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    vmovapd ymm\i, ymm15
-.endr
+    FINIT_avx2_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -219,13 +179,7 @@ BEGIN avx2_sp_fma
 .endm
 # @kernel avx2_sp_fma_add kind=compute op=fma_add isa=avx2 precision=sp width=32 fma=24 add=24
 BEGIN avx2_sp_fma_add
-    mov eax, 0x3F800000
-    vmovd xmm15, eax
-    vbroadcastss ymm15, xmm15
-    vmovapd ymm14, ymm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    vmovapd ymm\i, ymm15
-.endr
+    FINIT_avx2_sp
     OUTER
     INNER
     FA_avx2_sp 0, 8
@@ -257,13 +211,7 @@ BEGIN avx2_sp_fma_add
 
 # @kernel avx2_sp_div kind=compute op=div isa=avx2 precision=sp width=32 div=8
 BEGIN avx2_sp_div
-    mov eax, 0x3F800000
-    vmovd xmm15, eax
-    vbroadcastss ymm15, xmm15
-    vmovapd ymm14, ymm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    vmovapd ymm\i, ymm15
-.endr
+    FINIT_avx2_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7

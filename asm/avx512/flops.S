@@ -4,14 +4,27 @@
 # Accumulators and sources start at 1.0: x*1.0, x/1.0 and x+1.0 never leave the
 # normal range, so no denormal assist can slow a kernel. See common.S for the ABI.
 
-# @kernel avx512_dp_add kind=compute op=add isa=avx512 precision=dp width=64 add=16
-BEGIN avx512_dp_add
+# Constants and accumulators, per precision: every kernel below starts with one.
+.macro FINIT_avx512_dp
     mov rax, 0x3FF0000000000000
     vpbroadcastq zmm31, rax
     vmovapd zmm30, zmm31
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29
     vmovapd zmm\i, zmm31
 .endr
+.endm
+.macro FINIT_avx512_sp
+    mov eax, 0x3F800000
+    vpbroadcastd zmm31, eax
+    vmovapd zmm30, zmm31
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29
+    vmovapd zmm\i, zmm31
+.endr
+.endm
+
+# @kernel avx512_dp_add kind=compute op=add isa=avx512 precision=dp width=64 add=16
+BEGIN avx512_dp_add
+    FINIT_avx512_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
@@ -22,12 +35,7 @@ BEGIN avx512_dp_add
 
 # @kernel avx512_dp_mul kind=compute op=mul isa=avx512 precision=dp width=64 mul=16
 BEGIN avx512_dp_mul
-    mov rax, 0x3FF0000000000000
-    vpbroadcastq zmm31, rax
-    vmovapd zmm30, zmm31
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29
-    vmovapd zmm\i, zmm31
-.endr
+    FINIT_avx512_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
@@ -42,12 +50,7 @@ BEGIN avx512_dp_mul
 .endm
 # @kernel avx512_dp_addmul kind=compute op=addmul isa=avx512 precision=dp width=64 add=8 mul=8
 BEGIN avx512_dp_addmul
-    mov rax, 0x3FF0000000000000
-    vpbroadcastq zmm31, rax
-    vmovapd zmm30, zmm31
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29
-    vmovapd zmm\i, zmm31
-.endr
+    FINIT_avx512_dp
     OUTER
     INNER
     AM_avx512_dp 0, 8
@@ -63,12 +66,7 @@ BEGIN avx512_dp_addmul
 
 # @kernel avx512_dp_fma kind=compute op=fma isa=avx512 precision=dp width=64 fma=16
 BEGIN avx512_dp_fma
-    mov rax, 0x3FF0000000000000
-    vpbroadcastq zmm31, rax
-    vmovapd zmm30, zmm31
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29
-    vmovapd zmm\i, zmm31
-.endr
+    FINIT_avx512_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
@@ -83,12 +81,7 @@ BEGIN avx512_dp_fma
 .endm
 # @kernel avx512_dp_fma_add kind=compute op=fma_add isa=avx512 precision=dp width=64 fma=12 add=12
 BEGIN avx512_dp_fma_add
-    mov rax, 0x3FF0000000000000
-    vpbroadcastq zmm31, rax
-    vmovapd zmm30, zmm31
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29
-    vmovapd zmm\i, zmm31
-.endr
+    FINIT_avx512_dp
     OUTER
     INNER
     FA_avx512_dp 0, 12
@@ -108,12 +101,7 @@ BEGIN avx512_dp_fma_add
 
 # @kernel avx512_dp_div kind=compute op=div isa=avx512 precision=dp width=64 div=8
 BEGIN avx512_dp_div
-    mov rax, 0x3FF0000000000000
-    vpbroadcastq zmm31, rax
-    vmovapd zmm30, zmm31
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29
-    vmovapd zmm\i, zmm31
-.endr
+    FINIT_avx512_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7
@@ -124,12 +112,7 @@ BEGIN avx512_dp_div
 
 # @kernel avx512_sp_add kind=compute op=add isa=avx512 precision=sp width=64 add=16
 BEGIN avx512_sp_add
-    mov eax, 0x3F800000
-    vpbroadcastd zmm31, eax
-    vmovapd zmm30, zmm31
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29
-    vmovapd zmm\i, zmm31
-.endr
+    FINIT_avx512_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
@@ -140,12 +123,7 @@ BEGIN avx512_sp_add
 
 # @kernel avx512_sp_mul kind=compute op=mul isa=avx512 precision=sp width=64 mul=16
 BEGIN avx512_sp_mul
-    mov eax, 0x3F800000
-    vpbroadcastd zmm31, eax
-    vmovapd zmm30, zmm31
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29
-    vmovapd zmm\i, zmm31
-.endr
+    FINIT_avx512_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
@@ -160,12 +138,7 @@ BEGIN avx512_sp_mul
 .endm
 # @kernel avx512_sp_addmul kind=compute op=addmul isa=avx512 precision=sp width=64 add=8 mul=8
 BEGIN avx512_sp_addmul
-    mov eax, 0x3F800000
-    vpbroadcastd zmm31, eax
-    vmovapd zmm30, zmm31
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29
-    vmovapd zmm\i, zmm31
-.endr
+    FINIT_avx512_sp
     OUTER
     INNER
     AM_avx512_sp 0, 8
@@ -181,12 +154,7 @@ BEGIN avx512_sp_addmul
 
 # @kernel avx512_sp_fma kind=compute op=fma isa=avx512 precision=sp width=64 fma=16
 BEGIN avx512_sp_fma
-    mov eax, 0x3F800000
-    vpbroadcastd zmm31, eax
-    vmovapd zmm30, zmm31
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29
-    vmovapd zmm\i, zmm31
-.endr
+    FINIT_avx512_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
@@ -201,12 +169,7 @@ BEGIN avx512_sp_fma
 .endm
 # @kernel avx512_sp_fma_add kind=compute op=fma_add isa=avx512 precision=sp width=64 fma=12 add=12
 BEGIN avx512_sp_fma_add
-    mov eax, 0x3F800000
-    vpbroadcastd zmm31, eax
-    vmovapd zmm30, zmm31
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29
-    vmovapd zmm\i, zmm31
-.endr
+    FINIT_avx512_sp
     OUTER
     INNER
     FA_avx512_sp 0, 12
@@ -226,12 +189,7 @@ BEGIN avx512_sp_fma_add
 
 # @kernel avx512_sp_div kind=compute op=div isa=avx512 precision=sp width=64 div=8
 BEGIN avx512_sp_div
-    mov eax, 0x3F800000
-    vpbroadcastd zmm31, eax
-    vmovapd zmm30, zmm31
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29
-    vmovapd zmm\i, zmm31
-.endr
+    FINIT_avx512_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7

@@ -4,14 +4,27 @@
 # Accumulators and sources start at 1.0: x*1.0, x/1.0 and x+1.0 never leave the
 # normal range, so no denormal assist can slow a kernel. See common.S for the ABI.
 
-# @kernel scalar_dp_add kind=compute op=add isa=scalar precision=dp width=8 add=12
-BEGIN scalar_dp_add
+# Constants and accumulators, per precision: every kernel below starts with one.
+.macro FINIT_scalar_dp
     mov rax, 0x3FF0000000000000
     movq xmm15, rax
     movapd xmm14, xmm15
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
     movapd xmm\i, xmm15
 .endr
+.endm
+.macro FINIT_scalar_sp
+    mov eax, 0x3F800000
+    movd xmm15, eax
+    movapd xmm14, xmm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    movapd xmm\i, xmm15
+.endr
+.endm
+
+# @kernel scalar_dp_add kind=compute op=add isa=scalar precision=dp width=8 add=12
+BEGIN scalar_dp_add
+    FINIT_scalar_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -22,12 +35,7 @@ BEGIN scalar_dp_add
 
 # @kernel scalar_dp_mul kind=compute op=mul isa=scalar precision=dp width=8 mul=12
 BEGIN scalar_dp_mul
-    mov rax, 0x3FF0000000000000
-    movq xmm15, rax
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_scalar_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -42,12 +50,7 @@ BEGIN scalar_dp_mul
 .endm
 # @kernel scalar_dp_addmul kind=compute op=addmul isa=scalar precision=dp width=8 add=6 mul=6
 BEGIN scalar_dp_addmul
-    mov rax, 0x3FF0000000000000
-    movq xmm15, rax
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_scalar_dp
     OUTER
     INNER
     AM_scalar_dp 0, 6
@@ -61,12 +64,7 @@ BEGIN scalar_dp_addmul
 
 # @kernel scalar_dp_fma kind=compute op=fma isa=scalar precision=dp width=8 fma=12
 BEGIN scalar_dp_fma
-    mov rax, 0x3FF0000000000000
-    movq xmm15, rax
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_scalar_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -81,12 +79,7 @@ BEGIN scalar_dp_fma
 .endm
 # @kernel scalar_dp_fma_add kind=compute op=fma_add isa=scalar precision=dp width=8 fma=24 add=24
 BEGIN scalar_dp_fma_add
-    mov rax, 0x3FF0000000000000
-    movq xmm15, rax
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_scalar_dp
     OUTER
     INNER
     FA_scalar_dp 0, 8
@@ -118,12 +111,7 @@ BEGIN scalar_dp_fma_add
 
 # @kernel scalar_dp_div kind=compute op=div isa=scalar precision=dp width=8 div=8
 BEGIN scalar_dp_div
-    mov rax, 0x3FF0000000000000
-    movq xmm15, rax
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_scalar_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7
@@ -134,12 +122,7 @@ BEGIN scalar_dp_div
 
 # @kernel scalar_sp_add kind=compute op=add isa=scalar precision=sp width=4 add=12
 BEGIN scalar_sp_add
-    mov eax, 0x3F800000
-    movd xmm15, eax
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_scalar_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -150,12 +133,7 @@ BEGIN scalar_sp_add
 
 # @kernel scalar_sp_mul kind=compute op=mul isa=scalar precision=sp width=4 mul=12
 BEGIN scalar_sp_mul
-    mov eax, 0x3F800000
-    movd xmm15, eax
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_scalar_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -170,12 +148,7 @@ BEGIN scalar_sp_mul
 .endm
 # @kernel scalar_sp_addmul kind=compute op=addmul isa=scalar precision=sp width=4 add=6 mul=6
 BEGIN scalar_sp_addmul
-    mov eax, 0x3F800000
-    movd xmm15, eax
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_scalar_sp
     OUTER
     INNER
     AM_scalar_sp 0, 6
@@ -189,12 +162,7 @@ BEGIN scalar_sp_addmul
 
 # @kernel scalar_sp_fma kind=compute op=fma isa=scalar precision=sp width=4 fma=12
 BEGIN scalar_sp_fma
-    mov eax, 0x3F800000
-    movd xmm15, eax
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_scalar_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -209,12 +177,7 @@ BEGIN scalar_sp_fma
 .endm
 # @kernel scalar_sp_fma_add kind=compute op=fma_add isa=scalar precision=sp width=4 fma=24 add=24
 BEGIN scalar_sp_fma_add
-    mov eax, 0x3F800000
-    movd xmm15, eax
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_scalar_sp
     OUTER
     INNER
     FA_scalar_sp 0, 8
@@ -246,12 +209,7 @@ BEGIN scalar_sp_fma_add
 
 # @kernel scalar_sp_div kind=compute op=div isa=scalar precision=sp width=4 div=8
 BEGIN scalar_sp_div
-    mov eax, 0x3F800000
-    movd xmm15, eax
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_scalar_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7

@@ -4,8 +4,8 @@
 # Accumulators and sources start at 1.0: x*1.0, x/1.0 and x+1.0 never leave the
 # normal range, so no denormal assist can slow a kernel. See common.S for the ABI.
 
-# @kernel sse_dp_add kind=compute op=add isa=sse precision=dp width=16 add=12
-BEGIN sse_dp_add
+# Constants and accumulators, per precision: every kernel below starts with one.
+.macro FINIT_sse_dp
     mov rax, 0x3FF0000000000000
     movq xmm15, rax
     unpcklpd xmm15, xmm15
@@ -13,6 +13,20 @@ BEGIN sse_dp_add
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
     movapd xmm\i, xmm15
 .endr
+.endm
+.macro FINIT_sse_sp
+    mov eax, 0x3F800000
+    movd xmm15, eax
+    shufps xmm15, xmm15, 0
+    movapd xmm14, xmm15
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
+    movapd xmm\i, xmm15
+.endr
+.endm
+
+# @kernel sse_dp_add kind=compute op=add isa=sse precision=dp width=16 add=12
+BEGIN sse_dp_add
+    FINIT_sse_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -23,13 +37,7 @@ BEGIN sse_dp_add
 
 # @kernel sse_dp_mul kind=compute op=mul isa=sse precision=dp width=16 mul=12
 BEGIN sse_dp_mul
-    mov rax, 0x3FF0000000000000
-    movq xmm15, rax
-    unpcklpd xmm15, xmm15
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_sse_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -44,13 +52,7 @@ BEGIN sse_dp_mul
 .endm
 # @kernel sse_dp_addmul kind=compute op=addmul isa=sse precision=dp width=16 add=6 mul=6
 BEGIN sse_dp_addmul
-    mov rax, 0x3FF0000000000000
-    movq xmm15, rax
-    unpcklpd xmm15, xmm15
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_sse_dp
     OUTER
     INNER
     AM_sse_dp 0, 6
@@ -64,13 +66,7 @@ BEGIN sse_dp_addmul
 
 # @kernel sse_dp_fma kind=compute op=fma isa=sse precision=dp width=16 fma=12
 BEGIN sse_dp_fma
-    mov rax, 0x3FF0000000000000
-    movq xmm15, rax
-    unpcklpd xmm15, xmm15
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_sse_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -85,13 +81,7 @@ BEGIN sse_dp_fma
 .endm
 # @kernel sse_dp_fma_add kind=compute op=fma_add isa=sse precision=dp width=16 fma=24 add=24
 BEGIN sse_dp_fma_add
-    mov rax, 0x3FF0000000000000
-    movq xmm15, rax
-    unpcklpd xmm15, xmm15
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_sse_dp
     OUTER
     INNER
     FA_sse_dp 0, 8
@@ -123,13 +113,7 @@ BEGIN sse_dp_fma_add
 
 # @kernel sse_dp_div kind=compute op=div isa=sse precision=dp width=16 div=8
 BEGIN sse_dp_div
-    mov rax, 0x3FF0000000000000
-    movq xmm15, rax
-    unpcklpd xmm15, xmm15
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_sse_dp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7
@@ -140,13 +124,7 @@ BEGIN sse_dp_div
 
 # @kernel sse_sp_add kind=compute op=add isa=sse precision=sp width=16 add=12
 BEGIN sse_sp_add
-    mov eax, 0x3F800000
-    movd xmm15, eax
-    shufps xmm15, xmm15, 0
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_sse_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -157,13 +135,7 @@ BEGIN sse_sp_add
 
 # @kernel sse_sp_mul kind=compute op=mul isa=sse precision=sp width=16 mul=12
 BEGIN sse_sp_mul
-    mov eax, 0x3F800000
-    movd xmm15, eax
-    shufps xmm15, xmm15, 0
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_sse_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -178,13 +150,7 @@ BEGIN sse_sp_mul
 .endm
 # @kernel sse_sp_addmul kind=compute op=addmul isa=sse precision=sp width=16 add=6 mul=6
 BEGIN sse_sp_addmul
-    mov eax, 0x3F800000
-    movd xmm15, eax
-    shufps xmm15, xmm15, 0
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_sse_sp
     OUTER
     INNER
     AM_sse_sp 0, 6
@@ -198,13 +164,7 @@ BEGIN sse_sp_addmul
 
 # @kernel sse_sp_fma kind=compute op=fma isa=sse precision=sp width=16 fma=12
 BEGIN sse_sp_fma
-    mov eax, 0x3F800000
-    movd xmm15, eax
-    shufps xmm15, xmm15, 0
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_sse_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
@@ -219,13 +179,7 @@ BEGIN sse_sp_fma
 .endm
 # @kernel sse_sp_fma_add kind=compute op=fma_add isa=sse precision=sp width=16 fma=24 add=24
 BEGIN sse_sp_fma_add
-    mov eax, 0x3F800000
-    movd xmm15, eax
-    shufps xmm15, xmm15, 0
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_sse_sp
     OUTER
     INNER
     FA_sse_sp 0, 8
@@ -257,13 +211,7 @@ BEGIN sse_sp_fma_add
 
 # @kernel sse_sp_div kind=compute op=div isa=sse precision=sp width=16 div=8
 BEGIN sse_sp_div
-    mov eax, 0x3F800000
-    movd xmm15, eax
-    shufps xmm15, xmm15, 0
-    movapd xmm14, xmm15
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
-    movapd xmm\i, xmm15
-.endr
+    FINIT_sse_sp
     OUTER
     INNER
 .irp i,0,1,2,3,4,5,6,7
