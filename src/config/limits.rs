@@ -193,6 +193,8 @@ mod tests {
     fn every_listed_family_loads() {
         let names: Vec<_> = all().into_iter().map(|u| u.name).collect();
         for n in [
+            "zen2",
+            "zen3",
             "zen4",
             "zen5",
             "skylake_sp",
@@ -244,6 +246,50 @@ mod tests {
     }
 
     #[test]
+    fn zen3_limits_match_the_guide() {
+        let z = named("zen3");
+        let dp = |op, isa| compute(op, isa, Precision::Dp).unwrap().decl;
+        assert_eq!(z.per_cycle(&dp(Op::Fma, Isa::Avx2), None), Some(16.0));
+        assert_eq!(z.per_cycle(&dp(Op::FmaAdd, Isa::Avx2), None), Some(24.0));
+        assert_eq!(z.per_cycle(&dp(Op::AddMul, Isa::Avx2), None), Some(16.0));
+        assert_eq!(z.per_cycle(&dp(Op::Add, Isa::Sse), None), Some(4.0));
+        assert_eq!(z.per_cycle(&dp(Op::Fma, Isa::Scalar), None), Some(4.0));
+        let bw = |m, i| bandwidth(m, i).unwrap().decl;
+        assert_eq!(
+            z.per_cycle(&bw(Mix::Load, Isa::Avx2), Some("L1")),
+            Some(64.0)
+        );
+        assert_eq!(
+            z.per_cycle(&bw(Mix::Store, Isa::Avx2), Some("L1")),
+            Some(32.0)
+        );
+        assert_eq!(
+            z.per_cycle(&bw(Mix::TwoLdOneSt, Isa::Avx2), Some("L1")),
+            Some(96.0)
+        );
+        assert_eq!(
+            z.per_cycle(&bw(Mix::Load, Isa::Sse), Some("L1")),
+            Some(32.0)
+        );
+        assert_eq!(
+            z.per_cycle(&bw(Mix::Load, Isa::Avx2), Some("L2")),
+            Some(32.0)
+        );
+        assert_eq!(
+            z.per_cycle(&bw(Mix::Load, Isa::Sse), Some("L2")),
+            Some(32.0)
+        );
+        assert_eq!(
+            z.per_cycle(&bw(Mix::Load, Isa::Scalar), Some("L2")),
+            Some(16.0)
+        );
+        assert_eq!(
+            z.per_cycle(&bw(Mix::Load, Isa::Avx2), Some("L3")),
+            Some(32.0)
+        );
+    }
+
+    #[test]
     fn narrower_datapath_halves_wide_ops() {
         let z4 = named("zen4");
         let fma = compute(Op::Fma, Isa::Avx512, Precision::Dp).unwrap().decl;
@@ -282,6 +328,41 @@ mod tests {
             }),
             "Zen 3"
         );
+        let z3 = named("zen3");
+        for (family, model, zen3) in [
+            (0x19, 0x01, true),  // EPYC 7003 Milan
+            (0x19, 0x21, true),  // Ryzen 5000 Vermeer
+            (0x19, 0x50, true),  // Ryzen 5000G Cezanne
+            (0x19, 0x11, false), // Zen 4 Genoa
+            (0x17, 0x31, false), // Zen 2 Rome
+        ] {
+            let id = CpuId {
+                vendor: "AuthenticAMD".into(),
+                family,
+                model,
+            };
+            assert_eq!(z3.matches(&id), zen3, "family {family:#x} model {model:#x}");
+        }
+        assert!(named("zen2").matches(&CpuId {
+            vendor: "AuthenticAMD".into(),
+            family: 0x17,
+            model: 0x31
+        }));
+        // Every CPUID matches at most one entry.
+        for family in [0x17, 0x19, 0x1A] {
+            for model in 0..=0xFF {
+                let id = CpuId {
+                    vendor: "AuthenticAMD".into(),
+                    family,
+                    model,
+                };
+                let n = all().iter().filter(|u| u.matches(&id)).count();
+                assert!(
+                    n <= 1,
+                    "family {family:#x} model {model:#x} matches {n} entries"
+                );
+            }
+        }
         let spr = named("sapphire_rapids");
         assert!(spr.matches(&CpuId {
             vendor: "GenuineIntel".into(),
