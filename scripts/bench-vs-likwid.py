@@ -4,10 +4,12 @@
 1. Runs the default plan (`carmbench run`) RUNS times and `--quick` once, timing
    each; prints every roof's median per-cycle value over the runs, its % of the
    theoretical limit, and how much the runs disagree (CV across runs).
-2. Runs carmbench's load kernel and likwid-bench's load_avx512 (Debian package
-   `likwid`) on the same core, at the same per-thread size, alternately, REPS
-   times each, for the sizes carmbench's roofs used at L1, L2, L3 and DRAM, and
-   FMA against peakflops_avx512_fma; prints each pair and the ratio of medians.
+2. Runs carmbench's load kernel and likwid-bench's load kernel of the same width
+   (Debian package `likwid`; load_avx512 with AVX-512, load_avx with AVX2) on the
+   same core, at the same per-thread size, alternately, REPS times each, for the
+   sizes carmbench's roofs used at L1, L2, L3 and DRAM, and FP64 FMA against
+   likwid's peakflops FMA kernel of that width; prints each pair and the ratio of
+   medians. The width is the widest ISA of the run (the machine's best).
 
 likwid-bench counts MByte/s as 10^6 bytes/s and sizes in kB as 1000 bytes, like
 carmbench's GB/s; neither counts write-allocate traffic.
@@ -68,6 +70,14 @@ def likwid(test, size):
     if "peakflops" in test:
         return float(re.search(r"MFlops/s:\s+([\d.]+)", out).group(1)) / 1e3
     return float(re.search(r"MByte/s:\s+([\d.]+)", out).group(1)) / 1e3
+
+
+# The widest ISA first: carmbench's kernels and likwid-bench's tests of the same width.
+LIKWID_PAIRS = [
+    ("avx512", "avx512_load", "load_avx512", "avx512_dp_fma", "peakflops_avx512_fma"),
+    ("avx2", "avx2_load", "load_avx", "avx2_dp_fma", "peakflops_avx_fma"),
+    ("sse", "sse_load", "load_sse", "sse_dp_fma", "peakflops_sse"),
+]
 
 
 def main():
@@ -141,8 +151,11 @@ def main():
         if r["threads"] == 1 and r["mix"] == "load" and r["sizes"]:
             s = sorted(x["bytes_per_thread"] for x in r["sizes"])
             sizes[r["level"]] = s[len(s) // 2]
-    pairs = [(f"{lvl} load {sizes[lvl]} B", "avx512_load", "load_avx512", sizes[lvl]) for lvl in ("L1", "L2", "L3", "DRAM") if lvl in sizes]
-    pairs.append(("FP64 FMA", "avx512_dp_fma", "peakflops_avx512_fma", 24000))
+    isas = {r["isa"] for r in docs[0]["roofs"]}
+    isa, c_load, l_load, c_fma, l_fma = next(p for p in LIKWID_PAIRS if p[0] in isas)
+    print(f"ISA {isa}: carmbench {c_load}, {c_fma}; likwid-bench {l_load}, {l_fma}")
+    pairs = [(f"{lvl} load {sizes[lvl]} B", c_load, l_load, sizes[lvl]) for lvl in ("L1", "L2", "L3", "DRAM") if lvl in sizes]
+    pairs.append(("FP64 FMA", c_fma, l_fma, 24000))
     print(f"{'what':28} {'carmbench':>12} {'likwid-bench':>13} {'ratio':>7}")
     for label, ck, lk, size in pairs:
         c, l = [], []
