@@ -180,7 +180,7 @@ pub fn likely_cause(f: &Fit, threshold: f64, shared: bool) -> String {
         )
     } else if f.overlap < 0.5 && f.far_sloped_bias.abs() <= 2.0 * threshold {
         format!(
-            "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the roofs are right, but this core cannot issue this mix's accesses beside the FP op at full rate, so min(P, AI x B) is optimistic there (measured on Zen 5: 8 512-bit stores and 16 FMAs take 16 cycles, each alone 8)",
+            "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the roofs are right, but the core did not issue this mix's accesses beside the FP op at full rate, so min(P, AI x B) is optimistic there (on Zen 5, 8 512-bit stores and 16 FMAs take 16 cycles, each alone 8)",
             f.overlap * 100.0
         )
     } else if f.sloped_bias < -threshold && far_ok {
@@ -270,7 +270,7 @@ mod tests {
         assert_eq!(ridge.far_sloped_bias, -0.02);
         assert_eq!(ridge.overlap, 0.05);
         assert!(likely_cause(&ridge, 0.1, false).contains("serialize"));
-        assert!(likely_cause(&ridge, 0.1, false).contains("cannot issue"));
+        assert!(likely_cause(&ridge, 0.1, false).contains("did not issue"));
         assert!(likely_cause(&ridge, 0.1, true).contains("latency bound"));
         // Little overlap, but the far points are far below too: a roof or the buffer.
         let spill = fit(
