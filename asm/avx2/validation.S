@@ -88,13 +88,10 @@
     vfmadd231\s ymm10, ymm14, ymm15
     vfmadd231\s ymm11, ymm14, ymm15
 .endm
-# ADD in 12 chains, MUL independent into ymm13 (a load destination no store reads), as
-# the addmul roof kernel does (asm/avx2/flops.S says why).
+# The addmul roof kernel's body (asm/avx2/flops.S, assembled before this file): ADD in 12
+# chains, MUL independent into a scratch register.
 .macro VFP_addmul_avx2 s
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11
-    vadd\s ymm\i, ymm\i, ymm15
-    vmul\s ymm13, ymm14, ymm15
-.endr
+    ADDMUL_avx2 \s
 .endm
 
 # @kernel avx2_dp_v_load_fma kind=validation mix=load op=fma isa=avx2 precision=dp width=32 loads=16 stores=0 fma=12
