@@ -206,87 +206,58 @@ mod tests {
         }
     }
 
+    /// Limits per the vendors' guides: (table entry, kernel, level, flops or bytes per cycle).
     #[test]
-    fn zen5_limits_match_the_guide() {
-        let z = named("zen5");
-        let dp = |op| compute(op, Isa::Avx512, Precision::Dp).unwrap().decl;
-        assert_eq!(z.per_cycle(&dp(Op::Fma), None), Some(32.0));
-        assert_eq!(z.per_cycle(&dp(Op::FmaAdd), None), Some(48.0));
-        assert_eq!(z.per_cycle(&dp(Op::Add), None), Some(16.0));
-        assert_eq!(z.per_cycle(&dp(Op::AddMul), None), Some(32.0));
-        assert_eq!(z.per_cycle(&dp(Op::Div), None), None);
-        let sp = compute(Op::Fma, Isa::Avx512, Precision::Sp).unwrap().decl;
-        assert_eq!(z.per_cycle(&sp, None), Some(64.0));
-        let bw = |m, i| bandwidth(m, i).unwrap().decl;
-        assert_eq!(
-            z.per_cycle(&bw(Mix::Load, Isa::Avx512), Some("L1")),
-            Some(128.0)
-        );
-        assert_eq!(
-            z.per_cycle(&bw(Mix::Store, Isa::Avx512), Some("L1")),
-            Some(64.0)
-        );
-        assert_eq!(
-            z.per_cycle(&bw(Mix::TwoLdOneSt, Isa::Avx512), Some("L1")),
-            Some(192.0)
-        );
-        assert_eq!(
-            z.per_cycle(&bw(Mix::Load, Isa::Avx2), Some("L1")),
-            Some(64.0)
-        );
-        assert_eq!(
-            z.per_cycle(&bw(Mix::Load, Isa::Avx512), Some("L2")),
-            Some(64.0)
-        );
-        assert_eq!(
-            z.per_cycle(&bw(Mix::Load, Isa::Avx512), Some("L3")),
-            Some(32.0)
-        );
-        assert_eq!(z.per_cycle(&bw(Mix::Load, Isa::Avx512), Some("DRAM")), None);
-    }
-
-    #[test]
-    fn zen3_limits_match_the_guide() {
-        let z = named("zen3");
-        let dp = |op, isa| compute(op, isa, Precision::Dp).unwrap().decl;
-        assert_eq!(z.per_cycle(&dp(Op::Fma, Isa::Avx2), None), Some(16.0));
-        assert_eq!(z.per_cycle(&dp(Op::FmaAdd, Isa::Avx2), None), Some(24.0));
-        assert_eq!(z.per_cycle(&dp(Op::AddMul, Isa::Avx2), None), Some(16.0));
-        assert_eq!(z.per_cycle(&dp(Op::Add, Isa::Sse), None), Some(4.0));
-        assert_eq!(z.per_cycle(&dp(Op::Fma, Isa::Scalar), None), Some(4.0));
-        let bw = |m, i| bandwidth(m, i).unwrap().decl;
-        assert_eq!(
-            z.per_cycle(&bw(Mix::Load, Isa::Avx2), Some("L1")),
-            Some(64.0)
-        );
-        assert_eq!(
-            z.per_cycle(&bw(Mix::Store, Isa::Avx2), Some("L1")),
-            Some(32.0)
-        );
-        assert_eq!(
-            z.per_cycle(&bw(Mix::TwoLdOneSt, Isa::Avx2), Some("L1")),
-            Some(96.0)
-        );
-        assert_eq!(
-            z.per_cycle(&bw(Mix::Load, Isa::Sse), Some("L1")),
-            Some(32.0)
-        );
-        assert_eq!(
-            z.per_cycle(&bw(Mix::Load, Isa::Avx2), Some("L2")),
-            Some(32.0)
-        );
-        assert_eq!(
-            z.per_cycle(&bw(Mix::Load, Isa::Sse), Some("L2")),
-            Some(32.0)
-        );
-        assert_eq!(
-            z.per_cycle(&bw(Mix::Load, Isa::Scalar), Some("L2")),
-            Some(16.0)
-        );
-        assert_eq!(
-            z.per_cycle(&bw(Mix::Load, Isa::Avx2), Some("L3")),
-            Some(32.0)
-        );
+    fn limits_match_the_guides() {
+        let fp = |op, isa, p| compute(op, isa, p).unwrap().decl;
+        let bw = |m, isa| bandwidth(m, isa).unwrap().decl;
+        let (dp, sp) = (Precision::Dp, Precision::Sp);
+        let cases = [
+            ("zen5", fp(Op::Fma, Isa::Avx512, dp), None, Some(32.0)),
+            ("zen5", fp(Op::FmaAdd, Isa::Avx512, dp), None, Some(48.0)),
+            ("zen5", fp(Op::Add, Isa::Avx512, dp), None, Some(16.0)),
+            ("zen5", fp(Op::AddMul, Isa::Avx512, dp), None, Some(32.0)),
+            ("zen5", fp(Op::Div, Isa::Avx512, dp), None, None),
+            ("zen5", fp(Op::Fma, Isa::Avx512, sp), None, Some(64.0)),
+            ("zen5", bw(Mix::Load, Isa::Avx512), Some("L1"), Some(128.0)),
+            ("zen5", bw(Mix::Store, Isa::Avx512), Some("L1"), Some(64.0)),
+            (
+                "zen5",
+                bw(Mix::TwoLdOneSt, Isa::Avx512),
+                Some("L1"),
+                Some(192.0),
+            ),
+            ("zen5", bw(Mix::Load, Isa::Avx2), Some("L1"), Some(64.0)),
+            ("zen5", bw(Mix::Load, Isa::Avx512), Some("L2"), Some(64.0)),
+            ("zen5", bw(Mix::Load, Isa::Avx512), Some("L3"), Some(32.0)),
+            ("zen5", bw(Mix::Load, Isa::Avx512), Some("DRAM"), None),
+            ("zen3", fp(Op::Fma, Isa::Avx2, dp), None, Some(16.0)),
+            ("zen3", fp(Op::FmaAdd, Isa::Avx2, dp), None, Some(24.0)),
+            ("zen3", fp(Op::AddMul, Isa::Avx2, dp), None, Some(16.0)),
+            ("zen3", fp(Op::Add, Isa::Sse, dp), None, Some(4.0)),
+            ("zen3", fp(Op::Fma, Isa::Scalar, dp), None, Some(4.0)),
+            ("zen3", bw(Mix::Load, Isa::Avx2), Some("L1"), Some(64.0)),
+            ("zen3", bw(Mix::Store, Isa::Avx2), Some("L1"), Some(32.0)),
+            (
+                "zen3",
+                bw(Mix::TwoLdOneSt, Isa::Avx2),
+                Some("L1"),
+                Some(96.0),
+            ),
+            ("zen3", bw(Mix::Load, Isa::Sse), Some("L1"), Some(32.0)),
+            ("zen3", bw(Mix::Load, Isa::Avx2), Some("L2"), Some(32.0)),
+            ("zen3", bw(Mix::Load, Isa::Sse), Some("L2"), Some(32.0)),
+            ("zen3", bw(Mix::Load, Isa::Scalar), Some("L2"), Some(16.0)),
+            ("zen3", bw(Mix::Load, Isa::Avx2), Some("L3"), Some(32.0)),
+        ];
+        for (uarch, decl, level, want) in cases {
+            assert_eq!(
+                named(uarch).per_cycle(&decl, level),
+                want,
+                "{uarch} {} at {level:?}",
+                decl.name
+            );
+        }
     }
 
     #[test]
