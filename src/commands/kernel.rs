@@ -65,12 +65,7 @@ pub fn run(a: &KernelArgs) -> Result<()> {
             a.threads, m.cores
         )));
     }
-    let s = Settings {
-        min_sample: Duration::from_secs_f64(a.min_ms / 1e3),
-        samples: a.samples,
-        clock_runs: 5,
-        clock_run: Duration::from_micros(500),
-    };
+    let s = Settings::new(Duration::from_secs_f64(a.min_ms / 1e3), a.samples);
     let shape = match a.shape.as_deref() {
         Some([j, k]) if *j > 0 && *k > 0 => Shape { j: *j, k: *k },
         Some(_) => return Err(Error::input("--shape takes two positive counts, J,K")),

@@ -340,12 +340,10 @@ pub fn run(a: &RunArgs) -> Result<()> {
     let uarch = limits::detect();
     interrupt::install();
 
-    let settings = Settings {
-        min_sample: Duration::from_secs_f64(plan.min_sample_ms / 1e3),
-        samples: plan.samples,
-        clock_runs: 7,
-        clock_run: Duration::from_micros(600),
-    };
+    let settings = Settings::new(
+        Duration::from_secs_f64(plan.min_sample_ms / 1e3),
+        plan.samples,
+    );
     let clock = measure_clock();
     let mut thread_counts = plan.threads.clone();
     thread_counts.extend(default_thread_counts(&machine));

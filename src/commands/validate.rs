@@ -351,12 +351,10 @@ pub fn validate_doc(
             }
         }
     }
-    let settings = Settings {
-        min_sample: Duration::from_secs_f64(doc.plan.min_sample_ms / 1e3),
-        samples: doc.plan.samples.clamp(3, 5),
-        clock_runs: 7,
-        clock_run: Duration::from_micros(600),
-    };
+    let settings = Settings::new(
+        Duration::from_secs_f64(doc.plan.min_sample_ms / 1e3),
+        doc.plan.samples.clamp(3, 5),
+    );
     interrupt::install();
     let total: usize = jobs
         .iter()
