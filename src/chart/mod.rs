@@ -290,7 +290,7 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
     cpus.dedup();
     let clocks: Vec<String> = docs
         .iter()
-        .map(|(_, d)| format!("{:.2}", d.machine.clock.measured.ghz.median))
+        .map(|(_, d)| format!("{:.2}", d.machine.clock.measured.core_ghz()))
         .collect();
     let title = format!(
         "Cache-aware Roofline: {} | {}{}{} | {} thread(s) | {} GHz",

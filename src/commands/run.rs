@@ -474,7 +474,7 @@ pub fn write_charts(doc: &Document, results_path: &std::path::Path) -> String {
 /// The summary table printed after a run.
 pub fn summary(doc: &Document) -> String {
     let mut s = String::new();
-    let c = &doc.machine.clock.measured.ghz;
+    let c = &doc.machine.clock.measured;
     let _ = writeln!(
         s,
         "{} | {} | clock {:.2} GHz (TSC {:.2} GHz){}",
@@ -487,7 +487,7 @@ pub fn summary(doc: &Document) -> String {
             .microarchitecture
             .as_deref()
             .unwrap_or("unknown microarchitecture"),
-        c.median,
+        c.core_ghz(),
         doc.machine.clock.tsc_ghz,
         if doc.interrupted {
             " | INTERRUPTED"

@@ -51,7 +51,7 @@ pub struct Settings {
 impl Settings {
     /// Samples of at least `min_sample` each, with the clock probe every
     /// measurement uses: one run of half a millisecond before each sample
-    /// and after the last (see [`clock_estimate`]).
+    /// and after the last (see [`clock::estimate`]).
     pub fn new(min_sample: Duration, samples: usize) -> Self {
         Settings {
             min_sample,
@@ -81,36 +81,20 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    /// The core clock while the samples ran, GHz: see [`clock_estimate`].
+    /// The core clock while the samples ran, GHz: see [`clock::estimate`].
     pub fn clock_ghz(&self) -> f64 {
-        clock_estimate(&self.clock_probes)
+        clock::estimate(&self.clock_probes)
     }
     /// Relative change of the clock between the first and the second half
-    /// of the probes (each half estimated as in [`clock_estimate`]).
+    /// of the probes (each half estimated as in [`clock::estimate`]).
     pub fn clock_drift(&self) -> f64 {
         let (a, b) = self.clock_probes.split_at(self.clock_probes.len() / 2);
         if a.is_empty() {
             return 0.0;
         }
-        let (a, b) = (clock_estimate(a), clock_estimate(b));
+        let (a, b) = (clock::estimate(a), clock::estimate(b));
         (b - a).abs() / a
     }
-}
-
-/// The core clock from probes spread over a measurement: their upper
-/// quartile. A probe is a dependent-add chain timed on the wall clock, so
-/// anything that takes the core from it (an interrupt, the host running
-/// another guest on this vCPU) makes it read low, never high; the median
-/// of a few probes then reads low whenever a few of them were disturbed,
-/// and a roof divided by it reads above the hardware limit. Measured on a
-/// shared Zen 3 host (8000 probes of 0.25 ms): the clock sat at 3.244 GHz
-/// from the 50th to the 99th percentile, while the 10th read 3.07 and the
-/// 1st 2.51. Spreading the probes between the samples keeps one disturbed
-/// moment from reaching all of them.
-pub fn clock_estimate(probes: &[f64]) -> f64 {
-    let mut v: Vec<f64> = probes.iter().copied().filter(|x| x.is_finite()).collect();
-    v.sort_by(f64::total_cmp);
-    super::stats::quantile_sorted(&v, 0.75)
 }
 
 /// A page-aligned, zero-initialised buffer owned by one thread.
