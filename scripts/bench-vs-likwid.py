@@ -61,7 +61,7 @@ def carm_kernel(name, size=None):
     if size:
         cmd += ["--bytes", str(size)]
     out = sh(cmd)
-    return float(re.search(r"median=([\d.]+)", out).group(1))
+    return float(re.search(r"value=([\d.]+)", out).group(1))
 
 
 def likwid(test, size):
@@ -99,7 +99,7 @@ def main():
     qdt, _ = run_plan(["--quick"])
     print(f"default plan: {', '.join(f'{t:.1f}' for t in times)} s (target <= 30 s); --quick: {qdt:.1f} s (target <= 8 s)")
     m = docs[0]["machine"]
-    print(f"CPU {m['topology']['cpu_model']} ({m['microarchitecture']}), clock {m['clock']['measured']['ghz']['median']:.2f} GHz")
+    print(f"CPU {m['topology']['cpu_model']} ({m['microarchitecture']}), clock {m['clock']['measured']['ghz']['max']:.2f} GHz")
     rows = {}
     for d in docs:
         for r in d["roofs"]:
@@ -110,7 +110,7 @@ def main():
     single = {}
     for k, rs in rows.items():
         pcs = [r["per_cycle"] for r in rs]
-        vals = [r["median"] for r in rs]
+        vals = [r["gb_per_s"] or r["gflop_per_s"] for r in rs]
         pct = [r["percent_of_theoretical"] for r in rs if r["percent_of_theoretical"] is not None]
         med = statistics.median(pcs)
         if k[0] == 1:

@@ -83,7 +83,7 @@ pub fn run(a: &KernelArgs) -> Result<()> {
         Kind::Compute | Kind::Validation => ("GFLOP/s", "flop/cycle"),
     };
     println!(
-        "{} threads={} bytes/thread={} ai={} median={:.2} {unit} q1={:.2} q3={:.2} cv={:.4} per_cycle={:.2} {scale} clock={:.3} GHz drift={:.3} passes={} iters={}",
+        "{} threads={} bytes/thread={} ai={} value={:.2} {unit} median={:.2} q1={:.2} q3={:.2} cv={:.4} per_cycle={:.2} {scale} clock={:.3} GHz drift={:.3} passes={} iters={}",
         k.decl.name,
         a.threads,
         r.bytes_per_thread,
@@ -92,11 +92,12 @@ pub fn run(a: &KernelArgs) -> Result<()> {
         } else {
             "-".into()
         },
+        r.value() / 1e9,
         r.rates.median / 1e9,
         r.rates.q1 / 1e9,
         r.rates.q3 / 1e9,
         r.rates.cv,
-        r.rates.median / 1e9 / ghz,
+        r.value() / 1e9 / ghz,
         ghz,
         r.clock_drift(),
         r.passes,

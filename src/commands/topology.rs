@@ -197,7 +197,7 @@ pub fn render_text(r: &TopologyReport) -> String {
         let g = &c.measured.ghz;
         let _ = writeln!(
             s,
-            "\ncore clock    {} measured (dependent adds; upper quartile of {} runs of {:.0} ms, as other work only slows a run; quartiles {:.2}..{:.2}, range {:.2}..{:.2})",
+            "\ncore clock    {} measured (dependent adds; fastest of {} runs of {:.0} ms, as other work only slows a run; quartiles {:.2}..{:.2}, range {:.2}..{:.2})",
             ghz(c.measured.core_ghz()),
             g.n,
             c.measured.run_ms,

@@ -163,7 +163,7 @@ fn sweep(
         let m = runner::measure_steady(pool, k, job.bytes, settings, Shape::ONE, cv_limit(level))
             .map_err(|e| Error::Io(format!("{}: {e}", k.decl.name)))?;
         bar.inc(1);
-        Ok(Some(m.rates.median / 1e9))
+        Ok(Some(m.value() / 1e9))
     };
     bar.set_message(format!(
         "{level} {} {} {} thread(s) {}",
@@ -201,7 +201,7 @@ fn sweep(
     for (s, m) in raw {
         let ai = job.kernel.decl.intensity(s);
         let clock = m.clock_ghz();
-        let measured = m.rates.median / 1e9;
+        let measured = m.value() / 1e9;
         let band = if core_clocked(level) {
             job.bw_per_cycle * clock
         } else {

@@ -81,6 +81,23 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// The measured rate: the fastest sample (bytes/s or flops/s).
+    ///
+    /// Other work on the machine (an interrupt, a host running another
+    /// guest on this vCPU or on its SMT sibling, a neighbour on the shared
+    /// L3 or memory) only ever slows a sample down, never speeds it up, so
+    /// the fastest of several samples is the estimate of what the kernel
+    /// does on the core alone (Chen & Revels, "Robust benchmarking in noisy
+    /// environments", arXiv:1608.04295, 2016, show timing noise is
+    /// non-negative and recommend the minimum time). Measured on a shared
+    /// Zen 3 host with 4000 samples of 0.5 ms (AVX2 2LD1ST in L1): the
+    /// fastest 10% sat at 94.7-95.3 B/cycle (99% of the limit) while the
+    /// median moved between 75 and 87 from one minute to the next. The
+    /// median, quartiles and CV stay in [`Measurement::rates`] to show the
+    /// spread.
+    pub fn value(&self) -> f64 {
+        self.rates.max
+    }
     /// The core clock while the samples ran, GHz: see [`clock::estimate`].
     pub fn clock_ghz(&self) -> f64 {
         clock::estimate(&self.clock_probes)
@@ -427,15 +444,20 @@ pub fn measure(
 
 /// Clock drift above which a measurement counts as disturbed.
 pub const DRIFT_LIMIT: f64 = 0.05;
-/// Attempts per measurement when the samples are noisy.
+/// Attempts per measurement at most.
 pub const ATTEMPTS: usize = 3;
 
-/// [`Pool::measure`], measured again when the samples are noisy (CV above
-/// `cv_limit`, or the clock moved more than [`DRIFT_LIMIT`]: another
-/// process took the core, or the clock changed), up to [`ATTEMPTS`] times.
-/// Interference only ever slows a kernel down, so of the attempts the one
-/// with the highest median rate per cycle is kept. Stops retrying once
-/// Ctrl-C was pressed.
+/// [`Pool::measure`], measured again until its value can be trusted, up to
+/// [`ATTEMPTS`] times; of the attempts, the one with the highest
+/// [`Measurement::value`] per cycle is kept (interference only ever slows a
+/// kernel down). A value is trusted when the attempt was steady (CV of the
+/// samples within `cv_limit`, clock drift within [`DRIFT_LIMIT`]), or when
+/// two attempts' values per cycle agree within `cv_limit`: both then found
+/// the kernel on the core alone. On a shared host a kernel can run slow for
+/// tens of milliseconds at a time (AVX2 2LD1ST in L1 on a shared Zen 3:
+/// 52-94 B/cycle from one attempt to the next), longer than one attempt;
+/// `carmbench run` measures such roofs again seconds later. Stops retrying
+/// once Ctrl-C was pressed.
 pub fn measure_steady(
     pool: &Pool,
     kernel: &'static Kernel,
@@ -444,15 +466,19 @@ pub fn measure_steady(
     shape: Shape,
     cv_limit: f64,
 ) -> Result<Measurement, String> {
+    let per_cycle = |x: &Measurement| x.value() / x.clock_ghz();
     let mut best: Option<Measurement> = None;
     for _ in 0..ATTEMPTS {
         let m = pool.measure(kernel, bytes, shape, s)?;
         let steady = m.rates.cv <= cv_limit && m.clock_drift() <= DRIFT_LIMIT;
-        let per_cycle = |x: &Measurement| x.rates.median / x.clock_ghz();
+        let agrees = best.as_ref().is_some_and(|b| {
+            let (x, y) = (per_cycle(&m), per_cycle(b));
+            (x - y).abs() <= cv_limit * x.max(y)
+        });
         if best.as_ref().is_none_or(|b| per_cycle(&m) > per_cycle(b)) {
             best = Some(m);
         }
-        if steady || super::interrupt::requested() {
+        if steady || agrees || super::interrupt::requested() {
             break;
         }
     }
@@ -491,9 +517,9 @@ mod tests {
 
     #[test]
     fn disturbed_probes_do_not_lower_the_clock() {
-        // Half of the probes lost time to other work: the clock is the
-        // undisturbed 3.2 GHz, not their median (3.05) or mean.
-        let m = with_probes(vec![3.2, 2.5, 3.2, 2.4, 2.9, 3.2, 2.0, 3.2]);
+        // Six of eight probes lost time to other work: the clock is the
+        // undisturbed 3.2 GHz, not their median, upper quartile or mean.
+        let m = with_probes(vec![3.2, 2.5, 3.1, 2.4, 2.9, 3.0, 2.0, 3.2]);
         assert!((m.clock_ghz() - 3.2).abs() < 1e-12, "{}", m.clock_ghz());
         // Disturbed probes in one half only: no drift.
         let m = with_probes(vec![2.4, 3.2, 2.6, 3.2, 3.2, 3.2, 3.2, 3.2]);

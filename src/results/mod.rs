@@ -33,12 +33,16 @@ pub struct MachineInfo {
     pub clock: ClockReport,
 }
 
-/// Median rate at one buffer size.
+/// The rate at one buffer size.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SizePoint {
     /// Bytes each thread's streams span.
     pub bytes_per_thread: u64,
-    /// Median rate at this size (GB/s).
+    /// Rate at this size (GB/s): its fastest sample, as for the roof
+    /// (absent from files of earlier versions, which kept only the median).
+    #[serde(default)]
+    pub value: f64,
+    /// Median rate of the samples at this size (GB/s).
     pub median: f64,
     /// Coefficient of variation at this size.
     pub cv: f64,
@@ -61,13 +65,16 @@ pub struct Roof {
     pub precision: Option<Precision>,
     /// Threads (one per core).
     pub threads: usize,
-    /// Bandwidth, GB/s (10^9 bytes requested by the cores per second).
+    /// Bandwidth, GB/s (10^9 bytes requested by the cores per second): at
+    /// each size the fastest sample (other work only slows samples down),
+    /// and the median of the sizes' values.
     pub gb_per_s: Option<f64>,
-    /// Compute rate, GFLOP/s.
+    /// Compute rate, GFLOP/s: the fastest sample, as for bandwidth.
     pub gflop_per_s: Option<f64>,
     /// Bytes or flops per core-clock cycle, all threads together.
     pub per_cycle: f64,
-    /// Median of the samples, in the roof's unit (GB/s or GFLOP/s).
+    /// Median of the samples, in the roof's unit (GB/s or GFLOP/s), at the
+    /// size whose value is the roof's: with q1, q3 and cv, the spread.
     pub median: f64,
     /// First quartile.
     pub q1: f64,
@@ -75,9 +82,11 @@ pub struct Roof {
     pub q3: f64,
     /// Coefficient of variation of the samples.
     pub cv: f64,
-    /// Core clock during the roof, GHz (mean of before and after).
+    /// Core clock during the roof, GHz (the fastest of the probes run
+    /// between the samples).
     pub clock_ghz: f64,
-    /// Largest relative clock change between before and after a sample set.
+    /// Largest relative clock change between the first and second half of
+    /// a sample set's probes.
     pub clock_drift: f64,
     /// Theoretical limit per cycle for these threads (None: unknown).
     pub theoretical_per_cycle: Option<f64>,
@@ -88,7 +97,8 @@ pub struct Roof {
     /// Rates at each buffer size (bandwidth roofs); the roof is their median.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sizes: Vec<SizePoint>,
-    /// Warnings: clock_drift, high_cv, not_isolated, above_theoretical,
+    /// Warnings: clock_drift, high_cv, sizes_disagree (the sizes of a level
+    /// differ by more than the CV limit), not_isolated, above_theoretical,
     /// shared_core (a per-core resource whose all-core roof is below 85% of
     /// threads × its 1-thread roof: other work shared a core).
     pub flags: Vec<String>,
@@ -97,7 +107,11 @@ pub struct Roof {
 impl Roof {
     /// The same measurement (kernel, level, threads), of any value.
     pub fn same_roof(&self, o: &Roof) -> bool {
-        self.kernel == o.kernel && self.level == o.level && self.threads == o.threads
+        self.same_roof_any_threads(o) && self.threads == o.threads
+    }
+    /// The same kernel and level, at any thread count.
+    pub fn same_roof_any_threads(&self, o: &Roof) -> bool {
+        self.kernel == o.kernel && self.level == o.level
     }
     /// The roof's value in its unit (GB/s or GFLOP/s).
     pub fn value(&self) -> f64 {
