@@ -180,7 +180,7 @@ pub fn likely_cause(f: &Fit, threshold: f64, shared: bool) -> String {
         )
     } else if f.overlap < 0.5 && f.far_sloped_bias.abs() <= 2.0 * threshold {
         format!(
-            "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the roofs are right, but the core did not issue this mix's accesses beside the FP op at full rate, so min(P, AI x B) is optimistic there (on Zen 5, 8 512-bit stores and 16 FMAs take 16 cycles, each alone 8)",
+            "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the roofs are right, but the core did not issue this mix's accesses beside the FP op at full rate, so min(P, AI x B) is optimistic there (FP stores and FMAs share a resource on some cores: on Zen 5, 8 512-bit stores and 16 FMAs take 16 cycles, each alone 8; on Zen 3, 8 256-bit stores and 12 FMAs take 14 cycles, the stores alone 8 and the FMAs 6, while with 12 ADDs in place of the FMAs they take 8)",
             f.overlap * 100.0
         )
     } else if f.sloped_bias < -threshold && far_ok {
