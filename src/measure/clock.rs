@@ -61,15 +61,11 @@ pub struct ClockMeasurement {
 /// then put FMA at 101-105% of the limit. Spreading the probes between the
 /// samples keeps one disturbed moment from reaching all of them.
 pub fn estimate(probes: &[f64]) -> f64 {
-    probes
-        .iter()
-        .copied()
-        .filter(|x| x.is_finite())
-        .fold(f64::NAN, f64::max)
+    summarize(probes).max
 }
 
 impl ClockMeasurement {
-    /// The core clock, GHz: the fastest run (see [`estimate`]).
+    /// The core clock, GHz: the fastest run, as [`estimate`] takes it.
     pub fn core_ghz(&self) -> f64 {
         self.ghz.max
     }
@@ -88,7 +84,16 @@ pub fn measure_warm(runs: usize, run: Duration, warmup: Duration) -> ClockMeasur
     while warm.elapsed() < warmup {
         add_chain(1000);
     }
-    // Calibrate: how many iterations fill `run`.
+    let iters = calibrate(run);
+    let samples: Vec<f64> = (0..runs.max(1)).map(|_| probe(iters)).collect();
+    ClockMeasurement {
+        ghz: summarize(&samples),
+        run_ms: run.as_secs_f64() * 1e3,
+    }
+}
+
+/// Iterations of [`add_chain`] that last about `run` on this core.
+pub fn calibrate(run: Duration) -> u64 {
     let mut iters = 1000u64;
     loop {
         let t = Instant::now();
@@ -96,23 +101,18 @@ pub fn measure_warm(runs: usize, run: Duration, warmup: Duration) -> ClockMeasur
         let dt = t.elapsed();
         if dt >= run / 4 || iters > (1 << 40) {
             let scale = run.as_secs_f64() / dt.as_secs_f64().max(1e-9);
-            iters = ((iters as f64 * scale) as u64).max(1);
-            break;
+            return ((iters as f64 * scale) as u64).max(1);
         }
         iters *= 4;
     }
-    let samples: Vec<f64> = (0..runs.max(1))
-        .map(|_| {
-            let t = Instant::now();
-            add_chain(iters);
-            let s = t.elapsed().as_secs_f64();
-            (iters * ADDS_PER_ITER) as f64 / s / 1e9
-        })
-        .collect();
-    ClockMeasurement {
-        ghz: summarize(&samples),
-        run_ms: run.as_secs_f64() * 1e3,
-    }
+}
+
+/// One clock probe of `iters` iterations of [`add_chain`]: GHz.
+pub fn probe(iters: u64) -> f64 {
+    let t = Instant::now();
+    add_chain(iters);
+    let s = t.elapsed().as_secs_f64();
+    (iters * ADDS_PER_ITER) as f64 / s / 1e9
 }
 
 /// TSC rate in GHz, measured against the monotonic clock over `span`.

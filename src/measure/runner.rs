@@ -42,25 +42,21 @@ pub struct Settings {
     pub min_sample: Duration,
     /// Samples kept.
     pub samples: usize,
-    /// Runs of the clock probe before each sample and after the last one.
-    pub clock_runs: usize,
-    /// Length of one clock-probe run.
-    pub clock_run: Duration,
 }
 
 impl Settings {
-    /// Samples of at least `min_sample` each, with the clock probe every
-    /// measurement uses: one run of half a millisecond before each sample
-    /// and after the last (see [`clock::estimate`]).
+    /// Samples of at least `min_sample` each.
     pub fn new(min_sample: Duration, samples: usize) -> Self {
         Settings {
             min_sample,
             samples,
-            clock_runs: 1,
-            clock_run: Duration::from_micros(500),
         }
     }
 }
+
+/// Length of the clock probe run before each sample and after the last
+/// (see [`clock::estimate`]).
+pub const PROBE: Duration = Duration::from_micros(500);
 
 /// Result of one measurement.
 #[derive(Debug, Clone)]
@@ -203,8 +199,8 @@ enum Step {
         passes: u64,
         shape: Shape,
     },
-    /// Measure the core clock.
-    Clock { runs: usize, run: Duration },
+    /// Probe the core clock (see [`PROBE`]).
+    Clock,
     /// Leave.
     Stop,
 }
@@ -272,14 +268,16 @@ fn worker(tid: usize, cpu: usize, alloc: usize, sh: &Shared) {
         None
     };
     sh.done.wait();
+    let mut probe_iters = None;
     loop {
         sh.start.wait();
         let step = *sh.step.lock().unwrap();
         match step {
             Step::Stop => break,
-            Step::Clock { runs, run } => {
-                let g = clock::measure_warm(runs, run, Duration::ZERO).ghz.median;
-                sh.clocks.lock().unwrap()[tid] = g;
+            Step::Clock => {
+                // Calibrated once per worker: a probe is then just the chain.
+                let iters = *probe_iters.get_or_insert_with(|| clock::calibrate(PROBE));
+                sh.clocks.lock().unwrap()[tid] = clock::probe(iters);
             }
             Step::Run {
                 kernel,
@@ -335,11 +333,8 @@ impl Pool<'_> {
         span(&self.sh.times.lock().unwrap())
     }
 
-    fn clock(&self, s: &Settings) -> f64 {
-        self.step(Step::Clock {
-            runs: s.clock_runs,
-            run: s.clock_run,
-        });
+    fn clock(&self) -> f64 {
+        self.step(Step::Clock);
         super::stats::median(&self.sh.clocks.lock().unwrap())
     }
 
@@ -387,11 +382,11 @@ impl Pool<'_> {
         let mut seconds = Vec::with_capacity(s.samples);
         let mut clock_probes = Vec::with_capacity(s.samples + 1);
         for _ in 0..s.samples.max(1) {
-            clock_probes.push(self.clock(s));
+            clock_probes.push(self.clock());
             self.step(run(passes));
             seconds.push(self.slowest());
         }
-        clock_probes.push(self.clock(s));
+        clock_probes.push(self.clock());
         let work = match kernel.decl.kind {
             Kind::Bandwidth => kernel.decl.bytes_per_iter(),
             Kind::Compute | Kind::Validation => kernel.decl.shaped_flops(shape),
