@@ -67,10 +67,13 @@ pub struct Measurement {
     pub rates: Summary,
     /// Bytes each thread's buffer actually spans (bandwidth kernels).
     pub bytes_per_thread: u64,
-    /// Inner iterations per pass and passes per sample.
+    /// Inner iterations per run: a pass, or one part of it (see `parts`).
     pub iters: u64,
     /// Passes per sample.
     pub passes: u64,
+    /// Parts a pass over the buffer is split into, one part per sample in
+    /// turn (1: every sample walks the whole buffer; see [`MAX_PARTS`]).
+    pub parts: u64,
     /// Core clock probed before each sample and after the last, GHz (each
     /// the median over the threads), in time order.
     pub clock_probes: Vec<f64>,
@@ -158,6 +161,8 @@ pub struct Layout3 {
     pub alloc: usize,
     /// Bytes the streams span (the working set).
     pub span: u64,
+    /// Bytes each stream (A, B, C) moves on by per inner iteration.
+    pub advance: [usize; 3],
 }
 
 /// Place a kernel's streams for a working set of `bytes` per thread: the
@@ -180,11 +185,53 @@ pub fn layout(k: &Kernel, bytes: u64, shape: Shape) -> Layout3 {
     } else {
         off_b
     } + STORE_SKEW;
+    let adv_a = (j * d.load_bytes_per_iter() / ls) as usize;
     Layout3 {
         iters,
         offsets: [0, off_b, off_c],
         alloc: off_c + page(c).max(STREAM_GAP),
         span: iters * per_iter,
+        // Stream B only moves when the kernel reads it.
+        advance: [
+            adv_a,
+            if ls == 2 { adv_a } else { 0 },
+            (j * d.store_bytes_per_iter()) as usize,
+        ],
+    }
+}
+
+/// Most parts a pass over a buffer is split into.
+///
+/// When one pass over the buffer outlasts two minimum samples (a DRAM
+/// buffer of 128 MiB at 16 flop/byte takes about 80 ms here), a sample
+/// walks one part of it, the next sample the next part, and so on around the
+/// buffer. Every byte is still touched once per whole buffer's worth of
+/// traffic, so what the level holds and what spills is the same as with
+/// whole passes, but a sample lasts a few milliseconds instead of one long
+/// pass: a validation sweep at DRAM took a third of the time.
+pub const MAX_PARTS: u64 = 16;
+
+/// Into how many parts to split a pass that lasted `pass` seconds, so that
+/// a part still lasts at least `min` seconds: 1 when the pass is shorter than
+/// two minimum samples, at most [`MAX_PARTS`] and never more parts than
+/// inner iterations.
+pub fn parts_for(pass: f64, min: f64, iters: u64) -> u64 {
+    if pass.is_nan() || min <= 0.0 || pass < 2.0 * min {
+        return 1;
+    }
+    ((pass / min).floor() as u64).clamp(1, MAX_PARTS.min(iters.max(1)))
+}
+
+impl Layout3 {
+    /// Offsets of the streams for part `i` of `parts` (each part
+    /// `iters / parts` inner iterations long).
+    pub fn part_offsets(&self, i: u64, parts: u64) -> [usize; 3] {
+        let step = (self.iters / parts.max(1) * (i % parts.max(1))) as usize;
+        let mut o = self.offsets;
+        for (o, a) in o.iter_mut().zip(self.advance) {
+            *o += step * a;
+        }
+        o
     }
 }
 
@@ -361,7 +408,7 @@ impl Pool<'_> {
         }
         let iters = lay.map_or(COMPUTE_ITERS, |l| l.iters);
         let offsets = lay.map_or([0; 3], |l| l.offsets);
-        let run = |passes| Step::Run {
+        let run = |offsets, iters, passes| Step::Run {
             kernel,
             offsets,
             iters,
@@ -371,7 +418,7 @@ impl Pool<'_> {
         let min = s.min_sample.as_secs_f64();
         let mut passes = 1u64;
         loop {
-            self.step(run(passes));
+            self.step(run(offsets, iters, passes));
             let t = self.slowest();
             if t >= min {
                 break;
@@ -379,11 +426,35 @@ impl Pool<'_> {
             let grow = (min * 1.25 / t.max(1e-9)).ceil() as u64;
             passes = passes.saturating_mul(grow.clamp(2, 1000));
         }
+        // A single pass far longer than a sample: samples walk the buffer
+        // part by part (the whole pass above was the warm-up). The first
+        // pass over a buffer can be slow (page tables, a disturbed moment),
+        // so one part is timed, and the parts merged while it is too short;
+        // the samples start after that part, keeping every part's reuse
+        // distance a whole buffer.
+        let mut parts = match lay {
+            Some(_) if passes == 1 => parts_for(self.slowest(), min, iters),
+            _ => 1,
+        };
+        let mut first = 0;
+        if let Some(l) = lay {
+            while parts > 1 {
+                self.step(run(l.part_offsets(0, parts), iters / parts, 1));
+                let t = self.slowest();
+                first = 1;
+                if t >= min {
+                    break;
+                }
+                parts = parts_for(t * parts as f64, min, iters).min(parts - 1);
+            }
+        }
+        let part_iters = iters / parts;
         let mut seconds = Vec::with_capacity(s.samples);
         let mut clock_probes = Vec::with_capacity(s.samples + 1);
-        for _ in 0..s.samples.max(1) {
+        for i in 0..s.samples.max(1) {
             clock_probes.push(self.clock());
-            self.step(run(passes));
+            let offsets = lay.map_or(offsets, |l| l.part_offsets(first + i as u64, parts));
+            self.step(run(offsets, part_iters, passes));
             seconds.push(self.slowest());
         }
         clock_probes.push(self.clock());
@@ -391,7 +462,7 @@ impl Pool<'_> {
             Kind::Bandwidth => kernel.decl.bytes_per_iter(),
             Kind::Compute | Kind::Validation => kernel.decl.shaped_flops(shape),
         } as f64
-            * iters as f64
+            * part_iters as f64
             * passes as f64
             * self.n as f64;
         let rates: Vec<f64> = seconds.iter().map(|t| work / t).collect();
@@ -399,8 +470,9 @@ impl Pool<'_> {
             rates: summarize(&rates),
             seconds,
             bytes_per_thread: lay.map_or(0, |l| l.span),
-            iters,
+            iters: part_iters,
             passes,
+            parts,
             clock_probes,
         })
     }
@@ -499,6 +571,62 @@ mod tests {
         assert_eq!(span(&[None, None]), 0.0);
     }
 
+    #[test]
+    fn long_passes_split_into_parts_that_still_last_a_sample() {
+        // 84 ms passes, 2 ms samples: as many parts as allowed.
+        assert_eq!(parts_for(0.084, 0.002, 1 << 20), MAX_PARTS);
+        // 9 ms: four parts of 2.25 ms, none shorter than a sample.
+        assert_eq!(parts_for(0.009, 0.002, 1 << 20), 4);
+        // Shorter than two samples, a broken timer or a zero minimum: whole passes.
+        assert_eq!(parts_for(0.0039, 0.002, 1 << 20), 1);
+        assert_eq!(parts_for(f64::NAN, 0.002, 1 << 20), 1);
+        assert_eq!(parts_for(0.084, 0.0, 1 << 20), 1);
+        // Never more parts than inner iterations.
+        assert_eq!(parts_for(0.084, 0.002, 3), 3);
+    }
+
+    #[test]
+    fn parts_tile_every_stream_of_the_buffer_in_turn() {
+        use crate::kernels::{KERNELS, Kind};
+        for k in KERNELS.iter().filter(|k| k.decl.kind != Kind::Compute) {
+            let shape = if k.decl.kind == Kind::Validation {
+                Shape { j: 3, k: 5 }
+            } else {
+                Shape::ONE
+            };
+            let l = layout(k, 64 << 20, shape);
+            for parts in [1, 3, 16] {
+                let n = l.iters / parts;
+                for i in 0..parts {
+                    let o = l.part_offsets(i, parts);
+                    for ((o, start), adv) in o.iter().zip(l.offsets).zip(l.advance) {
+                        // Part i starts where part i-1 ended, in every stream,
+                        // keeps the stream's alignment and ends inside the buffer.
+                        let w = k.decl.width as usize;
+                        assert_eq!(
+                            *o,
+                            start + (i * n) as usize * adv,
+                            "{} part {i}/{parts}",
+                            k.decl.name
+                        );
+                        assert_eq!(o % w, start % w);
+                        assert!(o + n as usize * adv <= l.alloc, "{}", k.decl.name);
+                    }
+                }
+                // The sample after the last part walks the first part again.
+                assert_eq!(l.part_offsets(parts, parts), l.offsets);
+            }
+            // What one iteration moves through the streams is what the
+            // declaration says it touches.
+            assert_eq!(
+                l.advance.iter().sum::<usize>() as u64,
+                k.decl.shaped_bytes(shape),
+                "{}",
+                k.decl.name
+            );
+        }
+    }
+
     fn with_probes(clock_probes: Vec<f64>) -> Measurement {
         Measurement {
             seconds: vec![],
@@ -506,6 +634,7 @@ mod tests {
             bytes_per_thread: 0,
             iters: 1,
             passes: 1,
+            parts: 1,
             clock_probes,
         }
     }
