@@ -3,6 +3,7 @@
 
 pub mod font;
 pub mod geometry;
+pub mod labels;
 pub mod quadrant;
 
 use crate::error::{Error, Result};
@@ -11,6 +12,7 @@ use crate::kernels::{Kind, Mix, Op, Precision};
 use crate::results::apps::AppPoint;
 use crate::results::{Document, Roof, ValidationPoint};
 use geometry::{Bounds, bounding_level, bounds, lines};
+use labels::{Placer, Rect};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -364,12 +366,6 @@ pub const SIZE: (u32, u32) = (1600, 1000);
 pub(crate) const FONT: &str = "sans-serif";
 pub(crate) const LABEL_PX: i32 = 17;
 
-type Rect = (i32, i32, i32, i32);
-
-fn overlaps(a: Rect, b: Rect) -> bool {
-    a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
-}
-
 fn text_box(text: &str, x: i32, y: i32, h: HPos, v: VPos) -> Rect {
     let w = (text.chars().count() as f64 * LABEL_PX as f64 * 0.56) as i32;
     let ht = (LABEL_PX as f64 * 1.25) as i32;
@@ -492,12 +488,86 @@ where
         .draw()
         .map_err(e)?;
 
-    let mut placed: Vec<Rect> = Vec::new();
-    // Legend (top left of the plot): one line per series, then point markers.
     let (px0, px1) = (
         chart.backend_coord(&(b.x.0, b.y.1)),
         chart.backend_coord(&(b.x.1, b.y.0)),
     );
+    // Lines and markers first, every text last: each text is placed where
+    // it covers no point, marker or other text and crosses as few lines as
+    // it can (see `labels`), and its halo then hides nothing drawn.
+    let mut placer = Placer::new((px0.0, px0.1, px1.0, px1.1));
+    let mut flats = Vec::new();
+    let mut slopes = Vec::new();
+    for (si, s) in sel.series.iter().enumerate() {
+        let bw: Vec<f64> = s.bandwidth.iter().map(Roof::value).collect();
+        let pk: Vec<f64> = s.compute.iter().map(Roof::value).collect();
+        let (sloped, flat) = lines(&bw, &pk, &b);
+        for (r, l) in s.bandwidth.iter().zip(sloped) {
+            let c = level_colour(r.level.as_deref().unwrap_or(""));
+            let p0 = chart.backend_coord(&(l.x0, l.x0 * l.gb_per_s));
+            let p1 = chart.backend_coord(&(l.x1, l.x1 * l.gb_per_s));
+            draw_px_line(root, p0, p1, c, dash(si)).map_err(e)?;
+            placer.line((p0, p1));
+            slopes.push((si, r, c));
+        }
+        for (r, l) in s.compute.iter().zip(flat) {
+            let c = op_colour(r.op);
+            let p0 = chart.backend_coord(&(l.x0, l.gflop_per_s));
+            let p1 = chart.backend_coord(&(l.x1, l.gflop_per_s));
+            draw_px_line(root, p0, p1, c, dash(si)).map_err(e)?;
+            placer.line((p0, p1));
+            flats.push((si, r, c, p0, p1));
+        }
+    }
+    for s in &sel.series {
+        let bw: Vec<f64> = s.bandwidth.iter().map(Roof::value).collect();
+        let pk: Vec<f64> = s.compute.iter().map(Roof::value).collect();
+        for (r, l) in s.bandwidth.iter().zip(lines(&bw, &pk, &b).0) {
+            if let Some(rp) = l.ridge {
+                let q = chart.backend_coord(&rp);
+                root.draw(&Circle::new(
+                    q,
+                    6,
+                    level_colour(r.level.as_deref().unwrap_or("")).filled(),
+                ))
+                .map_err(e)?;
+                root.draw(&Circle::new(q, 6, BLACK.stroke_width(1)))
+                    .map_err(e)?;
+                placer.mark(q, 6);
+            }
+        }
+        for v in &s.validation {
+            let p = chart.backend_coord(&(v.ai, v.gflop_per_s));
+            root.draw(&Circle::new(p, 5, level_colour(&v.level).filled()))
+                .map_err(e)?;
+            root.draw(&Circle::new(p, 5, BLACK.stroke_width(1)))
+                .map_err(e)?;
+            placer.mark(p, 5);
+        }
+    }
+    // Applications, coloured by the level bounding them (first series' roofs).
+    let mut app_marks = Vec::new();
+    if let Some(s0) = sel.series.first() {
+        let levels: Vec<(String, f64)> = s0
+            .bandwidth
+            .iter()
+            .map(|r| (r.level.clone().unwrap_or_default(), r.value()))
+            .collect();
+        let top = s0.compute.first().map_or(f64::NAN, Roof::value);
+        for a in &sel.apps {
+            let (x, y) = (a.ai(), a.gflop_per_s());
+            let c = bounding_level(x, y, &levels, top).map_or(palette::GREY, level_colour);
+            let p = chart.backend_coord(&(x, y));
+            root.draw(&TriangleMarker::new(p, 10, BLACK.filled()))
+                .map_err(e)?;
+            root.draw(&TriangleMarker::new(p, 7, c.filled()))
+                .map_err(e)?;
+            placer.mark(p, 10);
+            app_marks.push((p, format!("{} ({:.2} flop/B, {:.1} GFLOP/s)", a.name, x, y)));
+        }
+    }
+
+    // Legend (top left of the plot): one line per series, then point markers.
     let mut legend: Vec<(String, Option<usize>, Option<RGBColor>)> = sel
         .series
         .iter()
@@ -523,16 +593,7 @@ where
         + 70;
     let lh = legend.len() as i32 * 26 + 12;
     let lbox = (px0.0 + 10, px0.1 + 10, px0.0 + 10 + lw, px0.1 + 10 + lh);
-    root.draw(&Rectangle::new(
-        [(lbox.0, lbox.1), (lbox.2, lbox.3)],
-        WHITE.mix(0.92).filled(),
-    ))
-    .map_err(e)?;
-    root.draw(&Rectangle::new(
-        [(lbox.0, lbox.1), (lbox.2, lbox.3)],
-        BLACK.stroke_width(1),
-    ))
-    .map_err(e)?;
+    draw_box(root, lbox).map_err(e)?;
     for (i, (text, style, _)) in legend.iter().enumerate() {
         let y = lbox.1 + 19 + i as i32 * 26;
         let x = lbox.0 + 10;
@@ -548,169 +609,160 @@ where
                 .draw(&Circle::new((x + 22, y), 5, palette::GREY.filled()))
                 .map_err(e)?,
         }
-        root.draw(&Text::new(
-            text.clone(),
-            (x + 56, y),
-            (FONT, LABEL_PX)
-                .into_font()
-                .color(&BLACK)
-                .pos(Pos::new(HPos::Left, VPos::Center)),
-        ))
-        .map_err(e)?;
+        draw_label(root, text, (x + 56, y), BLACK, HPos::Left, VPos::Center).map_err(e)?;
     }
-    placed.push(lbox);
+    placer.text(lbox);
 
-    for (si, s) in sel.series.iter().enumerate() {
-        let bw: Vec<f64> = s.bandwidth.iter().map(Roof::value).collect();
-        let pk: Vec<f64> = s.compute.iter().map(Roof::value).collect();
-        let (sloped, flat) = lines(&bw, &pk, &b);
-        for (r, l) in s.bandwidth.iter().zip(&sloped) {
-            let c = level_colour(r.level.as_deref().unwrap_or(""));
-            let p0 = chart.backend_coord(&(l.x0, l.x0 * l.gb_per_s));
-            let p1 = chart.backend_coord(&(l.x1, l.x1 * l.gb_per_s));
-            draw_px_line(root, p0, p1, c, dash(si)).map_err(e)?;
-            if let Some(rp) = l.ridge {
-                let q = chart.backend_coord(&rp);
-                root.draw(&Circle::new(q, 6, c.filled())).map_err(e)?;
-                root.draw(&Circle::new(q, 6, BLACK.stroke_width(1)))
-                    .map_err(e)?;
+    let thread_tag = |si: usize| {
+        if sel.series.len() > 1 {
+            format!(" [{}]", sel.series[si].label)
+        } else {
+            String::new()
+        }
+    };
+    // Applications first (a point's name belongs next to it): right of the
+    // marker if it fits, else left; then up or down until free.
+    for (p, text) in app_marks {
+        let mut cands = Vec::new();
+        for k in 0..12 {
+            let dy = if k % 2 == 0 {
+                k / 2 * 22
+            } else {
+                -(k / 2 + 1) * 22
+            };
+            cands.push((p.0 + 14, p.1 + dy, HPos::Left));
+            cands.push((p.0 - 14, p.1 + dy, HPos::Right));
+        }
+        let boxes: Vec<Rect> = cands
+            .iter()
+            .map(|&(x, y, h)| text_box(&text, x, y, h, VPos::Center))
+            .collect();
+        // Level with the marker or one line above or below it: 6 candidates.
+        let (x, y, h) = placer
+            .choose_near(&boxes, 6)
+            .map_or((p.0 + 14, p.1, HPos::Left), |i| cands[i]);
+        place_text(root, &text, (x, y), BLACK, h, VPos::Center).map_err(e)?;
+    }
+    // Flat roofs: a label just above its line at the right end, else just
+    // below it, else further left (never left of where the roof starts),
+    // wherever it covers nothing; a roof with no such place goes into the key.
+    let mut key: Vec<(usize, String, RGBColor)> = Vec::new();
+    for (si, r, c, p0, p1) in flats {
+        let text = format!(
+            "{} {}: {:.1} GFLOP/s, {:.1} flop/cycle{}",
+            op_title(r.op),
+            r.precision.map_or("", Precision::name).to_uppercase(),
+            r.value(),
+            r.per_cycle,
+            thread_tag(si)
+        );
+        let mut cands = Vec::new();
+        let mut x = p1.0 - 6;
+        loop {
+            cands.push((x, p1.1 - 4, VPos::Bottom));
+            cands.push((x, p1.1 + 4, VPos::Top));
+            x -= 40;
+            if text_box(&text, x, 0, HPos::Right, VPos::Top).0 < p0.0 {
+                break;
             }
         }
-        for (r, l) in s.compute.iter().zip(&flat) {
-            let c = op_colour(r.op);
-            let p0 = chart.backend_coord(&(l.x0, l.gflop_per_s));
-            let p1 = chart.backend_coord(&(l.x1, l.gflop_per_s));
-            draw_px_line(root, p0, p1, c, dash(si)).map_err(e)?;
-        }
-        // Labels: flat roofs at the right end, sloped roofs near the left end,
-        // each moved along its line until it overlaps nothing placed before.
-        for (r, l) in s.compute.iter().zip(&flat) {
-            let text = format!(
-                "{} {}: {:.1} GFLOP/s, {:.1} flop/cycle{}",
-                op_title(r.op),
-                r.precision.map_or("", Precision::name).to_uppercase(),
-                r.value(),
-                r.per_cycle,
-                if sel.series.len() > 1 {
-                    format!(" [{}]", s.label)
-                } else {
-                    String::new()
-                }
-            );
-            let y = chart.backend_coord(&(l.x1, l.gflop_per_s)).1 - 4;
-            let left = chart.backend_coord(&(l.x0, l.gflop_per_s)).0;
-            let mut x = px1.0 - 6;
-            let mut bx = text_box(&text, x, y, HPos::Right, VPos::Bottom);
-            while placed.iter().any(|p| overlaps(*p, bx)) && bx.0 > left {
-                x -= 40;
-                bx = text_box(&text, x, y, HPos::Right, VPos::Bottom);
+        let boxes: Vec<Rect> = cands
+            .iter()
+            .map(|&(x, y, v)| text_box(&text, x, y, HPos::Right, v))
+            .collect();
+        match placer.choose_free(&boxes) {
+            Some(i) => {
+                let (x, y, v) = cands[i];
+                place_text(root, &text, (x, y), c, HPos::Right, v).map_err(e)?;
             }
-            place_text(
-                root,
-                &text,
-                (x, y),
-                op_colour(r.op),
-                HPos::Right,
-                VPos::Bottom,
-            )
-            .map_err(e)?;
-            placed.push(bx);
+            None => key.push((si, text, c)),
         }
-        for (r, l) in s.bandwidth.iter().zip(&sloped) {
-            let text = format!(
+    }
+    // Sloped roofs (and flat ones with no room): a key, one row per roof
+    // with its line's colour and dash, in the empty corner under the roofs
+    // (parallel diagonal lines leave no room for horizontal text beside
+    // each of them).
+    key.extend(slopes.iter().map(|(si, r, c)| {
+        (
+            *si,
+            format!(
                 "{} {}: {:.1} GB/s, {:.1} B/cycle{}",
                 r.level.as_deref().unwrap_or("?"),
                 r.mix.map_or("", Mix::name),
                 r.value(),
                 r.per_cycle,
-                if sel.series.len() > 1 {
-                    format!(" [{}]", s.label)
-                } else {
-                    String::new()
-                }
-            );
-            let c = level_colour(r.level.as_deref().unwrap_or(""));
-            let (lx0, lx1) = (l.x0.ln(), l.x1.ln());
-            let mut best = None;
-            for k in 0..40 {
-                let t = 0.02 + k as f64 * 0.025;
-                if t > 0.98 {
-                    break;
-                }
-                let x = (lx0 + (lx1 - lx0) * t).exp();
-                let p = chart.backend_coord(&(x, x * l.gb_per_s));
-                // Sitting on the line: its bottom-left corner just above it.
-                let (anchor, v) = ((p.0 + 4, p.1 - 5), VPos::Bottom);
-                let bx = text_box(&text, anchor.0, anchor.1, HPos::Left, v);
-                if bx.2 > px1.0 || bx.1 < px0.1 || bx.3 > px1.1 {
-                    continue;
-                }
-                if !placed.iter().any(|q| overlaps(*q, bx)) {
-                    best = Some((anchor, v, bx));
-                    break;
-                }
-                if best.is_none() {
-                    best = Some((anchor, v, bx));
-                }
-            }
-            if let Some((anchor, v, bx)) = best {
-                place_text(root, &text, anchor, c, HPos::Left, v).map_err(e)?;
-                placed.push(bx);
-            }
-        }
-        for v in &s.validation {
-            let p = chart.backend_coord(&(v.ai, v.gflop_per_s));
-            root.draw(&Circle::new(p, 5, level_colour(&v.level).filled()))
-                .map_err(e)?;
-            root.draw(&Circle::new(p, 5, BLACK.stroke_width(1)))
-                .map_err(e)?;
-        }
-    }
-    // Applications, coloured by the level bounding them (first series' roofs).
-    if let Some(s0) = sel.series.first() {
-        let levels: Vec<(String, f64)> = s0
-            .bandwidth
+                thread_tag(*si)
+            ),
+            *c,
+        )
+    }));
+    if !key.is_empty() {
+        let w = key
             .iter()
-            .map(|r| (r.level.clone().unwrap_or_default(), r.value()))
-            .collect();
-        let top = s0.compute.first().map_or(f64::NAN, Roof::value);
-        for a in &sel.apps {
-            let (x, y) = (a.ai(), a.gflop_per_s());
-            let c = bounding_level(x, y, &levels, top).map_or(palette::GREY, level_colour);
-            let p = chart.backend_coord(&(x, y));
-            root.draw(&TriangleMarker::new(p, 10, BLACK.filled()))
-                .map_err(e)?;
-            root.draw(&TriangleMarker::new(p, 7, c.filled()))
-                .map_err(e)?;
-            let text = format!("{} ({:.2} flop/B, {:.1} GFLOP/s)", a.name, x, y);
-            // Right of the marker if it fits, else left; then up or down until free.
-            let right = text_box(&text, p.0 + 14, p.1, HPos::Left, VPos::Center);
-            let (h, dx) = if right.2 <= px1.0 {
-                (HPos::Left, 14)
-            } else {
-                (HPos::Right, -14)
-            };
-            let mut at = (p.0 + dx, p.1);
-            for k in 0..12 {
-                let dy = if k % 2 == 0 {
-                    k / 2 * 22
-                } else {
-                    -(k / 2 + 1) * 22
-                };
-                let cand = (p.0 + dx, p.1 + dy);
-                if !placed
-                    .iter()
-                    .any(|q| overlaps(*q, text_box(&text, cand.0, cand.1, h, VPos::Center)))
-                {
-                    at = cand;
-                    break;
-                }
+            .map(|r| text_box(&r.1, 0, 0, HPos::Left, VPos::Top).2)
+            .max()
+            .unwrap_or(0)
+            + 80;
+        let h = key.len() as i32 * 24 + 12;
+        // Bottom right first, then up the right side, then along the bottom.
+        let mut boxes = Vec::new();
+        for dy in (0..8).map(|k| k * 30) {
+            boxes.push((
+                px1.0 - 10 - w,
+                px1.1 - 10 - h - dy,
+                px1.0 - 10,
+                px1.1 - 10 - dy,
+            ));
+        }
+        for dx in (1..12).map(|k| k * 60) {
+            boxes.push((
+                px1.0 - 10 - w - dx,
+                px1.1 - 10 - h,
+                px1.0 - 10 - dx,
+                px1.1 - 10,
+            ));
+        }
+        if let Some(i) = placer.choose(&boxes) {
+            let k = boxes[i];
+            draw_box(root, k).map_err(e)?;
+            for (j, (si, text, c)) in key.iter().enumerate() {
+                let y = k.1 + 18 + j as i32 * 24;
+                draw_px_line(root, (k.0 + 10, y), (k.0 + 54, y), *c, dash(*si)).map_err(e)?;
+                draw_label(root, text, (k.0 + 66, y), *c, HPos::Left, VPos::Center).map_err(e)?;
             }
-            place_text(root, &text, at, BLACK, h, VPos::Center).map_err(e)?;
-            placed.push(text_box(&text, at.0, at.1, h, VPos::Center));
         }
     }
     Ok(())
+}
+
+/// A white, framed box (the legend and the key of the sloped roofs).
+fn draw_box<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    r: Rect,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    root.draw(&Rectangle::new(
+        [(r.0, r.1), (r.2, r.3)],
+        WHITE.mix(0.92).filled(),
+    ))?;
+    root.draw(&Rectangle::new(
+        [(r.0, r.1), (r.2, r.3)],
+        BLACK.stroke_width(1),
+    ))
+}
+
+fn draw_label<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    text: &str,
+    at: (i32, i32),
+    c: RGBColor,
+    h: HPos,
+    v: VPos,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    root.draw(&Text::new(
+        text.to_string(),
+        at,
+        (FONT, LABEL_PX).into_font().color(&c).pos(Pos::new(h, v)),
+    ))
 }
 
 fn place_text<DB: DrawingBackend>(
@@ -727,11 +779,7 @@ fn place_text<DB: DrawingBackend>(
         [(bx.0 - 2, bx.1), (bx.2 + 2, bx.3)],
         WHITE.mix(0.85).filled(),
     ))?;
-    root.draw(&Text::new(
-        text.to_string(),
-        at,
-        (FONT, LABEL_PX).into_font().color(&c).pos(Pos::new(h, v)),
-    ))
+    draw_label(root, text, at, c, h, v)
 }
 
 fn draw_px_line<DB: DrawingBackend>(
