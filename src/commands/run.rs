@@ -648,8 +648,9 @@ pub fn summary(doc: &Document) -> String {
     {
         let _ = writeln!(
             s,
-            "shared_core: these all-core roofs of per-core resources stayed below {:.0}% of threads x their 1-thread roof, measured twice: other work (an SMT sibling, another tenant of the host) shared a core; run again on an idle machine",
-            SCALING_FLOOR * 100.0
+            "shared_core: these all-core roofs of per-core resources stayed below {:.0}% of threads x their 1-thread roof, measured again up to {} times: other work (an SMT sibling, another tenant of the host) shared a core; run again on an idle machine",
+            SCALING_FLOOR * 100.0,
+            REMEASURE_ROUNDS
         );
     }
     s

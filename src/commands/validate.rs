@@ -488,7 +488,12 @@ pub fn report(results: &[LevelResult], threshold: f64) -> String {
             } else {
                 format!(
                     "FAILED: {}",
-                    validate::likely_cause(f, threshold, !core_clocked(&r.level))
+                    validate::likely_cause(
+                        f,
+                        threshold,
+                        !core_clocked(&r.level),
+                        r.mix != Mix::Load,
+                    )
                 )
             },
             match r.moved_during {

@@ -168,8 +168,8 @@ pub fn fit(points: &[(f64, f64)], ridge: f64, overlaps: &[f64]) -> Fit {
 
 /// The likely cause when a level fails validation at `threshold`; `shared`
 /// for the levels off the core (L3, L4, DRAM), where a miss takes hundreds
-/// of cycles.
-pub fn likely_cause(f: &Fit, threshold: f64, shared: bool) -> String {
+/// of cycles; `stores` when the kernel's memory unit stores.
+pub fn likely_cause(f: &Fit, threshold: f64, shared: bool, stores: bool) -> String {
     let far_ok = f.far_sloped_bias.abs() <= threshold;
     // Little overlap near the ridge while the points far from it roughly
     // hold: the model's min() is what fails, not a roof.
@@ -180,8 +180,13 @@ pub fn likely_cause(f: &Fit, threshold: f64, shared: bool) -> String {
         )
     } else if f.overlap < 0.5 && f.far_sloped_bias.abs() <= 2.0 * threshold {
         format!(
-            "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the roofs are right, but the core did not issue this mix's accesses beside the FP op at full rate, so min(P, AI x B) is optimistic there (FP stores and FMAs share a resource on some cores: on Zen 5, 8 512-bit stores and 16 FMAs take 16 cycles, each alone 8; on Zen 3, 8 256-bit stores and 12 FMAs take 14 cycles, the stores alone 8 and the FMAs 6, while with 12 ADDs in place of the FMAs they take 8)",
-            f.overlap * 100.0
+            "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the roofs are right, but the core did not issue this mix's accesses beside the FP op at full rate, so min(P, AI x B) is optimistic there{}",
+            f.overlap * 100.0,
+            if stores {
+                " (FP stores and FMAs share a resource on some cores: on Zen 5, 8 512-bit stores and 16 FMAs take 16 cycles, each alone 8; on Zen 3, 8 256-bit stores and 12 FMAs take 14 cycles, the stores alone 8 and the FMAs 6, while with 12 ADDs in place of the FMAs they take 8)"
+            } else {
+                " (loads beside FMAs overlap fully on the cores measured so far: other work on this core is the likelier cause; run again on an idle machine)"
+            }
         )
     } else if f.sloped_bias < -threshold && far_ok {
         format!(
@@ -264,27 +269,30 @@ mod tests {
         assert_eq!(f.flat_bias, -0.02);
         assert!(f.overlap.is_nan());
         let low = fit(&[(0.1, -0.2), (0.2, -0.3), (2.0, 0.0)], 1.0, &[]);
-        assert!(likely_cause(&low, 0.1, false).contains("spills"));
+        assert!(likely_cause(&low, 0.1, false, false).contains("spills"));
         let near = [(0.05, -0.02), (0.5, -0.3), (0.8, -0.35), (2.0, 0.0)];
         let ridge = fit(&near, 1.0, &[0.1, 0.0]);
         assert_eq!(ridge.far_sloped_bias, -0.02);
         assert_eq!(ridge.overlap, 0.05);
-        assert!(likely_cause(&ridge, 0.1, false).contains("serialize"));
-        assert!(likely_cause(&ridge, 0.1, false).contains("did not issue"));
-        assert!(likely_cause(&ridge, 0.1, true).contains("latency bound"));
+        assert!(likely_cause(&ridge, 0.1, false, false).contains("serialize"));
+        assert!(likely_cause(&ridge, 0.1, false, false).contains("did not issue"));
+        // The store/FMA conflict is named for mixes that store, not for loads.
+        assert!(likely_cause(&ridge, 0.1, false, true).contains("FP stores and FMAs"));
+        assert!(!likely_cause(&ridge, 0.1, false, false).contains("FP stores"));
+        assert!(likely_cause(&ridge, 0.1, true, false).contains("latency bound"));
         // Little overlap, but the far points are far below too: a roof or the buffer.
         let spill = fit(
             &[(0.1, -0.4), (0.2, -0.5), (0.5, -0.5), (2.0, 0.0)],
             1.0,
             &[0.1],
         );
-        assert!(likely_cause(&spill, 0.1, false).contains("spills"));
+        assert!(likely_cause(&spill, 0.1, false, false).contains("spills"));
         let part = fit(&near, 1.0, &[0.7, 0.8]);
-        assert!(likely_cause(&part, 0.1, false).contains("overlap only in part"));
+        assert!(likely_cause(&part, 0.1, false, false).contains("overlap only in part"));
         let flat = fit(&[(0.1, 0.0), (2.0, -0.2), (4.0, -0.3)], 1.0, &[]);
-        assert!(likely_cause(&flat, 0.1, false).contains("latency bound"));
+        assert!(likely_cause(&flat, 0.1, false, false).contains("latency bound"));
         let high = fit(&[(0.1, 0.2), (0.2, 0.3), (2.0, 0.0)], 1.0, &[]);
-        assert!(likely_cause(&high, 0.1, false).contains("under-measured"));
+        assert!(likely_cause(&high, 0.1, false, false).contains("under-measured"));
     }
 
     #[test]
