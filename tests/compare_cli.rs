@@ -32,6 +32,17 @@ fn roofs_match_across_machines_with_ratios_and_missing_ones_kept() {
             .iter()
             .all(|r| r.cells.iter().filter(|c| c.is_some()).count() == 1)
     );
+    // No ISA in common: the command then compares each file at its widest.
+    assert!(!compare::share_an_isa(&[&z, &b]));
+    assert!(compare::share_an_isa(&[&z, &z]));
+    let out = carmbench(&["compare", ZEN5, BDW]);
+    let (o, e) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(e.contains("share no ISA"), "{e}");
+    let l1 = o.lines().find(|l| l.contains("L1 2ld1st")).unwrap();
+    assert!(!l1.contains("missing"), "{l1}");
     // Each file's widest ISA.
     let rows = compare::match_roofs(&[&z, &b], true);
     let row = |thr: usize, label: &str| {

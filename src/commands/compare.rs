@@ -221,7 +221,16 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         }
     }
     let refs: Vec<&Document> = docs.iter().collect();
-    let rows = compare::match_roofs(&refs, a.best_isa);
+    // Machines with no ISA in common (AVX2 against AVX-512) are compared
+    // each at its widest, as `--best-isa` asks: matched by ISA, every row
+    // would hold one machine only.
+    let best_isa = a.best_isa || !compare::share_an_isa(&refs);
+    if best_isa && !a.best_isa {
+        eprintln!(
+            "the files share no ISA: each is compared at its widest ISA (as with --best-isa)"
+        );
+    }
+    let rows = compare::match_roofs(&refs, best_isa);
     let rd = ridge_table(&names, &refs);
     if a.quadrant {
         let ais = a.ai.clone().unwrap_or_else(|| vec![0.25, 2.0, 8.0]);

@@ -108,6 +108,19 @@ pub struct Row {
     pub cells: Vec<Option<Cell>>,
 }
 
+/// Whether some ISA has roofs in every file (if not, matching by ISA would
+/// leave every row with one file only).
+pub fn share_an_isa(docs: &[&Document]) -> bool {
+    let Some((first, rest)) = docs.split_first() else {
+        return true;
+    };
+    first
+        .roofs
+        .iter()
+        .map(|r| r.isa)
+        .any(|isa| rest.iter().all(|d| d.roofs.iter().any(|r| r.isa == isa)))
+}
+
 /// Every roof present in any file, matched by kind, level, mix, op, ISA,
 /// precision and threads; roofs missing from a file are kept as None. With
 /// `best_isa`, each file contributes only its widest ISA's roofs and the ISA
