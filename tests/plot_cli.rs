@@ -55,6 +55,9 @@ fn svg_holds_every_roof_label_and_value() {
         2 * (4 + 3),
         "4 levels and 3 FP roofs for 1 and 2 threads"
     );
+    // Each roof labelled once: beside its line or in the key, not both.
+    assert_eq!(text.matches(" B/cycle").count(), 2 * 4);
+    assert_eq!(text.matches(" flop/cycle").count(), 2 * 3);
     assert!(
         text.contains("AMD EPYC") && text.contains("AVX512 DP"),
         "title names CPU, ISA, precision"

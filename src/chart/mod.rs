@@ -199,6 +199,7 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
     };
 
     let mut series = Vec::new();
+    let mut isas_drawn = Vec::new();
     for (name, d) in docs {
         // Several files without --isa: each machine with its own widest ISA.
         let isa = if f.isa.is_none() && docs.len() > 1 {
@@ -211,6 +212,9 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
         } else {
             isa
         };
+        if !isas_drawn.contains(&isa) {
+            isas_drawn.push(isa);
+        }
         for &t in &threads {
             let mut bandwidth: Vec<Roof> = d
                 .roofs
@@ -297,7 +301,11 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
     let title = format!(
         "Cache-aware Roofline: {} | {}{}{} | {} thread(s) | {} GHz",
         cpus.join(" vs "),
-        isa.name().to_uppercase(),
+        isas_drawn
+            .iter()
+            .map(|i| i.name().to_uppercase())
+            .collect::<Vec<_>>()
+            .join(" / "),
         precision
             .map(|p| format!(" {}", p.name().to_uppercase()))
             .unwrap_or_default(),
@@ -363,6 +371,8 @@ fn op_title(op: Option<Op>) -> &'static str {
 
 /// Chart size in pixels.
 pub const SIZE: (u32, u32) = (1600, 1000);
+/// Rows of the roof key per column.
+const KEY_ROWS: usize = 14;
 pub(crate) const FONT: &str = "sans-serif";
 pub(crate) const LABEL_PX: i32 = 17;
 
@@ -391,12 +401,14 @@ pub(crate) fn fmt_tick(v: f64) -> String {
     }
 }
 
-fn dash(series: usize) -> Option<(u32, u32)> {
+/// Line style of a series: solid, dashed, dotted, dash-dot (on, off, ...
+/// lengths in pixels; empty for solid).
+fn dash(series: usize) -> &'static [u32] {
     match series % 4 {
-        0 => None,
-        1 => Some((14, 8)),
-        2 => Some((4, 6)),
-        _ => Some((22, 6)),
+        0 => &[],
+        1 => &[14, 8],
+        2 => &[4, 6],
+        _ => &[18, 6, 4, 6],
     }
 }
 
@@ -648,14 +660,14 @@ where
     // wherever it covers nothing; a roof with no such place goes into the key.
     let mut key: Vec<(usize, String, RGBColor)> = Vec::new();
     for (si, r, c, p0, p1) in flats {
-        let text = format!(
-            "{} {}: {:.1} GFLOP/s, {:.1} flop/cycle{}",
+        let base = format!(
+            "{} {}: {:.1} GFLOP/s, {:.1} flop/cycle",
             op_title(r.op),
             r.precision.map_or("", Precision::name).to_uppercase(),
             r.value(),
             r.per_cycle,
-            thread_tag(si)
         );
+        let text = format!("{base}{}", thread_tag(si));
         let mut cands = Vec::new();
         let mut x = p1.0 - 6;
         loop {
@@ -675,7 +687,7 @@ where
                 let (x, y, v) = cands[i];
                 place_text(root, &text, (x, y), c, HPos::Right, v).map_err(e)?;
             }
-            None => key.push((si, text, c)),
+            None => key.push((si, base, c)),
         }
     }
     // Sloped roofs (and flat ones with no room): a key, one row per roof
@@ -686,24 +698,42 @@ where
         (
             *si,
             format!(
-                "{} {}: {:.1} GB/s, {:.1} B/cycle{}",
+                "{} {}: {:.1} GB/s, {:.1} B/cycle",
                 r.level.as_deref().unwrap_or("?"),
                 r.mix.map_or("", Mix::name),
                 r.value(),
                 r.per_cycle,
-                thread_tag(*si)
             ),
             *c,
         )
     }));
     if !key.is_empty() {
-        let w = key
+        // One column with each row's series named; a long key (several
+        // files or thread counts) in columns of at most KEY_ROWS rows, the
+        // series told by the dash alone, as the legend shows.
+        let cols = key.len().div_ceil(KEY_ROWS) as i32;
+        let rows: Vec<(usize, String, RGBColor)> = key
+            .into_iter()
+            .map(|(si, t, c)| {
+                (
+                    si,
+                    if cols == 1 {
+                        format!("{t}{}", thread_tag(si))
+                    } else {
+                        t
+                    },
+                    c,
+                )
+            })
+            .collect();
+        let per_col = rows.len().div_ceil(cols as usize);
+        let cw = rows
             .iter()
             .map(|r| text_box(&r.1, 0, 0, HPos::Left, VPos::Top).2)
             .max()
             .unwrap_or(0)
             + 80;
-        let h = key.len() as i32 * 24 + 12;
+        let (w, h) = (cw * cols, per_col as i32 * 24 + 12);
         // Bottom right first, then up the right side, then along the bottom.
         let mut boxes = Vec::new();
         for dy in (0..8).map(|k| k * 30) {
@@ -725,10 +755,11 @@ where
         if let Some(i) = placer.choose(&boxes) {
             let k = boxes[i];
             draw_box(root, k).map_err(e)?;
-            for (j, (si, text, c)) in key.iter().enumerate() {
-                let y = k.1 + 18 + j as i32 * 24;
-                draw_px_line(root, (k.0 + 10, y), (k.0 + 54, y), *c, dash(*si)).map_err(e)?;
-                draw_label(root, text, (k.0 + 66, y), *c, HPos::Left, VPos::Center).map_err(e)?;
+            for (j, (si, text, c)) in rows.iter().enumerate() {
+                let x = k.0 + (j / per_col) as i32 * cw;
+                let y = k.1 + 18 + (j % per_col) as i32 * 24;
+                draw_px_line(root, (x + 10, y), (x + 54, y), *c, dash(*si)).map_err(e)?;
+                draw_label(root, text, (x + 66, y), *c, HPos::Left, VPos::Center).map_err(e)?;
             }
         }
     }
@@ -787,25 +818,26 @@ fn draw_px_line<DB: DrawingBackend>(
     a: (i32, i32),
     b: (i32, i32),
     c: RGBColor,
-    dash: Option<(u32, u32)>,
+    dash: &[u32],
 ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let style = c.stroke_width(3);
-    match dash {
-        None => root.draw(&PathElement::new(vec![a, b], style)),
-        Some((on, off)) => {
-            let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
-            let len = (dx * dx + dy * dy).sqrt();
-            if len < 1.0 {
-                return Ok(());
-            }
-            let mut t = 0.0;
-            while t < len {
-                let t1 = (t + on as f64).min(len);
-                let p = |s: f64| (a.0 + (dx * s / len) as i32, a.1 + (dy * s / len) as i32);
-                root.draw(&PathElement::new(vec![p(t), p(t1)], style))?;
-                t = t1 + off as f64;
-            }
-            Ok(())
-        }
+    if dash.is_empty() {
+        return root.draw(&PathElement::new(vec![a, b], style));
     }
+    let (dx, dy) = ((b.0 - a.0) as f64, (b.1 - a.1) as f64);
+    let len = (dx * dx + dy * dy).sqrt();
+    let p = |s: f64| (a.0 + (dx * s / len) as i32, a.1 + (dy * s / len) as i32);
+    // Alternate on and off lengths along the line, starting on.
+    let mut t = 0.0;
+    for (i, &l) in dash.iter().cycle().enumerate() {
+        if t >= len || l == 0 && dash.iter().all(|&x| x == 0) {
+            break;
+        }
+        let t1 = (t + f64::from(l)).min(len);
+        if i % 2 == 0 {
+            root.draw(&PathElement::new(vec![p(t), p(t1)], style))?;
+        }
+        t = t1;
+    }
+    Ok(())
 }
