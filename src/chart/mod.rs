@@ -510,6 +510,7 @@ where
     let mut placer = Placer::new((px0.0, px0.1, px1.0, px1.1));
     let mut flats = Vec::new();
     let mut slopes = Vec::new();
+    let mut ridges = Vec::new();
     for (si, s) in sel.series.iter().enumerate() {
         let bw: Vec<f64> = s.bandwidth.iter().map(Roof::value).collect();
         let pk: Vec<f64> = s.compute.iter().map(Roof::value).collect();
@@ -521,6 +522,9 @@ where
             draw_px_line(root, p0, p1, c, dash(si)).map_err(e)?;
             placer.line((p0, p1));
             slopes.push((si, r, c));
+            if let Some(rp) = l.ridge {
+                ridges.push((chart.backend_coord(&rp), c));
+            }
         }
         for (r, l) in s.compute.iter().zip(flat) {
             let c = op_colour(r.op);
@@ -531,23 +535,14 @@ where
             flats.push((si, r, c, p0, p1));
         }
     }
+    // Markers over every line: ridge points, then validation points.
+    for (q, c) in ridges {
+        root.draw(&Circle::new(q, 6, c.filled())).map_err(e)?;
+        root.draw(&Circle::new(q, 6, BLACK.stroke_width(1)))
+            .map_err(e)?;
+        placer.mark(q, 6);
+    }
     for s in &sel.series {
-        let bw: Vec<f64> = s.bandwidth.iter().map(Roof::value).collect();
-        let pk: Vec<f64> = s.compute.iter().map(Roof::value).collect();
-        for (r, l) in s.bandwidth.iter().zip(lines(&bw, &pk, &b).0) {
-            if let Some(rp) = l.ridge {
-                let q = chart.backend_coord(&rp);
-                root.draw(&Circle::new(
-                    q,
-                    6,
-                    level_colour(r.level.as_deref().unwrap_or("")).filled(),
-                ))
-                .map_err(e)?;
-                root.draw(&Circle::new(q, 6, BLACK.stroke_width(1)))
-                    .map_err(e)?;
-                placer.mark(q, 6);
-            }
-        }
         for v in &s.validation {
             let p = chart.backend_coord(&(v.ai, v.gflop_per_s));
             root.draw(&Circle::new(p, 5, level_colour(&v.level).filled()))
