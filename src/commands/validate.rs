@@ -16,7 +16,7 @@ use crate::validate::{self, Fit};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Whether a level's bandwidth follows the core clock (private caches).
 pub fn core_clocked(level: &str) -> bool {
@@ -228,7 +228,7 @@ fn looks_slowed(level: &str, deviation: f64) -> bool {
 }
 
 /// Measure again the points of `raw` that [`looks_slowed`] against `job`'s
-/// roofs, keeping the faster per cycle of each.
+/// roofs, keeping the faster per cycle of each, until `until`.
 fn second_look(
     pool: &runner::Pool,
     job: &Job,
@@ -236,10 +236,11 @@ fn second_look(
     settings: &Settings,
     raw: &mut Raw,
     bar: &ProgressBar,
+    until: Instant,
 ) -> Result<()> {
     let (_, pts) = evaluate(job, isa, raw);
     for (p, (s, m)) in pts.iter().zip(raw.points.iter_mut()) {
-        if interrupt::requested() {
+        if interrupt::requested() || Instant::now() >= until {
             break;
         }
         if looks_slowed(&job.level, p.deviation) {
@@ -469,13 +470,16 @@ pub fn validate_doc(
             alloc,
             |pool| -> Result<Vec<(LevelResult, Vec<ValidationPoint>)>> {
                 let mut raws = Vec::new();
+                let started = Instant::now();
                 for job in group {
                     if let Some(r) = sweep(pool, job, &settings, &bar)? {
                         raws.push((job, r));
                     }
                 }
+                // Second looks take at most half as long as the sweeps did.
+                let until = Instant::now() + started.elapsed() / 2;
                 for (job, raw) in &mut raws {
-                    second_look(pool, job, isa, &settings, raw, &bar)?;
+                    second_look(pool, job, isa, &settings, raw, &bar, until)?;
                 }
                 Ok(raws
                     .iter()
