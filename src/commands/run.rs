@@ -288,9 +288,13 @@ pub const REMEASURE_ROUNDS: usize = 3;
 /// 60-85 %). The value kept is still only what was measured.
 pub const BELOW_LIMIT_PERCENT: f64 = 90.0;
 
+/// Per-core roofs at or above this % of their theoretical limit are not
+/// measured again for noisy samples alone.
+pub const AT_LIMIT_PERCENT: f64 = 97.0;
+
 /// Indices of the roofs (measured in the order of `todo`) that look
-/// disturbed: noisy samples (`high_cv`, `clock_drift`), sizes that disagree,
-/// a per-core resource that scales badly with the threads or whose 1-thread
+/// disturbed: noisy samples (`high_cv`, `clock_drift`) or sizes that
+/// disagree (unless a per-core roof is already at its limit), a per-core resource that scales badly with the threads or whose 1-thread
 /// roof is beaten per thread by its all-core roof, or a per-core roof far
 /// below its theoretical limit.
 fn suspect(todo: &[Task], roofs: &[Roof]) -> Vec<usize> {
@@ -299,12 +303,15 @@ fn suspect(todo: &[Task], roofs: &[Roof]) -> Vec<usize> {
         .zip(roofs)
         .enumerate()
         .filter(|(_, (t, r))| {
-            r.flags
+            let pct = r.percent_of_theoretical.filter(|_| t.per_core);
+            // Noise only slows: a per-core roof already at its limit has
+            // nothing left to find, however noisy its samples were.
+            let noisy = r
+                .flags
                 .iter()
-                .any(|f| matches!(f.as_str(), "high_cv" | "clock_drift" | "sizes_disagree"))
-                || (t.per_core
-                    && r.percent_of_theoretical
-                        .is_some_and(|p| p < BELOW_LIMIT_PERCENT))
+                .any(|f| matches!(f.as_str(), "high_cv" | "clock_drift" | "sizes_disagree"));
+            (noisy && !pct.is_some_and(|p| p >= AT_LIMIT_PERCENT))
+                || pct.is_some_and(|p| p < BELOW_LIMIT_PERCENT)
         })
         .map(|(i, _)| i)
         .collect();
@@ -851,6 +858,12 @@ threads: [all]",
         for r in roofs.iter_mut() {
             r.percent_of_theoretical = None;
         }
+        // Noisy but at its limit: nothing left to find.
+        roofs[0].flags.push("high_cv".into());
+        roofs[0].percent_of_theoretical = Some(99.0);
+        assert!(todo[0].per_core && suspect(&todo, &roofs).is_empty());
+        roofs[0].flags.clear();
+        roofs[0].percent_of_theoretical = None;
         roofs[1].flags.push("high_cv".into());
         let i2 = todo
             .iter()
