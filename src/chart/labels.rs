@@ -43,10 +43,10 @@ pub fn crosses(s: Segment, r: Rect) -> bool {
 }
 
 /// Everything already on the chart that a text should not cover.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Placer {
     /// Where texts may go.
-    pub area: Option<Rect>,
+    area: Rect,
     texts: Vec<Rect>,
     marks: Vec<Rect>,
     lines: Vec<Segment>,
@@ -62,8 +62,10 @@ impl Placer {
     /// A placer for texts inside `area`.
     pub fn new(area: Rect) -> Self {
         Placer {
-            area: Some(area),
-            ..Placer::default()
+            area,
+            texts: Vec::new(),
+            marks: Vec::new(),
+            lines: Vec::new(),
         }
     }
 
@@ -85,9 +87,8 @@ impl Placer {
 
     /// What placing a text in `r` would cover; `None` outside the area.
     pub fn cost(&self, r: Rect) -> Option<u32> {
-        if let Some(a) = self.area
-            && (r.0 < a.0 || r.1 < a.1 || r.2 > a.2 || r.3 > a.3)
-        {
+        let a = self.area;
+        if r.0 < a.0 || r.1 < a.1 || r.2 > a.2 || r.3 > a.3 {
             return None;
         }
         let n = |v: &[Rect]| v.iter().filter(|q| overlaps(**q, r)).count() as u32;

@@ -247,8 +247,7 @@ fn second_look(
             bar.inc_length(1);
             let again = measure_point(pool, job, settings, *s)?;
             bar.inc(1);
-            let per_cycle = |x: &Measurement| x.value() / x.clock_ghz();
-            if per_cycle(&again) > per_cycle(m) {
+            if again.per_cycle() > m.per_cycle() {
                 *m = again;
             }
         }

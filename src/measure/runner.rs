@@ -101,6 +101,12 @@ impl Measurement {
     pub fn clock_ghz(&self) -> f64 {
         clock::estimate(&self.clock_probes)
     }
+    /// The rate per cycle of the clock (units per ns over GHz): how two
+    /// measurements of one kernel are compared when the clock moved between
+    /// them.
+    pub fn per_cycle(&self) -> f64 {
+        self.value() / self.clock_ghz()
+    }
     /// Relative change of the clock between the first and the second half
     /// of the probes (each half estimated as in [`clock::estimate`]).
     pub fn clock_drift(&self) -> f64 {
@@ -533,16 +539,15 @@ pub fn measure_steady(
     shape: Shape,
     cv_limit: f64,
 ) -> Result<Measurement, String> {
-    let per_cycle = |x: &Measurement| x.value() / x.clock_ghz();
     let mut best: Option<Measurement> = None;
     for _ in 0..ATTEMPTS {
         let m = pool.measure(kernel, bytes, shape, s)?;
         let steady = m.rates.cv <= cv_limit && m.clock_drift() <= DRIFT_LIMIT;
         let agrees = best.as_ref().is_some_and(|b| {
-            let (x, y) = (per_cycle(&m), per_cycle(b));
+            let (x, y) = (m.per_cycle(), b.per_cycle());
             (x - y).abs() <= cv_limit * x.max(y)
         });
-        if best.as_ref().is_none_or(|b| per_cycle(&m) > per_cycle(b)) {
+        if best.as_ref().is_none_or(|b| m.per_cycle() > b.per_cycle()) {
             best = Some(m);
         }
         if steady || agrees || super::interrupt::requested() {
