@@ -616,7 +616,15 @@ where
                 .draw(&Circle::new((x + 22, y), 5, palette::GREY.filled()))
                 .map_err(e)?,
         }
-        draw_label(root, text, (x + 56, y), BLACK, HPos::Left, VPos::Center).map_err(e)?;
+        draw_text(
+            root,
+            text,
+            (x + 56, y),
+            BLACK,
+            (HPos::Left, VPos::Center),
+            false,
+        )
+        .map_err(e)?;
     }
     placer.text(lbox);
 
@@ -648,7 +656,7 @@ where
         let (x, y, h) = placer
             .choose_near(&boxes, 6)
             .map_or((p.0 + 14, p.1, HPos::Left), |i| cands[i]);
-        place_text(root, &text, (x, y), BLACK, h, VPos::Center).map_err(e)?;
+        draw_text(root, &text, (x, y), BLACK, (h, VPos::Center), true).map_err(e)?;
     }
     // Flat roofs: a label just above its line at the right end, else just
     // below it, else further left (never left of where the roof starts),
@@ -680,7 +688,7 @@ where
         match placer.choose_free(&boxes) {
             Some(i) => {
                 let (x, y, v) = cands[i];
-                place_text(root, &text, (x, y), c, HPos::Right, v).map_err(e)?;
+                draw_text(root, &text, (x, y), c, (HPos::Right, v), true).map_err(e)?;
             }
             None => key.push((si, base, c)),
         }
@@ -754,7 +762,15 @@ where
                 let x = k.0 + (j / per_col) as i32 * cw;
                 let y = k.1 + 18 + (j % per_col) as i32 * 24;
                 draw_px_line(root, (x + 10, y), (x + 54, y), *c, dash(*si)).map_err(e)?;
-                draw_label(root, text, (x + 66, y), *c, HPos::Left, VPos::Center).map_err(e)?;
+                draw_text(
+                    root,
+                    text,
+                    (x + 66, y),
+                    *c,
+                    (HPos::Left, VPos::Center),
+                    false,
+                )
+                .map_err(e)?;
             }
         }
     }
@@ -776,36 +792,28 @@ fn draw_box<DB: DrawingBackend>(
     ))
 }
 
-fn draw_label<DB: DrawingBackend>(
+/// A text; with `halo`, on a white box that keeps it legible where it
+/// crosses grid or roof lines.
+fn draw_text<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     text: &str,
     at: (i32, i32),
     c: RGBColor,
-    h: HPos,
-    v: VPos,
+    (h, v): (HPos, VPos),
+    halo: bool,
 ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    if halo {
+        let bx = text_box(text, at.0, at.1, h, v);
+        root.draw(&Rectangle::new(
+            [(bx.0 - 2, bx.1), (bx.2 + 2, bx.3)],
+            WHITE.mix(0.85).filled(),
+        ))?;
+    }
     root.draw(&Text::new(
         text.to_string(),
         at,
         (FONT, LABEL_PX).into_font().color(&c).pos(Pos::new(h, v)),
     ))
-}
-
-fn place_text<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    text: &str,
-    at: (i32, i32),
-    c: RGBColor,
-    h: HPos,
-    v: VPos,
-) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    // A white halo keeps labels legible where they cross grid or roof lines.
-    let bx = text_box(text, at.0, at.1, h, v);
-    root.draw(&Rectangle::new(
-        [(bx.0 - 2, bx.1), (bx.2 + 2, bx.3)],
-        WHITE.mix(0.85).filled(),
-    ))?;
-    draw_label(root, text, at, c, h, v)
 }
 
 fn draw_px_line<DB: DrawingBackend>(

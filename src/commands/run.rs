@@ -700,21 +700,22 @@ mod tests {
         assert!(t.iter().any(|t| t.level.as_deref() == Some("DRAM")));
     }
 
+    /// The tasks of the default plan with `yaml` laid over it, on `m`.
+    fn tasks_with(m: &Machine, yaml: &str) -> Vec<Task> {
+        let pf = PlanFile::default_plan().overlay(PlanFile::parse(yaml, "t").unwrap());
+        tasks(&plan::resolve(&pf, m, false).unwrap(), m).unwrap()
+    }
+
     #[test]
     fn nt_store_runs_at_dram_only_and_sizes_follow_the_ranges() {
         let m = Machine::load(&Source::Synthetic(
             "pack:1 numa:1(memory=64GiB) l3:1(size=32MiB) core:2 l2:1(size=1MiB) l1d:1(size=48KiB) pu:1".into(),
         ))
         .unwrap();
-        let pf = PlanFile::default_plan().overlay(
-            PlanFile::parse(
-                "isa: [scalar]\nmixes: [load, nt_store]\nops: []\nthreads: [1]",
-                "t",
-            )
-            .unwrap(),
+        let t = tasks_with(
+            &m,
+            "isa: [scalar]\nmixes: [load, nt_store]\nops: []\nthreads: [1]",
         );
-        let plan = plan::resolve(&pf, &m, false).unwrap();
-        let t = tasks(&plan, &m).unwrap();
         let nt: Vec<_> = t
             .iter()
             .filter(|t| t.kernel.decl.mix == Some(Mix::NtStore))
@@ -733,30 +734,16 @@ mod tests {
             "pack:2 numa:1(memory=64GiB) l3:1(size=32MiB) core:4 l2:1(size=1MiB) l1d:1(size=48KiB) pu:2".into(),
         ))
         .unwrap();
-        let pf = PlanFile::default_plan().overlay(
-            PlanFile::parse(
-                "isa: [scalar]
-mixes: [load]
-ops: [fma]
-threads: [all]",
-                "t",
-            )
-            .unwrap(),
+        let t = tasks_with(
+            &m,
+            "isa: [scalar]\nmixes: [load]\nops: [fma]\nthreads: [all]",
         );
-        let t = tasks(&plan::resolve(&pf, &m, false).unwrap(), &m).unwrap();
         let private = |l: Option<&str>| t.iter().find(|t| t.level.as_deref() == l).unwrap().private;
         assert!(private(None) && private(Some("L1")) && private(Some("L2")));
         assert!(!private(Some("L3")) && !private(Some("DRAM")));
         // One core's own resources whatever the threads: also with 1 thread,
         // when L3 has its instance to itself, L3 is not one of them.
-        let pf1 = PlanFile::default_plan().overlay(
-            PlanFile::parse(
-                "isa: [scalar]\nmixes: [load]\nops: [fma]\nthreads: [1]",
-                "t",
-            )
-            .unwrap(),
-        );
-        let t1 = tasks(&plan::resolve(&pf1, &m, false).unwrap(), &m).unwrap();
+        let t1 = tasks_with(&m, "isa: [scalar]\nmixes: [load]\nops: [fma]\nthreads: [1]");
         let per_core = |l: Option<&str>| {
             t1.iter()
                 .find(|t| t.level.as_deref() == l)
@@ -779,14 +766,10 @@ threads: [all]",
             "pack:1 numa:1(memory=64GiB) l3:1(size=32MiB) core:2 l2:1(size=1MiB) l1d:1(size=48KiB) pu:1".into(),
         ))
         .unwrap();
-        let pf = PlanFile::default_plan().overlay(
-            PlanFile::parse(
-                "isa: [scalar]\nmixes: [load]\nops: [fma]\nlevels: [L1, L3]\nthreads: [1, 2]",
-                "t",
-            )
-            .unwrap(),
+        let todo = tasks_with(
+            &m,
+            "isa: [scalar]\nmixes: [load]\nops: [fma]\nlevels: [L1, L3]\nthreads: [1, 2]",
         );
-        let todo = tasks(&plan::resolve(&pf, &m, false).unwrap(), &m).unwrap();
         let base = results::load(std::path::Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/fixtures/zen5-avx512.yaml"
