@@ -83,7 +83,7 @@ pub fn run(a: &KernelArgs) -> Result<()> {
         Kind::Compute | Kind::Validation => ("GFLOP/s", "flop/cycle"),
     };
     println!(
-        "{} threads={} bytes/thread={} ai={} value={:.2} {unit} median={:.2} q1={:.2} q3={:.2} cv={:.4} per_cycle={:.2} {scale} clock={:.3} GHz drift={:.3} passes={} parts={} iters={}",
+        "{} threads={} bytes/thread={} ai={} value={:.2} {unit} median={:.2} q1={:.2} q3={:.2} cv={:.4} per_cycle={:.2} {scale} clock={:.3} GHz drift={:.3} steal={:.3} passes={} parts={} iters={}",
         k.decl.name,
         a.threads,
         r.bytes_per_thread,
@@ -100,6 +100,7 @@ pub fn run(a: &KernelArgs) -> Result<()> {
         r.value() / 1e9 / ghz,
         ghz,
         r.clock_drift(),
+        r.steal,
         r.passes,
         r.parts,
         r.iters

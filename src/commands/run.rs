@@ -178,6 +178,9 @@ fn roof_of(task: &Task, ms: &[Measurement], uarch: Option<&Uarch>) -> Roof {
     if drift > DRIFT_LIMIT {
         flags.push("clock_drift".to_string());
     }
+    if ms.iter().any(|m| m.steal > crate::measure::steal::LIMIT) {
+        flags.push("steal".to_string());
+    }
     if rep.rates.cv > cv_limit(task.level.as_deref()) {
         flags.push("high_cv".to_string());
     }
@@ -293,10 +296,11 @@ pub const BELOW_LIMIT_PERCENT: f64 = 90.0;
 pub const AT_LIMIT_PERCENT: f64 = 97.0;
 
 /// Indices of the roofs (measured in the order of `todo`) that look
-/// disturbed: noisy samples (`high_cv`, `clock_drift`) or sizes that
-/// disagree (unless a per-core roof is already at its limit), a per-core resource that scales badly with the threads or whose 1-thread
-/// roof is beaten per thread by its all-core roof, or a per-core roof far
-/// below its theoretical limit.
+/// disturbed: noisy samples (`high_cv`, `clock_drift`), time the host took
+/// from the CPUs (`steal`) or sizes that disagree (unless a per-core roof
+/// is already at its limit), a per-core resource that scales badly with
+/// the threads or whose 1-thread roof is beaten per thread by its all-core
+/// roof, or a per-core roof far below its theoretical limit.
 fn suspect(todo: &[Task], roofs: &[Roof]) -> Vec<usize> {
     let mut out: Vec<usize> = todo
         .iter()
@@ -306,10 +310,12 @@ fn suspect(todo: &[Task], roofs: &[Roof]) -> Vec<usize> {
             let pct = r.percent_of_theoretical.filter(|_| t.per_core);
             // Noise only slows: a per-core roof already at its limit has
             // nothing left to find, however noisy its samples were.
-            let noisy = r
-                .flags
-                .iter()
-                .any(|f| matches!(f.as_str(), "high_cv" | "clock_drift" | "sizes_disagree"));
+            let noisy = r.flags.iter().any(|f| {
+                matches!(
+                    f.as_str(),
+                    "high_cv" | "clock_drift" | "sizes_disagree" | "steal"
+                )
+            });
             (noisy && !pct.is_some_and(|p| p >= AT_LIMIT_PERCENT))
                 || pct.is_some_and(|p| p < BELOW_LIMIT_PERCENT)
         })
@@ -660,6 +666,17 @@ pub fn summary(doc: &Document) -> String {
             REMEASURE_ROUNDS
         );
     }
+    if doc
+        .roofs
+        .iter()
+        .any(|r| r.flags.iter().any(|f| f == "steal"))
+    {
+        let _ = writeln!(
+            s,
+            "steal: the host took more than {:.0}% of these roofs' CPU time while they were measured (steal in /proc/stat), even after measuring them again; their values may be low: run again when the host leaves the CPUs alone",
+            crate::measure::steal::LIMIT * 100.0
+        );
+    }
     s
 }
 
@@ -847,6 +864,10 @@ mod tests {
         assert!(todo[0].per_core && suspect(&todo, &roofs).is_empty());
         roofs[0].flags.clear();
         roofs[0].percent_of_theoretical = None;
+        // Time the host took from the CPUs: suspect too.
+        roofs[1].flags.push("steal".into());
+        assert_eq!(suspect(&todo, &roofs), vec![1]);
+        roofs[1].flags.clear();
         roofs[1].flags.push("high_cv".into());
         let i2 = todo
             .iter()
@@ -890,5 +911,8 @@ mod tests {
         assert!(!summary(&d).contains("shared_core:"));
         d.roofs[1].flags.push("shared_core".into());
         assert!(summary(&d).contains("shared_core: these all-core roofs"));
+        assert!(!summary(&d).contains("steal:"));
+        d.roofs[0].flags.push("steal".into());
+        assert!(summary(&d).contains("steal: the host took more than 5%"));
     }
 }

@@ -8,6 +8,7 @@ use crate::kernels::{self, Kernel, Kind, Mix, Op, Precision, Shape};
 use crate::measure::interrupt;
 use crate::measure::runner::{self, Measurement, Settings};
 use crate::measure::stats::median;
+use crate::measure::steal;
 use crate::output::Format;
 use crate::results::{self, Document, Roof, ValidationPoint};
 use crate::topology::sizing::{self, human_bytes};
@@ -97,6 +98,8 @@ pub struct LevelResult {
     pub moved: Option<f64>,
     /// Change of that bandwidth from just before to just after the sweep.
     pub moved_during: Option<f64>,
+    /// Largest share of a point's time the host took from the CPUs.
+    pub steal: f64,
 }
 
 fn find<'a>(
@@ -217,8 +220,8 @@ fn measure_point(
 }
 
 /// A point of a level on the core clock this far below its expected value
-/// (twice the level's CV limit) is measured once more after the other
-/// sweeps of its level, and the faster per cycle kept: a roof is the
+/// (twice the level's CV limit), or any point the host took time from
+/// (steal), is measured once more after the other sweeps of its level, and the faster per cycle kept: a roof is the
 /// fastest of many samples over several sizes, and a point measured in a
 /// slow moment of a shared host would be compared with less luck than its
 /// roof had. L3, L4 and DRAM points are compared with their roof's kernel
@@ -243,7 +246,7 @@ fn second_look(
         if interrupt::requested() || Instant::now() >= until {
             break;
         }
-        if looks_slowed(&job.level, p.deviation) {
+        if looks_slowed(&job.level, p.deviation) || m.steal > steal::LIMIT {
             bar.inc_length(1);
             let again = measure_point(pool, job, settings, *s)?;
             bar.inc(1);
@@ -320,6 +323,7 @@ fn evaluate(job: &Job, isa: Isa, raw: &Raw) -> (LevelResult, Vec<ValidationPoint
             fit,
             moved: now.map(|n| n / job.bw_gb_per_s - 1.0),
             moved_during: raw.before.zip(raw.after).map(|(a, b)| b / a - 1.0),
+            steal: raw.points.iter().map(|(_, m)| m.steal).fold(0.0, f64::max),
         },
         pts,
     )
@@ -566,6 +570,11 @@ pub fn report(results: &[LevelResult], threshold: f64) -> String {
                 .map_or("-".to_string(), |m| format!("{:+.0}%", m * 100.0)),
             if ok {
                 "ok".to_string()
+            } else if r.steal > steal::LIMIT {
+                format!(
+                    "FAILED: the host took up to {:.0}% of these CPUs' time during points of this sweep (steal, /proc/stat), which ran slow for it; run again when the host leaves the CPUs alone",
+                    r.steal * 100.0
+                )
             } else {
                 format!(
                     "FAILED: {}",

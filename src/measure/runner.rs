@@ -77,6 +77,9 @@ pub struct Measurement {
     /// Core clock probed before each sample and after the last, GHz (each
     /// the median over the threads), in time order.
     pub clock_probes: Vec<f64>,
+    /// Share of the measurement's time the host took from one of its CPUs
+    /// (see [`super::steal`]).
+    pub steal: f64,
 }
 
 impl Measurement {
@@ -275,6 +278,7 @@ pub struct Pool<'a> {
     sh: &'a Shared,
     n: usize,
     alloc: usize,
+    cpus: &'a [usize],
 }
 
 /// Start a pool on `cpus` with `alloc` bytes of buffer per thread, run `f`
@@ -301,7 +305,12 @@ pub fn with_pool<R>(cpus: &[usize], alloc: usize, f: impl FnOnce(&Pool) -> R) ->
                 crate::topology::sizing::human_bytes(alloc as u64)
             ))
         } else {
-            Ok(f(&Pool { sh: &sh, n, alloc }))
+            Ok(f(&Pool {
+                sh: &sh,
+                n,
+                alloc,
+                cpus,
+            }))
         };
         *sh.step.lock().unwrap() = Step::Stop;
         sh.start.wait();
@@ -422,6 +431,7 @@ impl Pool<'_> {
             shape,
         };
         let min = s.min_sample.as_secs_f64();
+        let (steal0, t0) = (super::steal::seconds(self.cpus), Instant::now());
         let mut passes = 1u64;
         loop {
             self.step(run(offsets, iters, passes));
@@ -464,6 +474,12 @@ impl Pool<'_> {
             seconds.push(self.slowest());
         }
         clock_probes.push(self.clock());
+        let steal = super::steal::fraction(
+            steal0.as_deref(),
+            super::steal::seconds(self.cpus).as_deref(),
+            t0.elapsed().as_secs_f64(),
+            super::steal::tick(),
+        );
         let work = match kernel.decl.kind {
             Kind::Bandwidth => kernel.decl.bytes_per_iter(),
             Kind::Compute | Kind::Validation => kernel.decl.shaped_flops(shape),
@@ -480,6 +496,7 @@ impl Pool<'_> {
             passes,
             parts,
             clock_probes,
+            steal,
         })
     }
 }
@@ -524,9 +541,10 @@ pub const ATTEMPTS: usize = 3;
 /// [`ATTEMPTS`] times; of the attempts, the one with the highest
 /// [`Measurement::value`] per cycle is kept (interference only ever slows a
 /// kernel down). A value is trusted when the attempt was steady (CV of the
-/// samples within `cv_limit`, clock drift within [`DRIFT_LIMIT`]), or when
-/// two attempts' values per cycle agree within `cv_limit`: both then found
-/// the kernel on the core alone. On a shared host a kernel can run slow for
+/// samples within `cv_limit`, clock drift within [`DRIFT_LIMIT`], the host's
+/// steal within [`super::steal::LIMIT`]), or when two attempts without
+/// steal agree per cycle within `cv_limit`: both then found the kernel on
+/// the core alone. On a shared host a kernel can run slow for
 /// tens of milliseconds at a time (AVX2 2LD1ST in L1 on a shared Zen 3:
 /// 52-94 B/cycle from one attempt to the next), longer than one attempt;
 /// `carmbench run` measures such roofs again seconds later. Stops retrying
@@ -542,10 +560,15 @@ pub fn measure_steady(
     let mut best: Option<Measurement> = None;
     for _ in 0..ATTEMPTS {
         let m = pool.measure(kernel, bytes, shape, s)?;
-        let steady = m.rates.cv <= cv_limit && m.clock_drift() <= DRIFT_LIMIT;
+        let steady = m.rates.cv <= cv_limit
+            && m.clock_drift() <= DRIFT_LIMIT
+            && m.steal <= super::steal::LIMIT;
+        // Two attempts slowed alike by a host time-sharing the CPUs agree
+        // too: only attempts the host left alone count.
+        let unstolen = |x: &Measurement| x.steal <= super::steal::LIMIT;
         let agrees = best.as_ref().is_some_and(|b| {
             let (x, y) = (m.per_cycle(), b.per_cycle());
-            (x - y).abs() <= cv_limit * x.max(y)
+            unstolen(&m) && unstolen(b) && (x - y).abs() <= cv_limit * x.max(y)
         });
         if best.as_ref().is_none_or(|b| m.per_cycle() > b.per_cycle()) {
             best = Some(m);
@@ -641,6 +664,7 @@ mod tests {
             passes: 1,
             parts: 1,
             clock_probes,
+            steal: 0.0,
         }
     }
 
