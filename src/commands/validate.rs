@@ -677,4 +677,38 @@ mod tests {
         assert!(!looks_slowed("L3", -0.50));
         assert!(!looks_slowed("DRAM", -0.50));
     }
+
+    #[test]
+    fn a_level_failing_under_steal_names_it_not_a_guessed_cause() {
+        // Every point at half its expected value: what two time-shared
+        // vCPUs give.
+        let pts: Vec<(f64, f64)> = [0.03, 0.06, 0.12, 0.25, 0.5, 1.0, 2.0]
+            .iter()
+            .map(|&ai| (ai, -0.5))
+            .collect();
+        let mut r = LevelResult {
+            threads: 2,
+            isa: Isa::Avx2,
+            precision: Precision::Dp,
+            op: Op::Fma,
+            mix: Mix::Load,
+            level: "L1".into(),
+            ridge: 0.25,
+            fit: validate::fit(&pts, 0.25, &[]),
+            moved: None,
+            moved_during: None,
+            steal: 0.0,
+        };
+        let plain = report(std::slice::from_ref(&r), 0.10);
+        assert!(
+            plain.contains("FAILED") && !plain.contains("steal"),
+            "{plain}"
+        );
+        r.steal = 0.45;
+        let stolen = report(&[r], 0.10);
+        assert!(
+            stolen.contains("FAILED: the host took up to 45%"),
+            "{stolen}"
+        );
+    }
 }
