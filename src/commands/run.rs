@@ -654,28 +654,28 @@ pub fn summary(doc: &Document) -> String {
             r.flags.join(",")
         );
     }
-    if doc
-        .roofs
-        .iter()
-        .any(|r| r.flags.iter().any(|f| f == "shared_core"))
-    {
-        let _ = writeln!(
-            s,
-            "shared_core: these all-core roofs of per-core resources stayed below {:.0}% of threads x their 1-thread roof, measured again up to {} times: other work (an SMT sibling, another tenant of the host) shared a core; run again on an idle machine",
-            SCALING_FLOOR * 100.0,
-            REMEASURE_ROUNDS
-        );
-    }
-    if doc
-        .roofs
-        .iter()
-        .any(|r| r.flags.iter().any(|f| f == "steal"))
-    {
-        let _ = writeln!(
-            s,
-            "steal: the host took more than {:.0}% of these roofs' CPU time while they were measured (steal in /proc/stat), even after measuring them again; their values may be low: run again when the host leaves the CPUs alone",
-            crate::measure::steal::LIMIT * 100.0
-        );
+    // Flags that need a sentence under the table.
+    let notes = [
+        (
+            "shared_core",
+            format!(
+                "these all-core roofs of per-core resources stayed below {:.0}% of threads x their 1-thread roof, measured again up to {} times: other work (an SMT sibling, another tenant of the host) shared a core; run again on an idle machine",
+                SCALING_FLOOR * 100.0,
+                REMEASURE_ROUNDS
+            ),
+        ),
+        (
+            "steal",
+            format!(
+                "the host took more than {:.0}% of these roofs' CPU time while they were measured (steal in /proc/stat), even after measuring them again; their values may be low: run again when the host leaves the CPUs alone",
+                crate::measure::steal::LIMIT * 100.0
+            ),
+        ),
+    ];
+    for (flag, text) in notes {
+        if doc.roofs.iter().any(|r| r.flags.iter().any(|f| f == flag)) {
+            let _ = writeln!(s, "{flag}: {text}");
+        }
     }
     s
 }
