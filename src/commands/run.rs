@@ -333,17 +333,20 @@ fn suspect(todo: &[Task], roofs: &[Roof]) -> Vec<usize> {
 
 /// Measure tasks, one pool per run of tasks sharing a thread count and
 /// level (buffers are allocated and touched once for every mix and size of
-/// the level). Stops early, keeping what it has, when Ctrl-C was pressed.
+/// the level). Stops early, keeping what it has, when Ctrl-C was pressed,
+/// and starts no task after `until`.
 fn measure_tasks(
     todo: &[Task],
     machine: &Machine,
     settings: &Settings,
     uarch: Option<&Uarch>,
     bar: &ProgressBar,
+    until: Option<Instant>,
 ) -> Result<Vec<Roof>> {
+    let late = || until.is_some_and(|u| Instant::now() >= u);
     let mut out = Vec::new();
     let mut start = 0;
-    while start < todo.len() && !interrupt::requested() {
+    while start < todo.len() && !interrupt::requested() && !late() {
         let (t, level) = (todo[start].threads, todo[start].level.clone());
         let end = todo[start..]
             .iter()
@@ -365,6 +368,9 @@ fn measure_tasks(
             |pool| -> Result<Vec<Roof>> {
                 let mut roofs = Vec::new();
                 for task in group {
+                    if late() {
+                        return Ok(roofs);
+                    }
                     let mut ms = Vec::new();
                     for &bytes in &task.sizes {
                         if interrupt::requested() {
@@ -405,7 +411,8 @@ fn measure_tasks(
     Ok(out)
 }
 
-/// Measure `again` once more and keep, of each roof, the faster per cycle.
+/// Measure `again` once more (no task started after `until`) and keep, of
+/// each roof, the faster per cycle.
 fn remeasure(
     roofs: &mut [Roof],
     again: &[Task],
@@ -413,6 +420,7 @@ fn remeasure(
     settings: &Settings,
     uarch: Option<&Uarch>,
     bar: &ProgressBar,
+    until: Instant,
 ) -> Result<()> {
     if again.is_empty() {
         return Ok(());
@@ -420,7 +428,7 @@ fn remeasure(
     bar.set_length(
         bar.length().unwrap_or(0) + again.iter().map(|t| t.sizes.len() as u64).sum::<u64>(),
     );
-    for new in measure_tasks(again, machine, settings, uarch, bar)? {
+    for new in measure_tasks(again, machine, settings, uarch, bar, Some(until))? {
         if let Some(old) = roofs.iter_mut().find(|r| r.same_roof(&new))
             && new.per_cycle > old.per_cycle
         {
@@ -510,7 +518,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let round = Instant::now();
-    doc.roofs = measure_tasks(&todo, &machine, &settings, uarch.as_ref(), &bar)?;
+    doc.roofs = measure_tasks(&todo, &machine, &settings, uarch.as_ref(), &bar, None)?;
     // Roofs that look disturbed (see `suspect`) are measured again, seconds
     // later, and the faster per cycle kept: on a shared host a kernel can run
     // slow for longer than its attempts (AVX2 L1 load on a shared Zen 3: two
@@ -540,6 +548,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
             &longer,
             uarch.as_ref(),
             &bar,
+            deadline,
         )?;
     }
     for i in poorly_scaling(&todo, &doc.roofs) {
