@@ -42,14 +42,17 @@ pub struct Settings {
     pub min_sample: Duration,
     /// Samples kept.
     pub samples: usize,
+    /// Attempts of [`measure_steady`] at most.
+    pub attempts: usize,
 }
 
 impl Settings {
-    /// Samples of at least `min_sample` each.
+    /// Samples of at least `min_sample` each, up to [`ATTEMPTS`] attempts.
     pub fn new(min_sample: Duration, samples: usize) -> Self {
         Settings {
             min_sample,
             samples,
+            attempts: ATTEMPTS,
         }
     }
 }
@@ -534,11 +537,11 @@ pub fn measure(
 
 /// Clock drift above which a measurement counts as disturbed.
 pub const DRIFT_LIMIT: f64 = 0.05;
-/// Attempts per measurement at most.
+/// Attempts per measurement at most, by default.
 pub const ATTEMPTS: usize = 3;
 
 /// [`Pool::measure`], measured again until its value can be trusted, up to
-/// [`ATTEMPTS`] times; of the attempts, the one with the highest
+/// `s.attempts` times; of the attempts, the one with the highest
 /// [`Measurement::value`] per cycle is kept (interference only ever slows a
 /// kernel down). A value is trusted when the attempt was steady (CV of the
 /// samples within `cv_limit`, clock drift within [`DRIFT_LIMIT`], the host's
@@ -558,7 +561,7 @@ pub fn measure_steady(
     cv_limit: f64,
 ) -> Result<Measurement, String> {
     let mut best: Option<Measurement> = None;
-    for _ in 0..ATTEMPTS {
+    for _ in 0..s.attempts.max(1) {
         let m = pool.measure(kernel, bytes, shape, s)?;
         let steady = m.rates.cv <= cv_limit
             && m.clock_drift() <= DRIFT_LIMIT
