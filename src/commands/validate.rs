@@ -147,6 +147,11 @@ struct Job {
     shapes: Vec<Shape>,
 }
 
+/// FP-bound points of a multi-thread sweep this far under their FP roof
+/// (a fraction) mean its threads shared a core: FP pipes are the one thing
+/// those points need, and the roof was measured with the same threads.
+pub const SHARED_FLAT: f64 = 0.3;
+
 /// Bandwidth moves during a sweep above which the verdict says so.
 pub const MOVED_LIMIT: f64 = 0.10;
 
@@ -581,6 +586,12 @@ pub fn report(results: &[LevelResult], threshold: f64) -> String {
                     "FAILED: the host took up to {:.0}% of these CPUs' time during points of this sweep (steal, /proc/stat), which ran slow for it; run again when the host leaves the CPUs alone",
                     r.steal * 100.0
                 )
+            } else if r.threads > 1 && f.flat_bias < -SHARED_FLAT {
+                format!(
+                    "FAILED: the FP-bound points ran {:.0}% under the {}-thread FP roof measured with the same threads: the threads shared a physical core during the sweep (a host can put two vCPUs on SMT siblings for seconds; seen here: 2-thread FMA at exactly the 1-thread rate, with no steal); run again",
+                    -f.flat_bias * 100.0,
+                    r.threads
+                )
             } else {
                 format!(
                     "FAILED: {}",
@@ -685,9 +696,9 @@ mod tests {
     }
 
     #[test]
-    fn a_level_failing_under_steal_names_it_not_a_guessed_cause() {
-        // Every point at half its expected value: what two time-shared
-        // vCPUs give.
+    fn a_level_failing_under_steal_or_a_shared_core_names_it_not_a_guessed_cause() {
+        // Every point at half its expected value: what two threads on one
+        // physical core, or two time-shared vCPUs, give.
         let pts: Vec<(f64, f64)> = [0.03, 0.06, 0.12, 0.25, 0.5, 1.0, 2.0]
             .iter()
             .map(|&ai| (ai, -0.5))
@@ -705,16 +716,23 @@ mod tests {
             moved_during: None,
             steal: 0.0,
         };
-        let plain = report(std::slice::from_ref(&r), 0.10);
-        assert!(
-            plain.contains("FAILED") && !plain.contains("steal"),
-            "{plain}"
-        );
+        let shared = report(std::slice::from_ref(&r), 0.10);
+        assert!(shared.contains("shared a physical core"), "{shared}");
+        assert!(!shared.contains("steal,"), "{shared}");
+        // Steal seen: that is named first.
         r.steal = 0.45;
-        let stolen = report(&[r], 0.10);
+        let stolen = report(std::slice::from_ref(&r), 0.10);
         assert!(
             stolen.contains("FAILED: the host took up to 45%"),
             "{stolen}"
+        );
+        // One thread has no other thread to share with: a guessed cause.
+        r.steal = 0.0;
+        r.threads = 1;
+        let alone = report(&[r], 0.10);
+        assert!(
+            alone.contains("FAILED") && !alone.contains("shared a physical core"),
+            "{alone}"
         );
     }
 }
