@@ -147,11 +147,6 @@ struct Job {
     shapes: Vec<Shape>,
 }
 
-/// FP-bound points of a multi-thread sweep this far under their FP roof
-/// (a fraction) mean its threads shared a core: FP pipes are the one thing
-/// those points need, and the roof was measured with the same threads.
-pub const SHARED_FLAT: f64 = 0.3;
-
 /// Bandwidth moves during a sweep above which the verdict says so.
 pub const MOVED_LIMIT: f64 = 0.10;
 
@@ -581,25 +576,18 @@ pub fn report(results: &[LevelResult], threshold: f64) -> String {
                 .map_or("-".to_string(), |m| format!("{:+.0}%", m * 100.0)),
             if ok {
                 "ok".to_string()
-            } else if r.steal > steal::LIMIT {
-                format!(
-                    "FAILED: the host took up to {:.0}% of these CPUs' time during points of this sweep (steal, /proc/stat), which ran slow for it; run again when the host leaves the CPUs alone",
-                    r.steal * 100.0
-                )
-            } else if r.threads > 1 && f.flat_bias < -SHARED_FLAT {
-                format!(
-                    "FAILED: the FP-bound points ran {:.0}% under the {}-thread FP roof measured with the same threads: the threads shared a physical core during the sweep (a host can put two vCPUs on SMT siblings for seconds; seen here: 2-thread FMA at exactly the 1-thread rate, with no steal); run again",
-                    -f.flat_bias * 100.0,
-                    r.threads
-                )
             } else {
                 format!(
                     "FAILED: {}",
                     validate::likely_cause(
                         f,
                         threshold,
-                        !core_clocked(&r.level),
-                        r.mix != Mix::Load,
+                        validate::Context {
+                            shared_level: !core_clocked(&r.level),
+                            stores: r.mix != Mix::Load,
+                            threads: r.threads,
+                            steal: r.steal,
+                        },
                     )
                 )
             },

@@ -166,10 +166,44 @@ pub fn fit(points: &[(f64, f64)], ridge: f64, overlaps: &[f64]) -> Fit {
     }
 }
 
-/// The likely cause when a level fails validation at `threshold`; `shared`
-/// for the levels off the core (L3, L4, DRAM), where a miss takes hundreds
-/// of cycles; `stores` when the kernel's memory unit stores.
-pub fn likely_cause(f: &Fit, threshold: f64, shared: bool, stores: bool) -> String {
+/// What a sweep ran under, beside its points: what [`likely_cause`] weighs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Context {
+    /// A level off the core (L3, L4, DRAM), where a miss takes hundreds of
+    /// cycles.
+    pub shared_level: bool,
+    /// The kernel's memory unit stores.
+    pub stores: bool,
+    /// Threads of the sweep.
+    pub threads: usize,
+    /// Largest share of a point's time the host took from the CPUs.
+    pub steal: f64,
+}
+
+/// Steal above this share of a point's time is named as the cause.
+pub const STEAL_LIMIT: f64 = crate::measure::steal::LIMIT;
+
+/// FP-bound points of a multi-thread sweep this far under their FP roof
+/// (a fraction) mean its threads shared a core: FP pipes are the one thing
+/// those points need, and the roof was measured with the same threads.
+pub const SHARED_FLAT: f64 = 0.3;
+
+/// The likely cause when a level fails validation at `threshold`.
+pub fn likely_cause(f: &Fit, threshold: f64, c: Context) -> String {
+    if c.steal > STEAL_LIMIT {
+        return format!(
+            "the host took up to {:.0}% of these CPUs' time during points of this sweep (steal, /proc/stat), which ran slow for it; run again when the host leaves the CPUs alone",
+            c.steal * 100.0
+        );
+    }
+    if c.threads > 1 && f.flat_bias < -SHARED_FLAT {
+        return format!(
+            "the FP-bound points ran {:.0}% under the {}-thread FP roof measured with the same threads: the threads shared a physical core during the sweep (a host can put two vCPUs on SMT siblings for seconds; seen here: 2-thread FMA at exactly the 1-thread rate, with no steal); run again",
+            -f.flat_bias * 100.0,
+            c.threads
+        );
+    }
+    let (shared, stores) = (c.shared_level, c.stores);
     let far_ok = f.far_sloped_bias.abs() <= threshold;
     // Little overlap near the ridge while the points far from it roughly
     // hold: the model's min() is what fails, not a roof.
@@ -214,6 +248,15 @@ mod tests {
     use super::*;
     use crate::isa::Isa;
     use crate::kernels::{Mix, Op, Precision, validation};
+
+    fn ctx(shared_level: bool, stores: bool) -> Context {
+        Context {
+            shared_level,
+            stores,
+            threads: 1,
+            steal: 0.0,
+        }
+    }
 
     #[test]
     fn sweep_covers_the_range_and_the_ridges() {
@@ -269,30 +312,30 @@ mod tests {
         assert_eq!(f.flat_bias, -0.02);
         assert!(f.overlap.is_nan());
         let low = fit(&[(0.1, -0.2), (0.2, -0.3), (2.0, 0.0)], 1.0, &[]);
-        assert!(likely_cause(&low, 0.1, false, false).contains("spills"));
+        assert!(likely_cause(&low, 0.1, ctx(false, false)).contains("spills"));
         let near = [(0.05, -0.02), (0.5, -0.3), (0.8, -0.35), (2.0, 0.0)];
         let ridge = fit(&near, 1.0, &[0.1, 0.0]);
         assert_eq!(ridge.far_sloped_bias, -0.02);
         assert_eq!(ridge.overlap, 0.05);
-        assert!(likely_cause(&ridge, 0.1, false, false).contains("serialize"));
-        assert!(likely_cause(&ridge, 0.1, false, false).contains("did not issue"));
+        assert!(likely_cause(&ridge, 0.1, ctx(false, false)).contains("serialize"));
+        assert!(likely_cause(&ridge, 0.1, ctx(false, false)).contains("did not issue"));
         // The store/FMA conflict is named for mixes that store, not for loads.
-        assert!(likely_cause(&ridge, 0.1, false, true).contains("FP stores and FMAs"));
-        assert!(!likely_cause(&ridge, 0.1, false, false).contains("FP stores"));
-        assert!(likely_cause(&ridge, 0.1, true, false).contains("latency bound"));
+        assert!(likely_cause(&ridge, 0.1, ctx(false, true)).contains("FP stores and FMAs"));
+        assert!(!likely_cause(&ridge, 0.1, ctx(false, false)).contains("FP stores"));
+        assert!(likely_cause(&ridge, 0.1, ctx(true, false)).contains("latency bound"));
         // Little overlap, but the far points are far below too: a roof or the buffer.
         let spill = fit(
             &[(0.1, -0.4), (0.2, -0.5), (0.5, -0.5), (2.0, 0.0)],
             1.0,
             &[0.1],
         );
-        assert!(likely_cause(&spill, 0.1, false, false).contains("spills"));
+        assert!(likely_cause(&spill, 0.1, ctx(false, false)).contains("spills"));
         let part = fit(&near, 1.0, &[0.7, 0.8]);
-        assert!(likely_cause(&part, 0.1, false, false).contains("overlap only in part"));
+        assert!(likely_cause(&part, 0.1, ctx(false, false)).contains("overlap only in part"));
         let flat = fit(&[(0.1, 0.0), (2.0, -0.2), (4.0, -0.3)], 1.0, &[]);
-        assert!(likely_cause(&flat, 0.1, false, false).contains("latency bound"));
+        assert!(likely_cause(&flat, 0.1, ctx(false, false)).contains("latency bound"));
         let high = fit(&[(0.1, 0.2), (0.2, 0.3), (2.0, 0.0)], 1.0, &[]);
-        assert!(likely_cause(&high, 0.1, false, false).contains("under-measured"));
+        assert!(likely_cause(&high, 0.1, ctx(false, false)).contains("under-measured"));
     }
 
     #[test]
