@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const KEYS: [&str; 12] = [
+const KEYS: [&str; 13] = [
     "kind",
     "mix",
     "op",
@@ -21,6 +21,7 @@ const KEYS: [&str; 12] = [
     "mul",
     "fma",
     "div",
+    "prefetch",
 ];
 
 fn variant(v: &str) -> String {
@@ -104,7 +105,7 @@ fn main() {
             .unwrap();
             writeln!(
                 table,
-                "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {} }}, entry: {sym} }},",
+                "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {}, prefetch: {} }}, entry: {sym} }},",
                 variant(kind),
                 opt("mix", "Mix"),
                 opt("op", "Op"),
@@ -117,6 +118,7 @@ fn main() {
                 num("mul"),
                 num("fma"),
                 num("div"),
+                num("prefetch"),
             )
             .unwrap();
         }

@@ -91,6 +91,11 @@ struct Counts {
     divs: u32,
     /// Memory operand sizes in bytes.
     mem_widths: Vec<u32>,
+    /// Bytes each access touches: (base register, first byte, last byte,
+    /// whether it stores).
+    touched: Vec<(String, i64, i64, bool)>,
+    /// Prefetches: (mnemonic, base register, displacement).
+    prefetches: Vec<(String, String, i64)>,
     /// Vector register widths of FP instructions in bytes (element size for scalar).
     fp_widths: Vec<u32>,
     /// FP precision suffixes seen: 'd' or 's'.
@@ -110,6 +115,25 @@ fn mem_width(op: &str) -> Option<u32> {
         }
     }
     None
+}
+
+/// Base register and displacement of a memory operand such as
+/// `YMMWORD PTR [r10+0x20]`.
+fn address(op: &str) -> (String, i64) {
+    let inner = op
+        .split_once('[')
+        .and_then(|(_, r)| r.split_once(']'))
+        .map(|(a, _)| a)
+        .unwrap_or_else(|| panic!("no address in {op}"));
+    match inner.split_once(['+', '-']) {
+        None => (inner.to_string(), 0),
+        Some((base, d)) => {
+            let v = i64::from_str_radix(d.trim_start_matches("0x"), 16)
+                .unwrap_or_else(|_| panic!("displacement of {op}"));
+            let neg = inner.as_bytes()[base.len()] == b'-';
+            (base.to_string(), if neg { -v } else { v })
+        }
+    }
 }
 
 fn reg_width(ops: &str) -> u32 {
@@ -136,17 +160,26 @@ fn count(body: &[Insn]) -> Counts {
             );
             continue;
         }
+        if m.starts_with("prefetch") {
+            let (base, disp) = address(&i.operands);
+            c.prefetches.push((m.to_string(), base, disp));
+            continue;
+        }
         let dst_mem = ops.first().is_some_and(|o| is_mem(o));
         let src_mem = ops.get(1).is_some_and(|o| is_mem(o));
         if m.contains("mov") {
+            let mut access = |op: &str, store: bool| {
+                let w = mem_width(op).unwrap_or_else(|| panic!("width of {i:?}"));
+                let (base, disp) = address(op);
+                c.mem_widths.push(w);
+                c.touched.push((base, disp, disp + i64::from(w) - 1, store));
+            };
             if dst_mem {
                 c.stores += 1;
-                c.mem_widths
-                    .push(mem_width(ops[0]).unwrap_or_else(|| panic!("width of {i:?}")));
+                access(ops[0], true);
             } else if src_mem {
                 c.loads += 1;
-                c.mem_widths
-                    .push(mem_width(ops[1]).unwrap_or_else(|| panic!("width of {i:?}")));
+                access(ops[1], false);
             } else {
                 panic!("register move inside a kernel loop: {i:?}");
             }
@@ -235,11 +268,45 @@ fn check_validation(d: &Decl, code: &[Insn]) {
         "no memory access in the FP unit of {}",
         d.name
     );
+    assert!(
+        fp.prefetches.is_empty(),
+        "no prefetch in the FP unit of {}",
+        d.name
+    );
+    check_prefetches(d, &mem);
     let mut both = fp;
     both.loads = mem.loads;
     both.stores = mem.stores;
     both.mem_widths = mem.mem_widths;
     check_counts(d, mem_loop, both);
+}
+
+/// A memory unit prefetches nothing, or (declared `prefetch=D`) exactly the
+/// 64-byte lines its accesses touch, each once and D bytes ahead: prefetchw
+/// on a stream it stores to, prefetcht0 on one it only loads from.
+fn check_prefetches(d: &Decl, mem: &Counts) {
+    let mut want: Vec<(String, String, i64)> = Vec::new();
+    if d.prefetch > 0 {
+        let mut bases: Vec<&String> = mem.touched.iter().map(|t| &t.0).collect();
+        bases.sort();
+        bases.dedup();
+        for base in bases {
+            let spans = mem.touched.iter().filter(|t| &t.0 == base);
+            let first = spans.clone().map(|t| t.1).min().unwrap();
+            let last = spans.clone().map(|t| t.2).max().unwrap();
+            let stored = spans.clone().any(|t| t.3);
+            let m = if stored { "prefetchw" } else { "prefetcht0" };
+            let mut line = first.div_euclid(64) * 64;
+            while line <= last {
+                want.push((m.into(), base.clone(), line + i64::from(d.prefetch)));
+                line += 64;
+            }
+        }
+    }
+    let mut got = mem.prefetches.clone();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want, "prefetches of {} ({})", d.name, d.file);
 }
 
 fn check_counts(d: &Decl, body: &[Insn], c: Counts) {
@@ -361,4 +428,17 @@ fn the_checker_catches_a_wrong_declaration() {
         )
     });
     assert!(r.is_err());
+    // A prefetching twin declared without its prefetching, or with another
+    // distance, and a plain kernel declared as prefetching, all fail.
+    for (name, prefetch) in [
+        ("avx2_dp_v_2ld1st_fma_pf", 0),
+        ("avx2_dp_v_2ld1st_fma_pf", 2048),
+        ("sse_sp_v_load_fma", 4096),
+    ] {
+        let v = KERNELS.iter().find(|k| k.decl.name == name).unwrap();
+        let insns = &code[&v.decl.symbol()];
+        let wrong = Decl { prefetch, ..v.decl };
+        let r = std::panic::catch_unwind(|| check_validation(&wrong, insns));
+        assert!(r.is_err(), "a wrong declaration must fail: {wrong:?}");
+    }
 }

@@ -24,7 +24,8 @@
 
 # Memory units, one per mix (their counts are the loads= and stores= of the declarations);
 # s is the instruction suffix of the precision.
-.macro VMEM_load_avx2 s
+.macro VMEM_load_avx2 s, pf=0
+    VPF t0, r10, \pf, 0, 64, 128, 192, 256, 320, 384, 448
     vmovapd ymm12, [r10 + 32*0]
     vmovapd ymm13, [r10 + 32*1]
     vmovapd ymm12, [r10 + 32*2]
@@ -43,7 +44,10 @@
     vmovapd ymm13, [r10 + 32*15]
     add r10, 512
 .endm
-.macro VMEM_ldldst_avx2 s
+.macro VMEM_ldldst_avx2 s, pf=0
+    VPF t0, r10, \pf, 0, 64, 128, 192
+    VPF t0, r11, \pf, 0, 64, 128, 192
+    VPF w, rax, \pf, 0, 64, 128, 192
     vmovapd ymm12, [r10 + 32*0]
     vmovapd ymm13, [r11 + 32*0]
     vmovapd [rax + 32*0], ymm12
@@ -117,3 +121,31 @@ VKERNEL avx2_sp_v_2ld1st_fma, avx2, sp, ldldst, fma, ps, END
 
 # @kernel avx2_sp_v_2ld1st_addmul kind=validation mix=2ld1st op=addmul isa=avx2 precision=sp width=32 loads=16 stores=8 add=12 mul=12
 VKERNEL avx2_sp_v_2ld1st_addmul, avx2, sp, ldldst, addmul, ps, END
+
+# The prefetching twins (asm/validation.S, VPF): the same units, each memory unit asking
+# for its lines 4 KiB ahead. The validator runs them at L3 and beyond for points at or
+# above half the ridge's intensity.
+
+# @kernel avx2_dp_v_load_fma_pf kind=validation mix=load op=fma isa=avx2 precision=dp width=32 loads=16 stores=0 fma=12 prefetch=4096
+VKERNEL avx2_dp_v_load_fma_pf, avx2, dp, load, fma, pd, END, 4096
+
+# @kernel avx2_dp_v_load_addmul_pf kind=validation mix=load op=addmul isa=avx2 precision=dp width=32 loads=16 stores=0 add=12 mul=12 prefetch=4096
+VKERNEL avx2_dp_v_load_addmul_pf, avx2, dp, load, addmul, pd, END, 4096
+
+# @kernel avx2_dp_v_2ld1st_fma_pf kind=validation mix=2ld1st op=fma isa=avx2 precision=dp width=32 loads=16 stores=8 fma=12 prefetch=4096
+VKERNEL avx2_dp_v_2ld1st_fma_pf, avx2, dp, ldldst, fma, pd, END, 4096
+
+# @kernel avx2_dp_v_2ld1st_addmul_pf kind=validation mix=2ld1st op=addmul isa=avx2 precision=dp width=32 loads=16 stores=8 add=12 mul=12 prefetch=4096
+VKERNEL avx2_dp_v_2ld1st_addmul_pf, avx2, dp, ldldst, addmul, pd, END, 4096
+
+# @kernel avx2_sp_v_load_fma_pf kind=validation mix=load op=fma isa=avx2 precision=sp width=32 loads=16 stores=0 fma=12 prefetch=4096
+VKERNEL avx2_sp_v_load_fma_pf, avx2, sp, load, fma, ps, END, 4096
+
+# @kernel avx2_sp_v_load_addmul_pf kind=validation mix=load op=addmul isa=avx2 precision=sp width=32 loads=16 stores=0 add=12 mul=12 prefetch=4096
+VKERNEL avx2_sp_v_load_addmul_pf, avx2, sp, load, addmul, ps, END, 4096
+
+# @kernel avx2_sp_v_2ld1st_fma_pf kind=validation mix=2ld1st op=fma isa=avx2 precision=sp width=32 loads=16 stores=8 fma=12 prefetch=4096
+VKERNEL avx2_sp_v_2ld1st_fma_pf, avx2, sp, ldldst, fma, ps, END, 4096
+
+# @kernel avx2_sp_v_2ld1st_addmul_pf kind=validation mix=2ld1st op=addmul isa=avx2 precision=sp width=32 loads=16 stores=8 add=12 mul=12 prefetch=4096
+VKERNEL avx2_sp_v_2ld1st_addmul_pf, avx2, sp, ldldst, addmul, ps, END, 4096

@@ -22,7 +22,8 @@
 
 # Memory units, one per mix (their counts are the loads= and stores= of the declarations);
 # s is the instruction suffix of the precision.
-.macro VMEM_load_avx512 s
+.macro VMEM_load_avx512 s, pf=0
+    VPF t0, r10, \pf, 0, 64, 128, 192, 256, 320, 384, 448, 512, 576, 640, 704, 768, 832, 896, 960
     vmovapd zmm16, [r10 + 64*0]
     vmovapd zmm17, [r10 + 64*1]
     vmovapd zmm18, [r10 + 64*2]
@@ -41,7 +42,10 @@
     vmovapd zmm17, [r10 + 64*15]
     add r10, 1024
 .endm
-.macro VMEM_ldldst_avx512 s
+.macro VMEM_ldldst_avx512 s, pf=0
+    VPF t0, r10, \pf, 0, 64, 128, 192, 256, 320, 384, 448
+    VPF t0, r11, \pf, 0, 64, 128, 192, 256, 320, 384, 448
+    VPF w, rax, \pf, 0, 64, 128, 192, 256, 320, 384, 448
     vmovapd zmm16, [r10 + 64*0]
     vmovapd zmm24, [r11 + 64*0]
     vmovapd [rax + 64*0], zmm16
@@ -132,3 +136,31 @@ VKERNEL avx512_sp_v_2ld1st_fma, avx512, sp, ldldst, fma, ps, END
 
 # @kernel avx512_sp_v_2ld1st_addmul kind=validation mix=2ld1st op=addmul isa=avx512 precision=sp width=64 loads=16 stores=8 add=8 mul=8
 VKERNEL avx512_sp_v_2ld1st_addmul, avx512, sp, ldldst, addmul, ps, END
+
+# The prefetching twins (asm/validation.S, VPF): the same units, each memory unit asking
+# for its lines 4 KiB ahead. The validator runs them at L3 and beyond for points at or
+# above half the ridge's intensity.
+
+# @kernel avx512_dp_v_load_fma_pf kind=validation mix=load op=fma isa=avx512 precision=dp width=64 loads=16 stores=0 fma=16 prefetch=4096
+VKERNEL avx512_dp_v_load_fma_pf, avx512, dp, load, fma, pd, END, 4096
+
+# @kernel avx512_dp_v_load_addmul_pf kind=validation mix=load op=addmul isa=avx512 precision=dp width=64 loads=16 stores=0 add=8 mul=8 prefetch=4096
+VKERNEL avx512_dp_v_load_addmul_pf, avx512, dp, load, addmul, pd, END, 4096
+
+# @kernel avx512_dp_v_2ld1st_fma_pf kind=validation mix=2ld1st op=fma isa=avx512 precision=dp width=64 loads=16 stores=8 fma=16 prefetch=4096
+VKERNEL avx512_dp_v_2ld1st_fma_pf, avx512, dp, ldldst, fma, pd, END, 4096
+
+# @kernel avx512_dp_v_2ld1st_addmul_pf kind=validation mix=2ld1st op=addmul isa=avx512 precision=dp width=64 loads=16 stores=8 add=8 mul=8 prefetch=4096
+VKERNEL avx512_dp_v_2ld1st_addmul_pf, avx512, dp, ldldst, addmul, pd, END, 4096
+
+# @kernel avx512_sp_v_load_fma_pf kind=validation mix=load op=fma isa=avx512 precision=sp width=64 loads=16 stores=0 fma=16 prefetch=4096
+VKERNEL avx512_sp_v_load_fma_pf, avx512, sp, load, fma, ps, END, 4096
+
+# @kernel avx512_sp_v_load_addmul_pf kind=validation mix=load op=addmul isa=avx512 precision=sp width=64 loads=16 stores=0 add=8 mul=8 prefetch=4096
+VKERNEL avx512_sp_v_load_addmul_pf, avx512, sp, load, addmul, ps, END, 4096
+
+# @kernel avx512_sp_v_2ld1st_fma_pf kind=validation mix=2ld1st op=fma isa=avx512 precision=sp width=64 loads=16 stores=8 fma=16 prefetch=4096
+VKERNEL avx512_sp_v_2ld1st_fma_pf, avx512, sp, ldldst, fma, ps, END, 4096
+
+# @kernel avx512_sp_v_2ld1st_addmul_pf kind=validation mix=2ld1st op=addmul isa=avx512 precision=sp width=64 loads=16 stores=8 add=8 mul=8 prefetch=4096
+VKERNEL avx512_sp_v_2ld1st_addmul_pf, avx512, sp, ldldst, addmul, ps, END, 4096

@@ -22,8 +22,9 @@
 
 # Memory units, one per mix (their counts are the loads= and stores= of the declarations);
 # s is the instruction suffix of the precision.
-.macro VMEM_load_scalar s
+.macro VMEM_load_scalar s, pf=0
 .ifc \s,sd
+    VPF t0, r10, \pf, 0, 64
     movsd xmm12, [r10 + 8*0]
     movsd xmm13, [r10 + 8*1]
     movsd xmm12, [r10 + 8*2]
@@ -42,6 +43,7 @@
     movsd xmm13, [r10 + 8*15]
     add r10, 128
 .else
+    VPF t0, r10, \pf, 0
     movss xmm12, [r10 + 4*0]
     movss xmm13, [r10 + 4*1]
     movss xmm12, [r10 + 4*2]
@@ -61,8 +63,11 @@
     add r10, 64
 .endif
 .endm
-.macro VMEM_ldldst_scalar s
+.macro VMEM_ldldst_scalar s, pf=0
 .ifc \s,sd
+    VPF t0, r10, \pf, 0
+    VPF t0, r11, \pf, 0
+    VPF w, rax, \pf, 0
     movsd xmm12, [r10 + 8*0]
     movsd xmm13, [r11 + 8*0]
     movsd [rax + 8*0], xmm12
@@ -91,6 +96,9 @@
     add r11, 64
     add rax, 64
 .else
+    VPF t0, r10, \pf, 0
+    VPF t0, r11, \pf, 0
+    VPF w, rax, \pf, 0
     movss xmm12, [r10 + 4*0]
     movss xmm13, [r11 + 4*0]
     movss [rax + 4*0], xmm12
@@ -174,3 +182,31 @@ VKERNEL scalar_sp_v_2ld1st_fma, scalar, sp, ldldst, fma, ss, END
 
 # @kernel scalar_sp_v_2ld1st_addmul kind=validation mix=2ld1st op=addmul isa=scalar precision=sp width=4 loads=16 stores=8 add=6 mul=6
 VKERNEL scalar_sp_v_2ld1st_addmul, scalar, sp, ldldst, addmul, ss, END_SSE
+
+# The prefetching twins (asm/validation.S, VPF): the same units, each memory unit asking
+# for its lines 4 KiB ahead. The validator runs them at L3 and beyond for points at or
+# above half the ridge's intensity.
+
+# @kernel scalar_dp_v_load_fma_pf kind=validation mix=load op=fma isa=scalar precision=dp width=8 loads=16 stores=0 fma=12 prefetch=4096
+VKERNEL scalar_dp_v_load_fma_pf, scalar, dp, load, fma, sd, END, 4096
+
+# @kernel scalar_dp_v_load_addmul_pf kind=validation mix=load op=addmul isa=scalar precision=dp width=8 loads=16 stores=0 add=6 mul=6 prefetch=4096
+VKERNEL scalar_dp_v_load_addmul_pf, scalar, dp, load, addmul, sd, END_SSE, 4096
+
+# @kernel scalar_dp_v_2ld1st_fma_pf kind=validation mix=2ld1st op=fma isa=scalar precision=dp width=8 loads=16 stores=8 fma=12 prefetch=4096
+VKERNEL scalar_dp_v_2ld1st_fma_pf, scalar, dp, ldldst, fma, sd, END, 4096
+
+# @kernel scalar_dp_v_2ld1st_addmul_pf kind=validation mix=2ld1st op=addmul isa=scalar precision=dp width=8 loads=16 stores=8 add=6 mul=6 prefetch=4096
+VKERNEL scalar_dp_v_2ld1st_addmul_pf, scalar, dp, ldldst, addmul, sd, END_SSE, 4096
+
+# @kernel scalar_sp_v_load_fma_pf kind=validation mix=load op=fma isa=scalar precision=sp width=4 loads=16 stores=0 fma=12 prefetch=4096
+VKERNEL scalar_sp_v_load_fma_pf, scalar, sp, load, fma, ss, END, 4096
+
+# @kernel scalar_sp_v_load_addmul_pf kind=validation mix=load op=addmul isa=scalar precision=sp width=4 loads=16 stores=0 add=6 mul=6 prefetch=4096
+VKERNEL scalar_sp_v_load_addmul_pf, scalar, sp, load, addmul, ss, END_SSE, 4096
+
+# @kernel scalar_sp_v_2ld1st_fma_pf kind=validation mix=2ld1st op=fma isa=scalar precision=sp width=4 loads=16 stores=8 fma=12 prefetch=4096
+VKERNEL scalar_sp_v_2ld1st_fma_pf, scalar, sp, ldldst, fma, ss, END, 4096
+
+# @kernel scalar_sp_v_2ld1st_addmul_pf kind=validation mix=2ld1st op=addmul isa=scalar precision=sp width=4 loads=16 stores=8 add=6 mul=6 prefetch=4096
+VKERNEL scalar_sp_v_2ld1st_addmul_pf, scalar, sp, ldldst, addmul, ss, END_SSE, 4096

@@ -24,7 +24,8 @@
 
 # Memory units, one per mix (their counts are the loads= and stores= of the declarations);
 # s is the instruction suffix of the precision.
-.macro VMEM_load_sse s
+.macro VMEM_load_sse s, pf=0
+    VPF t0, r10, \pf, 0, 64, 128, 192
     movapd xmm12, [r10 + 16*0]
     movapd xmm13, [r10 + 16*1]
     movapd xmm12, [r10 + 16*2]
@@ -43,7 +44,10 @@
     movapd xmm13, [r10 + 16*15]
     add r10, 256
 .endm
-.macro VMEM_ldldst_sse s
+.macro VMEM_ldldst_sse s, pf=0
+    VPF t0, r10, \pf, 0, 64
+    VPF t0, r11, \pf, 0, 64
+    VPF w, rax, \pf, 0, 64
     movapd xmm12, [r10 + 16*0]
     movapd xmm13, [r11 + 16*0]
     movapd [rax + 16*0], xmm12
@@ -126,3 +130,31 @@ VKERNEL sse_sp_v_2ld1st_fma, sse, sp, ldldst, fma, ps, END
 
 # @kernel sse_sp_v_2ld1st_addmul kind=validation mix=2ld1st op=addmul isa=sse precision=sp width=16 loads=16 stores=8 add=6 mul=6
 VKERNEL sse_sp_v_2ld1st_addmul, sse, sp, ldldst, addmul, ps, END_SSE
+
+# The prefetching twins (asm/validation.S, VPF): the same units, each memory unit asking
+# for its lines 4 KiB ahead. The validator runs them at L3 and beyond for points at or
+# above half the ridge's intensity.
+
+# @kernel sse_dp_v_load_fma_pf kind=validation mix=load op=fma isa=sse precision=dp width=16 loads=16 stores=0 fma=12 prefetch=4096
+VKERNEL sse_dp_v_load_fma_pf, sse, dp, load, fma, pd, END, 4096
+
+# @kernel sse_dp_v_load_addmul_pf kind=validation mix=load op=addmul isa=sse precision=dp width=16 loads=16 stores=0 add=6 mul=6 prefetch=4096
+VKERNEL sse_dp_v_load_addmul_pf, sse, dp, load, addmul, pd, END_SSE, 4096
+
+# @kernel sse_dp_v_2ld1st_fma_pf kind=validation mix=2ld1st op=fma isa=sse precision=dp width=16 loads=16 stores=8 fma=12 prefetch=4096
+VKERNEL sse_dp_v_2ld1st_fma_pf, sse, dp, ldldst, fma, pd, END, 4096
+
+# @kernel sse_dp_v_2ld1st_addmul_pf kind=validation mix=2ld1st op=addmul isa=sse precision=dp width=16 loads=16 stores=8 add=6 mul=6 prefetch=4096
+VKERNEL sse_dp_v_2ld1st_addmul_pf, sse, dp, ldldst, addmul, pd, END_SSE, 4096
+
+# @kernel sse_sp_v_load_fma_pf kind=validation mix=load op=fma isa=sse precision=sp width=16 loads=16 stores=0 fma=12 prefetch=4096
+VKERNEL sse_sp_v_load_fma_pf, sse, sp, load, fma, ps, END, 4096
+
+# @kernel sse_sp_v_load_addmul_pf kind=validation mix=load op=addmul isa=sse precision=sp width=16 loads=16 stores=0 add=6 mul=6 prefetch=4096
+VKERNEL sse_sp_v_load_addmul_pf, sse, sp, load, addmul, ps, END_SSE, 4096
+
+# @kernel sse_sp_v_2ld1st_fma_pf kind=validation mix=2ld1st op=fma isa=sse precision=sp width=16 loads=16 stores=8 fma=12 prefetch=4096
+VKERNEL sse_sp_v_2ld1st_fma_pf, sse, sp, ldldst, fma, ps, END, 4096
+
+# @kernel sse_sp_v_2ld1st_addmul_pf kind=validation mix=2ld1st op=addmul isa=sse precision=sp width=16 loads=16 stores=8 add=6 mul=6 prefetch=4096
+VKERNEL sse_sp_v_2ld1st_addmul_pf, sse, sp, ldldst, addmul, ps, END_SSE, 4096

@@ -137,6 +137,9 @@ pub struct Decl {
     pub fmas: u32,
     /// FP divisions per iteration.
     pub divs: u32,
+    /// Validation kernels: how far ahead, in bytes, each memory unit
+    /// prefetches the lines it holds (0: no prefetching).
+    pub prefetch: u32,
 }
 
 /// Entry point of every kernel (see `asm/common.S`): streams A, B, C,
@@ -264,12 +267,34 @@ pub fn bandwidth(mix: Mix, isa: Isa) -> Option<&'static Kernel> {
 
 /// The validation kernel for a mix, op, ISA and precision.
 pub fn validation(mix: Mix, op: Op, isa: Isa, precision: Precision) -> Option<&'static Kernel> {
+    validation_kernel(mix, op, isa, precision, false)
+}
+
+/// Its prefetching twin: the same units, each memory unit prefetching its
+/// lines `decl.prefetch` bytes ahead (`asm/validation.S`).
+pub fn validation_prefetching(
+    mix: Mix,
+    op: Op,
+    isa: Isa,
+    precision: Precision,
+) -> Option<&'static Kernel> {
+    validation_kernel(mix, op, isa, precision, true)
+}
+
+fn validation_kernel(
+    mix: Mix,
+    op: Op,
+    isa: Isa,
+    precision: Precision,
+    prefetching: bool,
+) -> Option<&'static Kernel> {
     KERNELS.iter().find(|k| {
         k.decl.kind == Kind::Validation
             && k.decl.mix == Some(mix)
             && k.decl.op == Some(op)
             && k.decl.isa == isa
             && k.decl.precision == Some(precision)
+            && (k.decl.prefetch > 0) == prefetching
     })
 }
 
@@ -313,15 +338,26 @@ mod tests {
             for mix in [Mix::Load, Mix::TwoLdOneSt] {
                 for op in [Op::Fma, Op::AddMul] {
                     for p in Precision::ALL {
-                        assert!(
-                            validation(mix, op, isa, *p).is_some(),
-                            "{mix} {op} {isa} {p}"
+                        let plain = validation(mix, op, isa, *p)
+                            .unwrap_or_else(|| panic!("{mix} {op} {isa} {p}"));
+                        let twin = validation_prefetching(mix, op, isa, *p)
+                            .unwrap_or_else(|| panic!("prefetching {mix} {op} {isa} {p}"));
+                        // The twin differs only by its prefetching.
+                        assert_eq!(plain.decl.prefetch, 0);
+                        assert!(twin.decl.prefetch >= 64);
+                        assert_eq!(
+                            Decl {
+                                name: plain.decl.name,
+                                prefetch: 0,
+                                ..twin.decl
+                            },
+                            plain.decl
                         );
                     }
                 }
             }
         }
-        assert_eq!(KERNELS.len(), 4 * (5 + 6 * 2 + 8));
+        assert_eq!(KERNELS.len(), 4 * (5 + 6 * 2 + 2 * 8));
     }
 
     #[test]

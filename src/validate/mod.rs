@@ -209,7 +209,7 @@ pub fn likely_cause(f: &Fit, threshold: f64, c: Context) -> String {
     // hold: the model's min() is what fails, not a roof.
     if f.overlap < 0.5 && f.far_sloped_bias.abs() <= 2.0 * threshold && shared {
         format!(
-            "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the kernel is latency bound there, as the FP work between its loads leaves the reorder buffer room for too few misses in flight to cover the memory latency; more threads, or prefetching, reach the roof",
+            "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the kernel is latency bound there: the FP work between its loads fills the reorder buffer and leaves room for too few misses in flight to cover the memory latency, which the prefetching kernels run from half the ridge up did not make up for here; more threads reach the roof",
             f.overlap * 100.0
         )
     } else if f.overlap < 0.5 && f.far_sloped_bias.abs() <= 2.0 * threshold {
