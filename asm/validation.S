@@ -70,6 +70,37 @@
 .endif
 .endm
 
+# The FP units of the scalar and SSE kernels, one per op: the same xmm instructions, the
+# suffix s (sd/ss or pd/ps) making them scalar or packed.
+.macro VFP_fma_xmm s
+    vfmadd231\s xmm0, xmm14, xmm15
+    vfmadd231\s xmm1, xmm14, xmm15
+    vfmadd231\s xmm2, xmm14, xmm15
+    vfmadd231\s xmm3, xmm14, xmm15
+    vfmadd231\s xmm4, xmm14, xmm15
+    vfmadd231\s xmm5, xmm14, xmm15
+    vfmadd231\s xmm6, xmm14, xmm15
+    vfmadd231\s xmm7, xmm14, xmm15
+    vfmadd231\s xmm8, xmm14, xmm15
+    vfmadd231\s xmm9, xmm14, xmm15
+    vfmadd231\s xmm10, xmm14, xmm15
+    vfmadd231\s xmm11, xmm14, xmm15
+.endm
+.macro VFP_addmul_xmm s
+    add\s xmm0, xmm15
+    mul\s xmm6, xmm15
+    add\s xmm1, xmm15
+    mul\s xmm7, xmm15
+    add\s xmm2, xmm15
+    mul\s xmm8, xmm15
+    add\s xmm3, xmm15
+    mul\s xmm9, xmm15
+    add\s xmm4, xmm15
+    mul\s xmm10, xmm15
+    add\s xmm5, xmm15
+    mul\s xmm11, xmm15
+.endm
+
 # A whole validation kernel from the units its ISA file defines: constants and
 # accumulators (VINIT_<isa>_<prec>), the memory unit of its mix (VMEM_<mix>_<isa>; mix 2ld1st
 # is spelled ldldst here, as LLVM's assembler mangles a macro argument starting with a digit) and the

@@ -77,34 +77,12 @@
     add rax, 128
 .endm
 
-# FP units, one per op; s is the instruction suffix of the precision.
+# FP units, one per op: the xmm units of asm/validation.S.
 .macro VFP_fma_sse s
-    vfmadd231\s xmm0, xmm14, xmm15
-    vfmadd231\s xmm1, xmm14, xmm15
-    vfmadd231\s xmm2, xmm14, xmm15
-    vfmadd231\s xmm3, xmm14, xmm15
-    vfmadd231\s xmm4, xmm14, xmm15
-    vfmadd231\s xmm5, xmm14, xmm15
-    vfmadd231\s xmm6, xmm14, xmm15
-    vfmadd231\s xmm7, xmm14, xmm15
-    vfmadd231\s xmm8, xmm14, xmm15
-    vfmadd231\s xmm9, xmm14, xmm15
-    vfmadd231\s xmm10, xmm14, xmm15
-    vfmadd231\s xmm11, xmm14, xmm15
+    VFP_fma_xmm \s
 .endm
 .macro VFP_addmul_sse s
-    add\s xmm0, xmm15
-    mul\s xmm6, xmm15
-    add\s xmm1, xmm15
-    mul\s xmm7, xmm15
-    add\s xmm2, xmm15
-    mul\s xmm8, xmm15
-    add\s xmm3, xmm15
-    mul\s xmm9, xmm15
-    add\s xmm4, xmm15
-    mul\s xmm10, xmm15
-    add\s xmm5, xmm15
-    mul\s xmm11, xmm15
+    VFP_addmul_xmm \s
 .endm
 
 # @kernel sse_dp_v_load_fma kind=validation mix=load op=fma isa=sse precision=dp width=16 loads=16 stores=0 fma=12
