@@ -128,13 +128,7 @@ fn compare_formats_and_charts() {
         "--quadrant-output",
         q.to_str().unwrap(),
     ]);
-    let so = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let so = success(&out);
     let c = std::fs::read_to_string(&chart).unwrap();
     assert!(
         c.contains("avx512, 1 thread") && c.contains("avx2, 1 thread"),
@@ -167,13 +161,7 @@ fn predict_on_known_numbers() {
     let out = carmbench(&[
         "predict", "--flops", "1e8", "--bytes", "1.2e9", "--level", "DRAM", "--on", BDW,
     ]);
-    let s = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let s = success(&out);
     let t = 1.2e9 / (dram * 1e9);
     assert!(
         s.contains(&format!("{t:.4e} s")) && s.contains("memory (DRAM"),

@@ -56,13 +56,7 @@ fn manual_counts_time_and_place_a_program() {
         ],
         &dir,
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = success(&out);
     assert!(
         stdout.contains("triad: AI 0.083 flop/B") && stdout.contains("bound by the"),
         "{stdout}"

@@ -26,13 +26,7 @@ fn quick_run_writes_a_versioned_document() {
         "-o",
         d,
     ]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = success(&out);
     assert!(
         stdout.contains("L1 2ld1st") && stdout.contains("fma dp") && stdout.contains("wrote"),
         "{stdout}"
@@ -85,12 +79,7 @@ fn quick_run_writes_a_versioned_document() {
         "-o",
         d,
     ]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    success(&out);
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("carm.json")).unwrap()).unwrap();
     assert_eq!(v["schema"], 1);

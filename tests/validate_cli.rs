@@ -47,13 +47,7 @@ fn run_validate_stores_a_full_sweep() {
         "-o",
         d,
     ]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = success(&out);
     assert!(
         stdout.contains("validation: scalar dp 2ld1st") && stdout.contains("median |dev|"),
         "{stdout}"

@@ -34,6 +34,13 @@ pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// A run that must succeed: exit status 0 (else fail showing its standard
+/// error); its standard output as text.
+pub fn success(o: &Output) -> String {
+    assert_eq!(o.status.code(), Some(0), "exit 0, stderr: {}", stderr(o));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
 /// Bad input: exit status 2, one line naming the problem, no panic.
 pub fn assert_input_error(out: &Output, needles: &[&str]) {
     let err = stderr(out);
