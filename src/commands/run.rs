@@ -10,6 +10,7 @@ use crate::isa;
 use crate::kernels::{self, Kernel, Kind, Mix, Shape};
 use crate::measure::interrupt;
 use crate::measure::runner::{self, DRIFT_LIMIT, Measurement, Settings};
+use crate::measure::sharing::{self, CoreGuard};
 use crate::measure::stats::median;
 use crate::output::Format;
 use crate::results::{self, Document, MachineInfo, Roof, SizePoint};
@@ -342,6 +343,7 @@ fn measure_tasks(
     uarch: Option<&Uarch>,
     bar: &ProgressBar,
     until: Option<Instant>,
+    mut guard: Option<&mut CoreGuard>,
 ) -> Result<Vec<Roof>> {
     let late = || until.is_some_and(|u| Instant::now() >= u);
     let mut out = Vec::new();
@@ -367,6 +369,10 @@ fn measure_tasks(
             alloc,
             |pool| -> Result<Vec<Roof>> {
                 let mut roofs = Vec::new();
+                let mut guard = guard.as_deref_mut().filter(|_| t > 1);
+                if let Some(g) = guard.as_deref_mut() {
+                    g.wait_alone(pool).map_err(Error::Io)?;
+                }
                 for task in group {
                     if late() {
                         return Ok(roofs);
@@ -387,15 +393,22 @@ fn measure_tasks(
                                 String::new()
                             }
                         ));
-                        let m = runner::measure_steady(
-                            pool,
-                            task.kernel,
-                            bytes,
-                            settings,
-                            Shape::ONE,
-                            cv_limit(task.level.as_deref()),
-                        )
-                        .map_err(|e| Error::Io(format!("{}: {e}", task.kernel.decl.name)))?;
+                        let measure = || {
+                            runner::measure_steady(
+                                pool,
+                                task.kernel,
+                                bytes,
+                                settings,
+                                Shape::ONE,
+                                cv_limit(task.level.as_deref()),
+                            )
+                            .map_err(|e| format!("{}: {e}", task.kernel.decl.name))
+                        };
+                        let m = match guard.as_deref_mut() {
+                            Some(g) => g.measure(pool, measure).map(|(m, _)| m),
+                            None => measure(),
+                        }
+                        .map_err(Error::Io)?;
                         ms.push(m);
                         bar.inc(1);
                     }
@@ -411,31 +424,15 @@ fn measure_tasks(
     Ok(out)
 }
 
-/// Measure `again` once more (no task started after `until`) and keep, of
-/// each roof, the faster per cycle.
-fn remeasure(
-    roofs: &mut [Roof],
-    again: &[Task],
-    machine: &Machine,
-    settings: &Settings,
-    uarch: Option<&Uarch>,
-    bar: &ProgressBar,
-    until: Instant,
-) -> Result<()> {
-    if again.is_empty() {
-        return Ok(());
-    }
-    bar.set_length(
-        bar.length().unwrap_or(0) + again.iter().map(|t| t.sizes.len() as u64).sum::<u64>(),
-    );
-    for new in measure_tasks(again, machine, settings, uarch, bar, Some(until))? {
+/// Keep, of each roof measured `again`, the faster per cycle.
+fn keep_faster(roofs: &mut [Roof], again: Vec<Roof>) {
+    for new in again {
         if let Some(old) = roofs.iter_mut().find(|r| r.same_roof(&new))
             && new.per_cycle > old.per_cycle
         {
             *old = new;
         }
     }
-    Ok(())
 }
 
 fn output_path(a: &RunArgs) -> Result<PathBuf> {
@@ -518,7 +515,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let round = Instant::now();
-    doc.roofs = measure_tasks(&todo, &machine, &settings, uarch.as_ref(), &bar, None)?;
+    doc.roofs = measure_tasks(&todo, &machine, &settings, uarch.as_ref(), &bar, None, None)?;
     // Roofs that look disturbed (see `suspect`) are measured again, seconds
     // later, and the faster per cycle kept: on a shared host a kernel can run
     // slow for longer than its attempts (AVX2 L1 load on a shared Zen 3: two
@@ -528,28 +525,40 @@ pub fn run(a: &RunArgs) -> Result<()> {
     // cores must be left alone at once, which a shared host rarely does (a
     // C rig here, 600 samples of 2 ms on both cores: median 97 B/cycle,
     // 90th percentile 106, fastest 126 of 128).
+    // With several threads, a guard (see `sharing`) waits, within
+    // sharing::WAIT_BUDGET in all, for the threads to have their cores before each
+    // size, and measures a size again when they did not after it.
     let deadline = Instant::now() + round.elapsed();
     let longer = Settings::new(settings.min_sample, settings.samples * REMEASURE_SAMPLES);
+    let mut guard = sharing::guard_for(&doc.roofs, None, sharing::WAIT_BUDGET);
     for _ in 0..REMEASURE_ROUNDS {
         if interrupt::requested() || Instant::now() >= deadline {
             break;
         }
-        let again: Vec<Task> = suspect(&todo, &doc.roofs)
+        let mut again: Vec<Task> = suspect(&todo, &doc.roofs)
             .into_iter()
             .map(|i| todo[i].clone())
             .collect();
         if again.is_empty() {
             break;
         }
-        remeasure(
-            &mut doc.roofs,
+        // Roofs of per-core resources first, which have a limit to reach and
+        // whose scaling with threads is known: a round can end at the
+        // deadline, and a noisy host's L3 and DRAM roofs, measured with 4
+        // times the samples, took all of it (26 roofs again in one round
+        // here, the 2-thread ones never reached).
+        again.sort_by_key(|t| !t.per_core);
+        bar.inc_length(again.iter().map(|t| t.sizes.len() as u64).sum());
+        let new = measure_tasks(
             &again,
             &machine,
             &longer,
             uarch.as_ref(),
             &bar,
-            deadline,
+            Some(deadline),
+            guard.as_mut(),
         )?;
+        keep_faster(&mut doc.roofs, new);
     }
     for i in poorly_scaling(&todo, &doc.roofs) {
         doc.roofs[i].flags.push("shared_core".to_string());
@@ -570,7 +579,11 @@ pub fn run(a: &RunArgs) -> Result<()> {
     }
     doc.interrupted = interrupt::requested();
     results::save(&doc, &path, a.format)?;
-    print!("{}{validation}", summary(&doc));
+    print!("{}", summary(&doc));
+    if let Some(n) = guard.and_then(|g| g.seen.note("multi-thread roof size measured again")) {
+        println!("{n}");
+    }
+    print!("{validation}");
     let charts = write_charts(&doc, &path);
     let skipped: Vec<_> = doc.machine.isa.skipped.iter().map(|i| i.name()).collect();
     if !skipped.is_empty() {

@@ -7,6 +7,7 @@ use crate::isa::Isa;
 use crate::kernels::{self, Kernel, Kind, Mix, Op, Precision, Shape};
 use crate::measure::interrupt;
 use crate::measure::runner::{self, Measurement, Settings};
+use crate::measure::sharing::{self, CoreGuard, Sharing};
 use crate::measure::stats::median;
 use crate::measure::steal;
 use crate::output::Format;
@@ -100,6 +101,9 @@ pub struct LevelResult {
     pub moved_during: Option<f64>,
     /// Largest share of a point's time the host took from the CPUs.
     pub steal: f64,
+    /// Multi-thread sweeps: what the probes between points saw of threads
+    /// sharing a core.
+    pub sharing: Sharing,
 }
 
 fn find<'a>(
@@ -183,61 +187,142 @@ struct Raw {
     points: Vec<(Shape, Measurement)>,
     before: Option<f64>,
     after: Option<f64>,
+    /// Per point: kept although the probe after it found the threads
+    /// sharing a core (multi-thread sweeps).
+    kept_shared: Vec<bool>,
+    /// What the guard saw during the sweep (its `points` unused: see
+    /// `kept_shared`).
+    sharing: Sharing,
 }
 
-/// Run one sweep; `None` when Ctrl-C stopped it before any point.
-fn sweep(
-    pool: &runner::Pool,
-    job: &Job,
-    settings: &Settings,
-    bar: &ProgressBar,
-) -> Result<Option<Raw>> {
-    let level = &job.level;
-    let reference = || -> Result<Option<f64>> {
-        let Some(k) = job.reference.filter(|_| !interrupt::requested()) else {
-            return Ok(None);
-        };
-        let m = runner::measure_steady(pool, k, job.bytes, settings, Shape::ONE, cv_limit(level))
+/// What the sweeps of one pool measure with: the pool, the settings, the
+/// progress bar and, for several threads, the guard against threads sharing
+/// a core.
+struct Sweeper<'a, 'p> {
+    pool: &'a runner::Pool<'p>,
+    settings: &'a Settings,
+    bar: &'a ProgressBar,
+    guard: Option<&'a mut CoreGuard>,
+}
+
+impl Sweeper<'_, '_> {
+    /// Run one sweep; `None` when Ctrl-C stopped it before any point.
+    fn sweep(&mut self, job: &Job) -> Result<Option<Raw>> {
+        let level = &job.level;
+        let reference = |me: &Self| -> Result<Option<f64>> {
+            let Some(k) = job.reference.filter(|_| !interrupt::requested()) else {
+                return Ok(None);
+            };
+            let m = runner::measure_steady(
+                me.pool,
+                k,
+                job.bytes,
+                me.settings,
+                Shape::ONE,
+                cv_limit(level),
+            )
             .map_err(|e| Error::Io(format!("{}: {e}", k.decl.name)))?;
-        bar.inc(1);
-        Ok(Some(m.value() / 1e9))
-    };
-    bar.set_message(format!(
-        "{level} {} {} {} thread(s) {}",
-        job.mix,
-        job.op,
-        job.threads,
-        human_bytes(job.bytes)
-    ));
-    let before = reference()?;
-    let mut points = Vec::new();
-    for &s in &job.shapes {
-        if interrupt::requested() {
-            break;
+            me.bar.inc(1);
+            Ok(Some(m.value() / 1e9))
+        };
+        self.bar.set_message(format!(
+            "{level} {} {} {} thread(s) {}",
+            job.mix,
+            job.op,
+            job.threads,
+            human_bytes(job.bytes)
+        ));
+        let before = reference(self)?;
+        let seen = self.seen();
+        self.wait_alone()?;
+        let (mut points, mut kept_shared) = (Vec::new(), Vec::new());
+        for &s in &job.shapes {
+            if interrupt::requested() {
+                break;
+            }
+            let (m, shared) = self.point(job, s)?;
+            points.push((s, m));
+            kept_shared.push(shared);
+            self.bar.inc(1);
         }
-        points.push((s, measure_point(pool, job, settings, s)?));
-        bar.inc(1);
+        if points.is_empty() {
+            return Ok(None);
+        }
+        let after = reference(self)?;
+        Ok(Some(Raw {
+            points,
+            before,
+            after,
+            kept_shared,
+            sharing: self.since(seen),
+        }))
     }
-    if points.is_empty() {
-        return Ok(None);
-    }
-    let after = reference()?;
-    Ok(Some(Raw {
-        points,
-        before,
-        after,
-    }))
-}
 
-fn measure_point(
-    pool: &runner::Pool,
-    job: &Job,
-    settings: &Settings,
-    s: Shape,
-) -> Result<Measurement> {
-    let k = job.kernel_for(s);
-    runner::measure_steady(pool, k, job.bytes, settings, s, cv_limit(&job.level))
-        .map_err(|e| Error::Io(format!("{}: {e}", k.decl.name)))
+    /// A point, and with a guard the probe after it (see
+    /// [`CoreGuard::measure`]).
+    fn point(&mut self, job: &Job, s: Shape) -> Result<(Measurement, bool)> {
+        let k = job.kernel_for(s);
+        let (pool, settings) = (self.pool, self.settings);
+        let measure = || {
+            runner::measure_steady(pool, k, job.bytes, settings, s, cv_limit(&job.level))
+                .map_err(|e| format!("{}: {e}", k.decl.name))
+        };
+        match self.guard.as_deref_mut() {
+            Some(g) => g.measure(pool, measure),
+            None => measure().map(|m| (m, false)),
+        }
+        .map_err(Error::Io)
+    }
+
+    /// With a guard, wait for the threads to have their cores.
+    fn wait_alone(&mut self) -> Result<()> {
+        if let Some(g) = self.guard.as_deref_mut() {
+            g.wait_alone(self.pool).map_err(Error::Io)?;
+        }
+        Ok(())
+    }
+
+    /// What the guard saw so far.
+    fn seen(&self) -> Sharing {
+        self.guard.as_ref().map(|g| g.seen).unwrap_or_default()
+    }
+
+    /// What the guard saw since `seen`.
+    fn since(&self, seen: Sharing) -> Sharing {
+        let now = self.seen();
+        Sharing {
+            probes: now.probes - seen.probes,
+            shared: now.shared - seen.shared,
+            waited: now.waited - seen.waited,
+            points: now.points - seen.points,
+        }
+    }
+
+    /// Measure again the points of `raw` that [`looks_slowed`] against
+    /// `job`'s roofs, had steal or were kept while the threads shared a
+    /// core, keeping the faster per cycle of each, until `until`.
+    fn second_look(&mut self, job: &Job, isa: Isa, raw: &mut Raw, until: Instant) -> Result<()> {
+        let (_, pts) = evaluate(job, isa, raw);
+        let seen = self.seen();
+        let points = raw.points.iter_mut().zip(raw.kept_shared.iter_mut());
+        for (p, ((s, m), kept_shared)) in pts.iter().zip(points) {
+            if interrupt::requested() || Instant::now() >= until {
+                break;
+            }
+            if looks_slowed(&job.level, p.deviation) || m.steal > steal::LIMIT || *kept_shared {
+                self.bar.inc_length(1);
+                self.wait_alone()?;
+                let (again, shared) = self.point(job, *s)?;
+                self.bar.inc(1);
+                if again.per_cycle() > m.per_cycle() {
+                    *m = again;
+                    *kept_shared = shared;
+                }
+            }
+        }
+        raw.sharing = raw.sharing + self.since(seen);
+        Ok(())
+    }
 }
 
 /// A point of a level on the core clock this far below its expected value
@@ -249,34 +334,6 @@ fn measure_point(
 /// measured around the sweep instead.
 fn looks_slowed(level: &str, deviation: f64) -> bool {
     core_clocked(level) && deviation < -2.0 * cv_limit(level)
-}
-
-/// Measure again the points of `raw` that [`looks_slowed`] against `job`'s
-/// roofs, keeping the faster per cycle of each, until `until`.
-fn second_look(
-    pool: &runner::Pool,
-    job: &Job,
-    isa: Isa,
-    settings: &Settings,
-    raw: &mut Raw,
-    bar: &ProgressBar,
-    until: Instant,
-) -> Result<()> {
-    let (_, pts) = evaluate(job, isa, raw);
-    for (p, (s, m)) in pts.iter().zip(raw.points.iter_mut()) {
-        if interrupt::requested() || Instant::now() >= until {
-            break;
-        }
-        if looks_slowed(&job.level, p.deviation) || m.steal > steal::LIMIT {
-            bar.inc_length(1);
-            let again = measure_point(pool, job, settings, *s)?;
-            bar.inc(1);
-            if again.per_cycle() > m.per_cycle() {
-                *m = again;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Points and verdict of one sweep.
@@ -345,6 +402,10 @@ fn evaluate(job: &Job, isa: Isa, raw: &Raw) -> (LevelResult, Vec<ValidationPoint
             moved: now.map(|n| n / job.bw_gb_per_s - 1.0),
             moved_during: raw.before.zip(raw.after).map(|(a, b)| b / a - 1.0),
             steal: raw.points.iter().map(|(_, m)| m.steal).fold(0.0, f64::max),
+            sharing: Sharing {
+                points: raw.kept_shared.iter().filter(|k| **k).count(),
+                ..raw.sharing
+            },
         },
         pts,
     )
@@ -474,6 +535,7 @@ pub fn validate_doc(
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let mut guard = sharing::guard_for(&doc.roofs, Some(isa), sharing::WAIT_BUDGET);
     // One pool per thread count and level, shared by every sweep there.
     let level_pos = |l: &str| levels.iter().position(|x| x == l);
     jobs.sort_by_key(|j| (j.threads, level_pos(&j.level)));
@@ -505,15 +567,21 @@ pub fn validate_doc(
             |pool| -> Result<Vec<(LevelResult, Vec<ValidationPoint>)>> {
                 let mut raws = Vec::new();
                 let started = Instant::now();
+                let mut sw = Sweeper {
+                    pool,
+                    settings: &settings,
+                    bar: &bar,
+                    guard: guard.as_mut().filter(|_| t > 1),
+                };
                 for job in group {
-                    if let Some(r) = sweep(pool, job, &settings, &bar)? {
+                    if let Some(r) = sw.sweep(job)? {
                         raws.push((job, r));
                     }
                 }
                 // Second looks take at most half as long as the sweeps did.
                 let until = Instant::now() + started.elapsed() / 2;
                 for (job, raw) in &mut raws {
-                    second_look(pool, job, isa, &settings, raw, &bar, until)?;
+                    sw.second_look(job, isa, raw, until)?;
                 }
                 Ok(raws
                     .iter()
@@ -551,6 +619,12 @@ pub fn report(results: &[LevelResult], threshold: f64) -> String {
             s,
             "L3 and beyond are shared with other cores and tenants: each sweep there is compared with its roof's kernel measured just before and after it (B vs roof: how far that moved from the roof)"
         );
+    }
+    let seen = results
+        .iter()
+        .fold(Sharing::default(), |a, r| a + r.sharing);
+    if let Some(n) = seen.note("multi-thread point") {
+        let _ = writeln!(s, "{n}");
     }
     for r in results {
         let key = (r.threads, r.isa, r.precision, r.op, r.mix);
@@ -612,6 +686,7 @@ pub fn report(results: &[LevelResult], threshold: f64) -> String {
                             stores: r.mix != Mix::Load,
                             threads: r.threads,
                             steal: r.steal,
+                            shared_points: (r.sharing.points, f.n),
                         },
                     )
                 )
@@ -728,10 +803,25 @@ mod tests {
             moved: None,
             moved_during: None,
             steal: 0.0,
+            sharing: Sharing::default(),
         };
         let shared = report(std::slice::from_ref(&r), 0.10);
         assert!(shared.contains("shared a physical core"), "{shared}");
         assert!(!shared.contains("steal,"), "{shared}");
+        // Probes found it: counted, with the points kept so.
+        r.sharing = Sharing {
+            probes: 9,
+            shared: 4,
+            waited: 0.7,
+            points: 3,
+        };
+        let probed = report(std::slice::from_ref(&r), 0.10);
+        assert!(
+            probed.contains("FAILED: 3 of 7 points were measured while the 2 threads shared"),
+            "{probed}"
+        );
+        assert!(probed.contains("at 4 of 9 probes"), "{probed}");
+        r.sharing = Sharing::default();
         // Steal seen: that is named first.
         r.steal = 0.45;
         let stolen = report(std::slice::from_ref(&r), 0.10);

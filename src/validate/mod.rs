@@ -178,6 +178,10 @@ pub struct Context {
     pub threads: usize,
     /// Largest share of a point's time the host took from the CPUs.
     pub steal: f64,
+    /// Points of the sweep kept although the probe after them found its
+    /// threads sharing a core (see [`crate::measure::sharing`]), and the
+    /// points in all.
+    pub shared_points: (usize, usize),
 }
 
 /// Steal above this share of a point's time is named as the cause.
@@ -194,6 +198,16 @@ pub fn likely_cause(f: &Fit, threshold: f64, c: Context) -> String {
         return format!(
             "the host took up to {:.0}% of these CPUs' time during points of this sweep (steal, /proc/stat), which ran slow for it; run again when the host leaves the CPUs alone",
             c.steal * 100.0
+        );
+    }
+    if c.threads > 1 && c.shared_points.0 > 0 {
+        return format!(
+            "{} of {} points were measured while the {} threads shared a physical core (FMA on every thread, probed after each point, ran under {:.0}% of {} x its 1-thread roof) and waiting did not outlast it; run again",
+            c.shared_points.0,
+            c.shared_points.1,
+            c.threads,
+            crate::measure::sharing::SHARED_BELOW * 100.0,
+            c.threads
         );
     }
     if c.threads > 1 && f.flat_bias < -SHARED_FLAT {
@@ -255,6 +269,7 @@ mod tests {
             stores,
             threads: 1,
             steal: 0.0,
+            shared_points: (0, 14),
         }
     }
 

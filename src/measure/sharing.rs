@@ -1,0 +1,214 @@
+//! Whether each thread of a pool has a physical core to itself right now.
+//!
+//! A cloud host can put two of a guest's vCPUs on the two SMT siblings of
+//! one physical core for a while, and tenants on the siblings compete for
+//! the core's pipes. Seen on this project's 2-vCPU Zen 3 guest, 2-thread
+//! AVX2 FMA in runs of about 30 ms, one after the other for 25 s: 31 flop/cycle
+//! most of the time (2 cores' worth), and spells of exactly 15.6-16.0 (one
+//! core's worth) lasting one to nine runs, about 8% of the runs in all. A
+//! multi-thread measurement taken in such a spell measures one core, not
+//! `threads` of them. The guard runs the FMA kernel briefly on every thread
+//! of the pool and compares its rate per cycle with `threads` times the
+//! 1-thread FMA roof.
+
+use std::time::{Duration, Instant};
+
+use super::runner::{Measurement, Pool, Settings};
+use crate::isa::Isa;
+use crate::kernels::{self, Kernel, Kind, Op, Shape};
+use crate::results::Roof;
+
+/// A probe below this fraction of `threads` x the 1-thread rate found the
+/// threads sharing cores (two threads on one core give one half).
+pub const SHARED_BELOW: f64 = 0.75;
+
+/// Length of the probe's one sample.
+const PROBE: Duration = Duration::from_millis(1);
+
+/// Pause between probes while the threads share a core.
+const PAUSE: Duration = Duration::from_millis(10);
+
+/// Waiting, in all, for one command's measurements (spells seen here
+/// lasted 30-300 ms).
+pub const WAIT_BUDGET: Duration = Duration::from_secs(2);
+
+/// Longest single wait for the threads to get their cores back.
+pub const WAIT_AT_MOST: Duration = Duration::from_millis(500);
+
+/// What a guard saw during one sweep.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Sharing {
+    /// Probes run.
+    pub probes: usize,
+    /// Probes that found the threads sharing cores.
+    pub shared: usize,
+    /// Seconds spent waiting for the cores to be left alone.
+    pub waited: f64,
+    /// Points kept although the probe after them found shared cores that
+    /// waiting did not outlast.
+    pub points: usize,
+}
+
+impl std::ops::Add for Sharing {
+    type Output = Sharing;
+    fn add(self, o: Sharing) -> Sharing {
+        Sharing {
+            probes: self.probes + o.probes,
+            shared: self.shared + o.shared,
+            waited: self.waited + o.waited,
+            points: self.points + o.points,
+        }
+    }
+}
+
+impl Sharing {
+    /// What the probes found, when they found shared cores: `what` is what
+    /// each probe followed.
+    pub fn note(&self, what: &str) -> Option<String> {
+        (self.shared > 0).then(|| {
+            format!(
+                "threads sharing a core: at {} of {} probes (FMA on every thread, after each {what}) the threads ran under {:.0}% of their 1-thread rate, one physical core's worth or a tenant's share; the {what} before each such probe was measured again once they had their cores back (waited {:.2} s in all), {} kept without",
+                self.shared,
+                self.probes,
+                SHARED_BELOW * 100.0,
+                self.waited,
+                self.points
+            )
+        })
+    }
+}
+
+/// Probes a multi-thread pool for shared cores and waits them out, within a
+/// budget of waiting time for all its uses.
+#[derive(Debug)]
+pub struct CoreGuard {
+    /// The FMA compute kernel of the ISA and precision measured.
+    kernel: &'static Kernel,
+    /// Its 1-thread roof, flop per cycle.
+    one_thread: f64,
+    /// Waiting time left.
+    budget: Duration,
+    /// What it saw so far.
+    pub seen: Sharing,
+}
+
+impl CoreGuard {
+    /// A guard probing with `kernel` (FMA), whose 1-thread roof is
+    /// `one_thread` flop/cycle, waiting `budget` at most in all.
+    pub fn new(kernel: &'static Kernel, one_thread: f64, budget: Duration) -> Self {
+        CoreGuard {
+            kernel,
+            one_thread,
+            budget,
+            seen: Sharing::default(),
+        }
+    }
+
+    /// One probe: whether `pool`'s threads each had a core to themselves.
+    pub fn alone(&mut self, pool: &Pool) -> Result<bool, String> {
+        let s = Settings {
+            attempts: 1,
+            ..Settings::new(PROBE, 1)
+        };
+        let m = pool.measure(self.kernel, 0, Shape::ONE, &s)?;
+        // Flop per cycle: flop/ns over GHz.
+        let per_cycle = m.value() / 1e9 / m.clock_ghz();
+        let alone = is_alone(per_cycle, pool.threads(), self.one_thread);
+        self.seen.probes += 1;
+        self.seen.shared += usize::from(!alone);
+        Ok(alone)
+    }
+
+    /// Probe; when the threads share cores, [`CoreGuard::wait`].
+    pub fn wait_alone(&mut self, pool: &Pool) -> Result<bool, String> {
+        Ok(self.alone(pool)? || self.wait(pool)?)
+    }
+
+    /// After a probe found the threads sharing cores: pause and probe again
+    /// until they are alone, for [`WAIT_AT_MOST`] and the budget left at
+    /// most. Whether they were alone at the last probe.
+    pub fn wait(&mut self, pool: &Pool) -> Result<bool, String> {
+        let start = Instant::now();
+        let limit = WAIT_AT_MOST.min(self.budget);
+        let mut alone = false;
+        while start.elapsed() + PAUSE <= limit && !super::interrupt::requested() {
+            std::thread::sleep(PAUSE);
+            if self.alone(pool)? {
+                alone = true;
+                break;
+            }
+        }
+        let spent = start.elapsed();
+        self.seen.waited += spent.as_secs_f64();
+        self.budget = self.budget.saturating_sub(spent);
+        Ok(alone)
+    }
+}
+
+impl CoreGuard {
+    /// `measure`, then a probe: when that found the threads sharing cores,
+    /// wait for them to be alone and `measure` again, keeping the faster per
+    /// cycle. Also whether the measurement kept was followed by shared cores
+    /// that waiting did not outlast.
+    pub fn measure(
+        &mut self,
+        pool: &Pool,
+        mut measure: impl FnMut() -> Result<Measurement, String>,
+    ) -> Result<(Measurement, bool), String> {
+        let m = measure()?;
+        if self.alone(pool)? {
+            return Ok((m, false));
+        }
+        if !self.wait(pool)? {
+            self.seen.points += 1;
+            return Ok((m, true));
+        }
+        let again = measure()?;
+        Ok((
+            if again.per_cycle() > m.per_cycle() {
+                again
+            } else {
+                m
+            },
+            false,
+        ))
+    }
+}
+
+/// The guard of a set of roofs: probing with the FMA kernel of `isa` (or of
+/// the first ISA with one) and the first precision with a 1-thread FMA roof,
+/// against that roof; none without such a roof.
+pub fn guard_for(roofs: &[Roof], isa: Option<Isa>, budget: Duration) -> Option<CoreGuard> {
+    let roof = roofs.iter().find(|r| {
+        r.kind == Kind::Compute
+            && r.op == Some(Op::Fma)
+            && r.threads == 1
+            && isa.is_none_or(|i| r.isa == i)
+    })?;
+    let k = kernels::compute(Op::Fma, roof.isa, roof.precision?)?;
+    Some(CoreGuard::new(k, roof.per_cycle, budget))
+}
+
+/// Whether a probe of `threads` threads at `per_cycle` flop/cycle in all ran
+/// at [`SHARED_BELOW`] of `threads` x `one_thread` or more.
+pub fn is_alone(per_cycle: f64, threads: usize, one_thread: f64) -> bool {
+    per_cycle >= SHARED_BELOW * threads as f64 * one_thread
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_threads_on_one_core_are_told_apart_from_two_cores() {
+        // Zen 3 AVX2 FMA: 16 flop/cycle per core.
+        assert!(is_alone(31.0, 2, 16.0));
+        assert!(is_alone(24.5, 2, 16.0));
+        // One core's worth, and a tenant on a sibling taking a third.
+        assert!(!is_alone(15.9, 2, 16.0));
+        assert!(!is_alone(21.0, 2, 16.0));
+        // One thread is alone unless something takes a quarter of its core.
+        assert!(is_alone(15.0, 1, 16.0));
+        assert!(!is_alone(11.0, 1, 16.0));
+    }
+}
