@@ -246,7 +246,14 @@ pub fn likely_cause(f: &Fit, threshold: f64, c: Context) -> String {
     } else if f.sloped_bias < -threshold {
         "points sit below the memory roof: the buffer spills to the next level, or the bandwidth roof was over-measured".into()
     } else if f.flat_bias < -threshold {
-        "points sit below the FP roof: the kernel is latency bound there, or the FP roof was over-measured".into()
+        if c.threads > 1 {
+            format!(
+                "points sit below the {}-thread FP roof: other work shared the cores during the sweep (a tenant on an SMT sibling taking less than the core guard waits out), the kernel is latency bound there, or the FP roof was over-measured",
+                c.threads
+            )
+        } else {
+            "points sit below the FP roof: the kernel is latency bound there, or the FP roof was over-measured".into()
+        }
     } else if f.flat_bias > threshold {
         "points sit above the FP roof: the FP roof was under-measured".into()
     } else {
