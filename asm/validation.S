@@ -70,21 +70,20 @@
 .endif
 .endm
 
+# n independent FMA chains, r0 to r(n-1) += r(a) x r(b), r the register file (xmm, ymm,
+# zmm) and s the instruction suffix: the FMA unit of every ISA.
+.macro VFMA_CHAINS s, r, n, a, b
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+.if \i < \n
+    vfmadd231\s \r\i, \r\a, \r\b
+.endif
+.endr
+.endm
+
 # The FP units of the scalar and SSE kernels, one per op: the same xmm instructions, the
 # suffix s (sd/ss or pd/ps) making them scalar or packed.
 .macro VFP_fma_xmm s
-    vfmadd231\s xmm0, xmm14, xmm15
-    vfmadd231\s xmm1, xmm14, xmm15
-    vfmadd231\s xmm2, xmm14, xmm15
-    vfmadd231\s xmm3, xmm14, xmm15
-    vfmadd231\s xmm4, xmm14, xmm15
-    vfmadd231\s xmm5, xmm14, xmm15
-    vfmadd231\s xmm6, xmm14, xmm15
-    vfmadd231\s xmm7, xmm14, xmm15
-    vfmadd231\s xmm8, xmm14, xmm15
-    vfmadd231\s xmm9, xmm14, xmm15
-    vfmadd231\s xmm10, xmm14, xmm15
-    vfmadd231\s xmm11, xmm14, xmm15
+    VFMA_CHAINS \s, xmm, 12, 14, 15
 .endm
 .macro VFP_addmul_xmm s
     add\s xmm0, xmm15

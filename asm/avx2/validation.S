@@ -79,18 +79,7 @@
 
 # FP units, one per op; s is the instruction suffix of the precision.
 .macro VFP_fma_avx2 s
-    vfmadd231\s ymm0, ymm14, ymm15
-    vfmadd231\s ymm1, ymm14, ymm15
-    vfmadd231\s ymm2, ymm14, ymm15
-    vfmadd231\s ymm3, ymm14, ymm15
-    vfmadd231\s ymm4, ymm14, ymm15
-    vfmadd231\s ymm5, ymm14, ymm15
-    vfmadd231\s ymm6, ymm14, ymm15
-    vfmadd231\s ymm7, ymm14, ymm15
-    vfmadd231\s ymm8, ymm14, ymm15
-    vfmadd231\s ymm9, ymm14, ymm15
-    vfmadd231\s ymm10, ymm14, ymm15
-    vfmadd231\s ymm11, ymm14, ymm15
+    VFMA_CHAINS \s, ymm, 12, 14, 15
 .endm
 # The addmul roof kernel's body (asm/avx2/flops.S, assembled before this file): ADD in 12
 # chains, MUL independent into a scratch register.

@@ -77,22 +77,7 @@
 
 # FP units, one per op; s is the instruction suffix of the precision.
 .macro VFP_fma_avx512 s
-    vfmadd231\s zmm0, zmm30, zmm31
-    vfmadd231\s zmm1, zmm30, zmm31
-    vfmadd231\s zmm2, zmm30, zmm31
-    vfmadd231\s zmm3, zmm30, zmm31
-    vfmadd231\s zmm4, zmm30, zmm31
-    vfmadd231\s zmm5, zmm30, zmm31
-    vfmadd231\s zmm6, zmm30, zmm31
-    vfmadd231\s zmm7, zmm30, zmm31
-    vfmadd231\s zmm8, zmm30, zmm31
-    vfmadd231\s zmm9, zmm30, zmm31
-    vfmadd231\s zmm10, zmm30, zmm31
-    vfmadd231\s zmm11, zmm30, zmm31
-    vfmadd231\s zmm12, zmm30, zmm31
-    vfmadd231\s zmm13, zmm30, zmm31
-    vfmadd231\s zmm14, zmm30, zmm31
-    vfmadd231\s zmm15, zmm30, zmm31
+    VFMA_CHAINS \s, zmm, 16, 30, 31
 .endm
 .macro VFP_addmul_avx512 s
     vadd\s zmm0, zmm0, zmm31
