@@ -343,7 +343,7 @@ fn measure_tasks(
     uarch: Option<&Uarch>,
     bar: &ProgressBar,
     until: Option<Instant>,
-    mut guard: Option<&mut CoreGuard>,
+    guard: &mut Option<CoreGuard>,
 ) -> Result<Vec<Roof>> {
     let late = || until.is_some_and(|u| Instant::now() >= u);
     let mut out = Vec::new();
@@ -355,6 +355,11 @@ fn measure_tasks(
             .position(|x| x.threads != t || x.level != level)
             .map_or(todo.len(), |p| start + p);
         let group = &todo[start..end];
+        // The guard needs the 1-thread FMA roof: the 1-thread tasks come
+        // first in a plan that has them.
+        if t > 1 && guard.is_none() {
+            *guard = sharing::guard_for(&out, None, sharing::WAIT_BUDGET);
+        }
         let alloc = group
             .iter()
             .flat_map(|task| {
@@ -369,7 +374,7 @@ fn measure_tasks(
             alloc,
             |pool| -> Result<Vec<Roof>> {
                 let mut roofs = Vec::new();
-                let mut guard = guard.as_deref_mut().filter(|_| t > 1);
+                let mut guard = guard.as_mut().filter(|_| t > 1);
                 if let Some(g) = guard.as_deref_mut() {
                     g.wait_alone(pool).map_err(Error::Io)?;
                 }
@@ -515,7 +520,19 @@ pub fn run(a: &RunArgs) -> Result<()> {
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let round = Instant::now();
-    doc.roofs = measure_tasks(&todo, &machine, &settings, uarch.as_ref(), &bar, None, None)?;
+    // With several threads, a guard (see `sharing`) waits, within
+    // sharing::WAIT_BUDGET in all, for the threads to have their cores
+    // before each size, and measures a size again when they did not after it.
+    let mut guard = None;
+    doc.roofs = measure_tasks(
+        &todo,
+        &machine,
+        &settings,
+        uarch.as_ref(),
+        &bar,
+        None,
+        &mut guard,
+    )?;
     // Roofs that look disturbed (see `suspect`) are measured again, seconds
     // later, and the faster per cycle kept: on a shared host a kernel can run
     // slow for longer than its attempts (AVX2 L1 load on a shared Zen 3: two
@@ -525,12 +542,8 @@ pub fn run(a: &RunArgs) -> Result<()> {
     // cores must be left alone at once, which a shared host rarely does (a
     // C rig here, 600 samples of 2 ms on both cores: median 97 B/cycle,
     // 90th percentile 106, fastest 126 of 128).
-    // With several threads, a guard (see `sharing`) waits, within
-    // sharing::WAIT_BUDGET in all, for the threads to have their cores before each
-    // size, and measures a size again when they did not after it.
     let deadline = Instant::now() + round.elapsed();
     let longer = Settings::new(settings.min_sample, settings.samples * REMEASURE_SAMPLES);
-    let mut guard = sharing::guard_for(&doc.roofs, None, sharing::WAIT_BUDGET);
     for _ in 0..REMEASURE_ROUNDS {
         if interrupt::requested() || Instant::now() >= deadline {
             break;
@@ -556,7 +569,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
             uarch.as_ref(),
             &bar,
             Some(deadline),
-            guard.as_mut(),
+            &mut guard,
         )?;
         keep_faster(&mut doc.roofs, new);
     }
@@ -580,7 +593,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
     doc.interrupted = interrupt::requested();
     results::save(&doc, &path, a.format)?;
     print!("{}", summary(&doc));
-    if let Some(n) = guard.and_then(|g| g.seen.note("multi-thread roof size measured again")) {
+    if let Some(n) = guard.and_then(|g| g.seen.note("multi-thread roof size")) {
         println!("{n}");
     }
     print!("{validation}");
