@@ -149,9 +149,7 @@ impl CoreGuard {
         self.budget = self.budget.saturating_sub(spent);
         Ok(alone)
     }
-}
 
-impl CoreGuard {
     /// `measure`, then a probe: when that found the threads sharing cores,
     /// wait for them to be alone and `measure` again, keeping the faster per
     /// cycle. Also whether the measurement kept was followed by shared cores
