@@ -687,6 +687,12 @@ pub fn report(results: &[LevelResult], threshold: f64) -> String {
                             threads: r.threads,
                             steal: r.steal,
                             shared_points: (r.sharing.points, f.n),
+                            load_mix_held: results.iter().any(|l| {
+                                l.mix == Mix::Load
+                                    && (l.threads, l.isa, l.precision, l.op, &l.level)
+                                        == (r.threads, r.isa, r.precision, r.op, &r.level)
+                                    && l.fit.median_abs_deviation <= threshold
+                            }),
                         },
                     )
                 )
