@@ -260,7 +260,14 @@ pub fn likely_cause(f: &Fit, threshold: f64, c: Context) -> String {
     } else if f.sloped_bias > threshold {
         "points sit above the memory roof: the bandwidth roof was under-measured".into()
     } else if f.sloped_bias < -threshold {
-        "points sit below the memory roof: the buffer spills to the next level, or the bandwidth roof was over-measured".into()
+        format!(
+            "points sit below the memory roof: the buffer spills to the next level, or the bandwidth roof was over-measured{}",
+            if shared {
+                ""
+            } else {
+                ", or other work on an SMT sibling took the core's load and store path during the sweep (which the core guard's FMA probe does not see)"
+            }
+        )
     } else if f.flat_bias < -threshold {
         if c.threads > 1 {
             format!(
