@@ -11,8 +11,8 @@
 # every line it holds, D bytes further on, with prefetcht0 (prefetchw for a stream it
 # stores to). A prefetch retires without waiting for its line, so the lines in flight are
 # no longer bounded by how many FP instructions the reorder buffer holds beside the loads:
-# without it, one Zen 3 core kept about 14 DRAM lines in flight at 2 flop/byte and reached
-# 60-80% of its DRAM roof; with it, points at and above the ridge came within 1-3% of it.
+# without it, one Zen 3 core kept about 14 DRAM lines in flight at 2 flop/byte; points at
+# 3-4 flop/byte ran 10-34% under min(P, AI x B), with it 6-13%, and flat ones 0-5%.
 # A prefetch never faults, so asking past the end of a buffer is harmless.
 
 .macro VBEGIN name
