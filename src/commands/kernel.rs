@@ -77,7 +77,6 @@ pub fn run(a: &KernelArgs) -> Result<()> {
     })
     .and_then(|r| r)
     .map_err(Error::Io)?;
-    let ghz = r.clock_ghz();
     let (unit, scale) = match k.decl.kind {
         Kind::Bandwidth => ("GB/s", "B/cycle"),
         Kind::Compute | Kind::Validation => ("GFLOP/s", "flop/cycle"),
@@ -97,8 +96,8 @@ pub fn run(a: &KernelArgs) -> Result<()> {
         r.rates.q1 / 1e9,
         r.rates.q3 / 1e9,
         r.rates.cv,
-        r.value() / 1e9 / ghz,
-        ghz,
+        r.per_cycle(),
+        r.clock_ghz(),
         r.clock_drift(),
         r.steal,
         r.passes,

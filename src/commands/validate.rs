@@ -289,13 +289,7 @@ impl Sweeper<'_, '_> {
 
     /// What the guard saw since `seen`.
     fn since(&self, seen: Sharing) -> Sharing {
-        let now = self.seen();
-        Sharing {
-            probes: now.probes - seen.probes,
-            shared: now.shared - seen.shared,
-            waited: now.waited - seen.waited,
-            points: now.points - seen.points,
-        }
+        self.seen() - seen
     }
 
     /// Measure again the points of `raw` that [`looks_slowed`] against

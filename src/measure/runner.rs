@@ -107,11 +107,11 @@ impl Measurement {
     pub fn clock_ghz(&self) -> f64 {
         clock::estimate(&self.clock_probes)
     }
-    /// The rate per cycle of the clock (units per ns over GHz): how two
+    /// The rate per cycle of the clock (bytes or flops per cycle): how two
     /// measurements of one kernel are compared when the clock moved between
     /// them.
     pub fn per_cycle(&self) -> f64 {
-        self.value() / self.clock_ghz()
+        self.value() / 1e9 / self.clock_ghz()
     }
     /// Relative change of the clock between the first and the second half
     /// of the probes (each half estimated as in [`clock::estimate`]).

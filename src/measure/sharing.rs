@@ -66,6 +66,18 @@ impl std::ops::Add for Sharing {
     }
 }
 
+impl std::ops::Sub for Sharing {
+    type Output = Sharing;
+    fn sub(self, o: Sharing) -> Sharing {
+        Sharing {
+            probes: self.probes - o.probes,
+            shared: self.shared - o.shared,
+            waited: self.waited - o.waited,
+            points: self.points - o.points,
+        }
+    }
+}
+
 impl Sharing {
     /// What the probes found, when they found shared cores: `what` is what
     /// each probe followed.
@@ -117,9 +129,7 @@ impl CoreGuard {
             ..Settings::new(PROBE, 1)
         };
         let m = pool.measure(self.kernel, 0, Shape::ONE, &s)?;
-        // Flop per cycle: flop/ns over GHz.
-        let per_cycle = m.value() / 1e9 / m.clock_ghz();
-        let alone = is_alone(per_cycle, pool.threads(), self.one_thread);
+        let alone = is_alone(m.per_cycle(), pool.threads(), self.one_thread);
         self.seen.probes += 1;
         self.seen.shared += usize::from(!alone);
         Ok(alone)
