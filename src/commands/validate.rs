@@ -101,9 +101,11 @@ pub struct LevelResult {
     pub moved_during: Option<f64>,
     /// Largest share of a point's time the host took from the CPUs.
     pub steal: f64,
-    /// Multi-thread sweeps: what the probes between points saw of threads
-    /// sharing a core.
+    /// What the probes between points saw of threads sharing a core.
     pub sharing: Sharing,
+    /// Median |deviation| of the points not kept while the threads shared
+    /// a core, when some were kept so and some were not.
+    pub unshared_median: Option<f64>,
 }
 
 fn find<'a>(
@@ -188,7 +190,7 @@ struct Raw {
     before: Option<f64>,
     after: Option<f64>,
     /// Per point: kept although the probe after it found the threads
-    /// sharing a core (multi-thread sweeps).
+    /// sharing a core.
     kept_shared: Vec<bool>,
     /// What the guard saw during the sweep (its `points` unused: see
     /// `kept_shared`).
@@ -196,8 +198,8 @@ struct Raw {
 }
 
 /// What the sweeps of one pool measure with: the pool, the settings, the
-/// progress bar and, for several threads, the guard against threads sharing
-/// a core.
+/// progress bar and the guard against threads sharing a core (with each
+/// other, or with a tenant on an SMT sibling).
 struct Sweeper<'a, 'p> {
     pool: &'a runner::Pool<'p>,
     settings: &'a Settings,
@@ -400,9 +402,30 @@ fn evaluate(job: &Job, isa: Isa, raw: &Raw) -> (LevelResult, Vec<ValidationPoint
                 points: raw.kept_shared.iter().filter(|k| **k).count(),
                 ..raw.sharing
             },
+            unshared_median: {
+                let rest: Vec<f64> = pts
+                    .iter()
+                    .zip(&raw.kept_shared)
+                    .filter(|(_, k)| !**k)
+                    .map(|(p, _)| p.deviation.abs())
+                    .collect();
+                (rest.len() < pts.len() && !rest.is_empty()).then(|| median(&rest))
+            },
         },
         pts,
     )
+}
+
+/// Bytes per thread of a level's sweeps: the middle of a cache level's
+/// range, safe from both of its edges; for memory the low end, already
+/// several times every cache (each pass of a larger buffer only costs time).
+fn sweep_bytes(range: &sizing::BufferRange) -> u64 {
+    let sizes = sizing::sizes_in_range(range, 3);
+    if range.level == "DRAM" {
+        sizes[0]
+    } else {
+        sizes[sizes.len() / 2]
+    }
 }
 
 /// Run the sweep on this machine against `doc`'s roofs; the points replace
@@ -472,15 +495,7 @@ pub fn validate_doc(
                                 "this machine has no level {level}, which the results hold"
                             ))
                         })?;
-                        // The middle of a cache level's range, safe from both of its
-                        // edges; for memory the low end, already several times
-                        // every cache (each pass of a larger buffer only costs time).
-                        let sizes = sizing::sizes_in_range(range, 3);
-                        let bytes = if range.level == "DRAM" {
-                            sizes[0]
-                        } else {
-                            sizes[sizes.len() / 2]
-                        };
+                        let bytes = sweep_bytes(range);
                         let ridge = fp.value() / bw.value();
                         jobs.push(Job {
                             threads: t,
@@ -529,7 +544,18 @@ pub fn validate_doc(
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut guard = sharing::guard_for(&doc.roofs, Some(isa), sharing::WAIT_BUDGET);
+    // The guard probes FMA after every point, and L1 loads too at L1 and L2
+    // (a tenant on an SMT sibling can take either), with any threads.
+    let l1_bytes = sizing::ranges(machine, 1)
+        .iter()
+        .find(|r| r.level == "L1")
+        .map(sweep_bytes);
+    let mut guard = sharing::guard_for(&doc.roofs, Some(isa), sharing::WAIT_BUDGET).map(|g| {
+        match l1_bytes.and_then(|b| sharing::load_probe(&doc.roofs, isa, b)) {
+            Some(p) => g.with_load_probe(p),
+            None => g,
+        }
+    });
     // One pool per thread count and level, shared by every sweep there.
     let level_pos = |l: &str| levels.iter().position(|x| x == l);
     jobs.sort_by_key(|j| (j.threads, level_pos(&j.level)));
@@ -553,8 +579,12 @@ pub fn validate_doc(
                             .map(|r| runner::alloc_for(r, j.bytes, Shape::ONE)),
                     )
             })
+            .chain(guard.as_ref().map(CoreGuard::alloc))
             .max()
             .unwrap_or(0);
+        if let Some(g) = guard.as_mut() {
+            g.guard_loads(core_clocked(&lvl));
+        }
         let done = runner::with_pool(
             &machine.core_first_pu[..t],
             alloc,
@@ -565,7 +595,7 @@ pub fn validate_doc(
                     pool,
                     settings: &settings,
                     bar: &bar,
-                    guard: guard.as_mut().filter(|_| t > 1),
+                    guard: guard.as_mut(),
                 };
                 for job in group {
                     if let Some(r) = sw.sweep(job)? {
@@ -617,7 +647,7 @@ pub fn report(results: &[LevelResult], threshold: f64) -> String {
     let seen = results
         .iter()
         .fold(Sharing::default(), |a, r| a + r.sharing);
-    if let Some(n) = seen.note("multi-thread point") {
+    if let Some(n) = seen.note("point") {
         let _ = writeln!(s, "{n}");
     }
     for r in results {
@@ -681,6 +711,7 @@ pub fn report(results: &[LevelResult], threshold: f64) -> String {
                             threads: r.threads,
                             steal: r.steal,
                             shared_points: (r.sharing.points, f.n),
+                            rest_held: r.unshared_median.is_none_or(|m| m <= threshold),
                             load_mix_held: results.iter().any(|l| {
                                 l.mix == Mix::Load
                                     && (l.threads, l.isa, l.precision, l.op, &l.level)
@@ -804,24 +835,52 @@ mod tests {
             moved_during: None,
             steal: 0.0,
             sharing: Sharing::default(),
+            unshared_median: None,
         };
         let shared = report(std::slice::from_ref(&r), 0.10);
         assert!(shared.contains("shared a physical core"), "{shared}");
         assert!(!shared.contains("steal,"), "{shared}");
         // Probes found it: counted, with the points kept so.
+        // Probes found it, the other points held: counted, with the points
+        // kept so, and named as the cause.
         r.sharing = Sharing {
             probes: 9,
+            load_probes: 9,
             shared: 4,
             waited: 0.7,
             points: 3,
         };
+        r.unshared_median = Some(0.02);
         let probed = report(std::slice::from_ref(&r), 0.10);
         assert!(
-            probed.contains("FAILED: 3 of 7 points were measured while the 2 threads shared"),
+            probed.contains(
+                "FAILED: 3 of 7 points were measured while the 2 threads shared a physical core (FMA or L1 loads"
+            ),
             "{probed}"
         );
-        assert!(probed.contains("at 4 of 9 probes"), "{probed}");
+        assert!(
+            probed.contains("at 4 of 9 probes (FMA, and L1 loads where the level is L1 or L2,"),
+            "{probed}"
+        );
+        // The other points failed too: the 3 do not explain it.
+        r.unshared_median = Some(0.5);
+        let rest = report(std::slice::from_ref(&r), 0.10);
+        assert!(
+            rest.contains("FAILED") && !rest.contains("3 of 7 points were measured"),
+            "{rest}"
+        );
+        // One thread: the core shared with a tenant on its sibling.
+        r.threads = 1;
+        r.unshared_median = Some(0.02);
+        let sibling = report(std::slice::from_ref(&r), 0.10);
+        assert!(
+            sibling
+                .contains("FAILED: 3 of 7 points were measured while other work shared the core"),
+            "{sibling}"
+        );
+        r.threads = 2;
         r.sharing = Sharing::default();
+        r.unshared_median = None;
         // Steal seen: that is named first.
         r.steal = 0.45;
         let stolen = report(std::slice::from_ref(&r), 0.10);
@@ -829,7 +888,7 @@ mod tests {
             stolen.contains("FAILED: the host took up to 45%"),
             "{stolen}"
         );
-        // One thread has no other thread to share with: a guessed cause.
+        // One thread, no probe finding a shared core: a guessed cause.
         r.steal = 0.0;
         r.threads = 1;
         let alone = report(&[r], 0.10);

@@ -10,12 +10,19 @@
 //! `threads` of them. The guard runs the FMA kernel briefly on every thread
 //! of the pool and compares its rate per cycle with `threads` times the
 //! 1-thread FMA roof.
+//!
+//! A tenant on an SMT sibling that takes the core's load path does not show
+//! in an FMA probe: the same guest, 1-thread AVX2 L1 loads in 1 ms runs for
+//! 10 s, read 40-52 B/cycle (65-80% of the 64 of the 1-thread roof) in half
+//! of the runs, in spells of up to 0.86 s, while FMA ran at full rate. So
+//! the guard can also probe with the L1 load roof's kernel, for measurements
+//! that need the core's load path (L1 and L2).
 
 use std::time::{Duration, Instant};
 
 use super::runner::{Measurement, Pool, Settings};
 use crate::isa::Isa;
-use crate::kernels::{self, Kernel, Kind, Op, Shape};
+use crate::kernels::{self, Kernel, Kind, Mix, Op, Shape};
 use crate::results::Roof;
 
 /// A probe below this fraction of `threads` x the 1-thread rate found the
@@ -45,6 +52,8 @@ pub const WAIT_AT_MOST: Duration = Duration::from_millis(500);
 pub struct Sharing {
     /// Probes run.
     pub probes: usize,
+    /// Of those, probes that ran the L1 load kernel beside the FMA one.
+    pub load_probes: usize,
     /// Probes that found the threads sharing cores.
     pub shared: usize,
     /// Seconds spent waiting for the cores to be left alone.
@@ -59,6 +68,7 @@ impl std::ops::Add for Sharing {
     fn add(self, o: Sharing) -> Sharing {
         Sharing {
             probes: self.probes + o.probes,
+            load_probes: self.load_probes + o.load_probes,
             shared: self.shared + o.shared,
             waited: self.waited + o.waited,
             points: self.points + o.points,
@@ -71,6 +81,7 @@ impl std::ops::Sub for Sharing {
     fn sub(self, o: Sharing) -> Sharing {
         Sharing {
             probes: self.probes - o.probes,
+            load_probes: self.load_probes - o.load_probes,
             shared: self.shared - o.shared,
             waited: self.waited - o.waited,
             points: self.points - o.points,
@@ -84,9 +95,14 @@ impl Sharing {
     pub fn note(&self, what: &str) -> Option<String> {
         (self.shared > 0).then(|| {
             format!(
-                "threads sharing a core: at {} of {} probes (FMA on every thread, after each {what}) the threads ran under {:.0}% of their 1-thread rate, one physical core's worth or a tenant's share; the {what} before each such probe was measured again once they had their cores back (waited {:.2} s in all), {} kept without",
+                "threads sharing a core: at {} of {} probes ({} on every thread, after each {what}) the threads ran under {:.0}% of their 1-thread rate, one physical core's worth or a tenant's share; the {what} before each such probe was measured again once they had their cores back (waited {:.2} s in all), {} kept without",
                 self.shared,
                 self.probes,
+                if self.load_probes > 0 {
+                    "FMA, and L1 loads where the level is L1 or L2,"
+                } else {
+                    "FMA"
+                },
                 SHARED_BELOW * 100.0,
                 self.waited,
                 self.points
@@ -95,14 +111,40 @@ impl Sharing {
     }
 }
 
-/// Probes a multi-thread pool for shared cores and waits them out, within a
-/// budget of time, waiting and measuring again, for all its uses.
+/// One kernel a guard probes with: its 1-thread roof's kernel and size.
+#[derive(Debug, Clone, Copy)]
+pub struct Probe {
+    /// The kernel.
+    pub kernel: &'static Kernel,
+    /// Buffer per thread (bandwidth kernels; 0 for compute).
+    pub bytes: u64,
+    /// Its 1-thread roof, per cycle.
+    pub one_thread: f64,
+}
+
+impl Probe {
+    /// Whether every thread of `pool` ran it at its 1-thread rate (see
+    /// [`is_alone`]).
+    fn alone(&self, pool: &Pool) -> Result<bool, String> {
+        let s = Settings {
+            attempts: 1,
+            ..Settings::new(PROBE, 1)
+        };
+        let m = pool.measure(self.kernel, self.bytes, Shape::ONE, &s)?;
+        Ok(is_alone(m.per_cycle(), pool.threads(), self.one_thread))
+    }
+}
+
+/// Probes a pool for shared cores and waits them out, within a budget of
+/// time, waiting and measuring again, for all its uses.
 #[derive(Debug)]
 pub struct CoreGuard {
-    /// The FMA compute kernel of the ISA and precision measured.
-    kernel: &'static Kernel,
-    /// Its 1-thread roof, flop per cycle.
-    one_thread: f64,
+    /// The FMA probe, run every time.
+    fma: Probe,
+    /// The L1 load probe, run beside it while `loads` is on.
+    load: Option<Probe>,
+    /// Whether the measurements guarded now need the core's load path.
+    loads: bool,
     /// Time left for waiting and measuring again.
     budget: Duration,
     /// What it saw so far.
@@ -115,21 +157,47 @@ impl CoreGuard {
     /// and measuring again.
     pub fn new(kernel: &'static Kernel, one_thread: f64, budget: Duration) -> Self {
         CoreGuard {
-            kernel,
-            one_thread,
+            fma: Probe {
+                kernel,
+                bytes: 0,
+                one_thread,
+            },
+            load: None,
+            loads: false,
             budget,
             seen: Sharing::default(),
         }
     }
 
+    /// The guard with an L1 load probe, run beside the FMA one while
+    /// [`CoreGuard::guard_loads`] is on.
+    pub fn with_load_probe(self, load: Probe) -> Self {
+        CoreGuard {
+            load: Some(load),
+            ..self
+        }
+    }
+
+    /// Whether the measurements guarded from now on need the core's load
+    /// path (L1, L2): the load probe runs beside the FMA one.
+    pub fn guard_loads(&mut self, on: bool) {
+        self.loads = on;
+    }
+
+    /// Bytes per thread the probes need in a pool's buffer.
+    pub fn alloc(&self) -> usize {
+        self.load.map_or(0, |p| {
+            super::runner::alloc_for(p.kernel, p.bytes, Shape::ONE)
+        })
+    }
+
     /// One probe: whether `pool`'s threads each had a core to themselves.
     pub fn alone(&mut self, pool: &Pool) -> Result<bool, String> {
-        let s = Settings {
-            attempts: 1,
-            ..Settings::new(PROBE, 1)
-        };
-        let m = pool.measure(self.kernel, 0, Shape::ONE, &s)?;
-        let alone = is_alone(m.per_cycle(), pool.threads(), self.one_thread);
+        let mut alone = self.fma.alone(pool)?;
+        if let Some(p) = self.load.filter(|_| self.loads) {
+            alone &= p.alone(pool)?;
+            self.seen.load_probes += 1;
+        }
         self.seen.probes += 1;
         self.seen.shared += usize::from(!alone);
         Ok(alone)
@@ -205,6 +273,23 @@ pub fn guard_for(roofs: &[Roof], isa: Option<Isa>, budget: Duration) -> Option<C
     Some(CoreGuard::new(k, roof.per_cycle, budget))
 }
 
+/// The L1 load probe of a set of roofs: the load kernel of `isa` on `bytes`
+/// per thread, against its 1-thread L1 load roof; none without that roof.
+pub fn load_probe(roofs: &[Roof], isa: Isa, bytes: u64) -> Option<Probe> {
+    let roof = roofs.iter().find(|r| {
+        r.kind == Kind::Bandwidth
+            && r.level.as_deref() == Some("L1")
+            && r.mix == Some(Mix::Load)
+            && r.threads == 1
+            && r.isa == isa
+    })?;
+    Some(Probe {
+        kernel: kernels::bandwidth(Mix::Load, isa)?,
+        bytes,
+        one_thread: roof.per_cycle,
+    })
+}
+
 /// Whether a probe of `threads` threads at `per_cycle` flop/cycle in all ran
 /// at [`SHARED_BELOW`] of `threads` x `one_thread` or more.
 pub fn is_alone(per_cycle: f64, threads: usize, one_thread: f64) -> bool {
@@ -214,6 +299,40 @@ pub fn is_alone(per_cycle: f64, threads: usize, one_thread: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_load_probe_is_the_one_thread_l1_load_roof() {
+        let doc = crate::results::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/zen5-avx512.yaml"
+        )))
+        .unwrap();
+        let roof = doc
+            .roofs
+            .iter()
+            .find(|r| {
+                r.level.as_deref() == Some("L1")
+                    && r.mix == Some(Mix::Load)
+                    && r.threads == 1
+                    && r.isa == Isa::Avx512
+            })
+            .unwrap();
+        let p = load_probe(&doc.roofs, Isa::Avx512, 24 << 10).unwrap();
+        assert_eq!(p.kernel.decl.name, roof.kernel);
+        assert_eq!((p.bytes, p.one_thread), (24 << 10, roof.per_cycle));
+        let fma = kernels::compute(Op::Fma, Isa::Avx512, crate::kernels::Precision::Dp).unwrap();
+        let g = CoreGuard::new(fma, 64.0, WAIT_BUDGET);
+        assert_eq!(g.alloc(), 0, "an FMA-only guard needs no buffer");
+        assert!(g.with_load_probe(p).alloc() >= 24 << 10);
+        // Without a 1-thread L1 load roof, no load probe.
+        let others: Vec<Roof> = doc
+            .roofs
+            .iter()
+            .filter(|r| !(r.level.as_deref() == Some("L1") && r.threads == 1))
+            .cloned()
+            .collect();
+        assert!(load_probe(&others, Isa::Avx512, 24 << 10).is_none());
+    }
 
     #[test]
     fn two_threads_on_one_core_are_told_apart_from_two_cores() {

@@ -182,6 +182,9 @@ pub struct Context {
     /// threads sharing a core (see [`crate::measure::sharing`]), and the
     /// points in all.
     pub shared_points: (usize, usize),
+    /// The other points of the sweep held (median |deviation| within the
+    /// threshold): the shared ones explain the failure.
+    pub rest_held: bool,
     /// The load mix's sweep of the same level, threads and op held: its
     /// buffers were sized the same way, so they did not spill.
     pub load_mix_held: bool,
@@ -206,15 +209,25 @@ pub fn likely_cause(f: &Fit, threshold: f64, c: Context) -> String {
             c.steal * 100.0
         );
     }
-    if c.threads > 1 && c.shared_points.0 > 0 {
-        return format!(
-            "{} of {} points were measured while the {} threads shared a physical core (FMA on every thread, probed after each point, ran under {:.0}% of {} x its 1-thread roof) and waiting did not outlast it; run again",
-            c.shared_points.0,
-            c.shared_points.1,
-            c.threads,
-            crate::measure::sharing::SHARED_BELOW * 100.0,
-            c.threads
-        );
+    if c.shared_points.0 > 0 && c.rest_held {
+        let below = crate::measure::sharing::SHARED_BELOW * 100.0;
+        return if c.threads > 1 {
+            format!(
+                "{} of {} points were measured while the {} threads shared a physical core (FMA{} on every thread, probed after each point, ran under {below:.0}% of {} x its 1-thread roof) and waiting did not outlast it; run again",
+                c.shared_points.0,
+                c.shared_points.1,
+                c.threads,
+                if c.shared_level { "" } else { " or L1 loads" },
+                c.threads
+            )
+        } else {
+            format!(
+                "{} of {} points were measured while other work shared the core (FMA{}, probed after each point, ran under {below:.0}% of its 1-thread roof: a tenant on an SMT sibling) and waiting did not outlast it; run again on an idle machine",
+                c.shared_points.0,
+                c.shared_points.1,
+                if c.shared_level { "" } else { " or L1 loads" },
+            )
+        };
     }
     if c.threads > 1 && f.flat_bias < -SHARED_FLAT {
         return format!(
@@ -265,7 +278,7 @@ pub fn likely_cause(f: &Fit, threshold: f64, c: Context) -> String {
             if shared {
                 ""
             } else {
-                ", or other work on an SMT sibling took the core's load and store path during the sweep (which the core guard's FMA probe does not see)"
+                ", or other work on an SMT sibling took the core's load and store path during points (a spell that ended before the core guard's probe after them)"
             }
         )
     } else if f.flat_bias < -threshold {
@@ -300,6 +313,7 @@ mod tests {
             threads: 1,
             steal: 0.0,
             shared_points: (0, 14),
+            rest_held: true,
             load_mix_held: false,
         }
     }
