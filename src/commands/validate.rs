@@ -840,7 +840,6 @@ mod tests {
         let shared = report(std::slice::from_ref(&r), 0.10);
         assert!(shared.contains("shared a physical core"), "{shared}");
         assert!(!shared.contains("steal,"), "{shared}");
-        // Probes found it: counted, with the points kept so.
         // Probes found it, the other points held: counted, with the points
         // kept so, and named as the cause.
         r.sharing = Sharing {
