@@ -128,7 +128,7 @@ def main():
     with open(f, "w") as fh:
         json.dump(docs[0], fh)
     t0 = time.monotonic()
-    sh([BIN, "validate", f])
+    vout = sh([BIN, "validate", f])
     vdt = time.monotonic() - t0
     with open(f) as fh:
         vdoc = json.load(fh)
@@ -144,6 +144,15 @@ def main():
         ov = [p["overlap"] for p in ps if p.get("overlap") is not None]
         ovs = f"{100 * statistics.median(ov):7.0f}%" if ov else "       -"
         print(f"{m:6} {t} {lvl:11} {len(ps):6d} {100 * statistics.median(devs):12.1f}% {100 * max(devs):7.1f}% {ovs}")
+    # carmbench's own verdicts: the guard's note, and the cause given for each failing level.
+    sweep = ""
+    for line in vout.splitlines():
+        if line.startswith("threads sharing a core"):
+            print(line)
+        elif line.startswith("validation:"):
+            sweep = line.split(",")[0].replace("validation: ", "") + ", " + line.split(",")[1].strip()
+        elif "FAILED" in line:
+            print(f"{sweep}, {line.split()[0]}: {line.split('FAILED: ', 1)[1]}")
 
     print(f"\n== carmbench vs likwid-bench, same core, same per-thread size, {a.reps} alternating reps, medians")
     sizes = {}
