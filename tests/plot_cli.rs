@@ -206,3 +206,64 @@ fn several_files_overlay_and_apps_are_drawn() {
     assert!(stderr(&out).contains("'bad'") && stderr(&out).contains("flops"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn validation_points_of_each_thread_count_have_their_own_marker() {
+    let dir = tmpdir("vpoints");
+    let f = dir.join("r.yaml");
+    let mut doc = fixture();
+    doc.validation.clear();
+    let point = |threads: usize, ai: f64| results::ValidationPoint {
+        level: "L1".into(),
+        isa: carmbench::isa::Isa::Avx512,
+        precision: carmbench::kernels::Precision::Dp,
+        threads,
+        mix: carmbench::kernels::Mix::TwoLdOneSt,
+        op: carmbench::kernels::Op::Fma,
+        kernel: "avx512_dp_v_2ld1st_fma".into(),
+        j: 1,
+        k: 1,
+        bytes_per_thread: 24 << 10,
+        ai,
+        gflop_per_s: 10.0 * ai * threads as f64,
+        expected_gflop_per_s: 11.0 * ai * threads as f64,
+        clock_ghz: 4.0,
+        deviation: -1.0 / 11.0,
+        overlap: None,
+        reference_gb_per_s: None,
+    };
+    let svg = dir.join("c.svg");
+    let plot = |doc: &Document, extra: &[&str]| {
+        save(doc, &f);
+        let mut args = vec!["plot", f.to_str().unwrap(), "-o", svg.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let out = carmbench(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let text = std::fs::read_to_string(&svg).unwrap();
+        let n = (
+            text.matches("<circle").count(),
+            text.matches("<rect").count(),
+        );
+        (text, n)
+    };
+    let (_, (c0, r0)) = plot(&doc, &[]);
+    doc.validation = vec![point(1, 0.5), point(1, 1.0), point(2, 0.5)];
+    // Both thread counts: a legend line each; circles for 1 thread (2
+    // points and the legend's), squares for 2 (1 point and the legend's),
+    // each drawn as a fill and a frame.
+    let (both, (c, r)) = plot(&doc, &[]);
+    assert!(
+        both.contains("validation points, 1 thread (colour: level)"),
+        "legend"
+    );
+    assert!(
+        both.contains("validation points, 2 threads (colour: level)"),
+        "legend"
+    );
+    assert_eq!((c - c0, r - r0), (2 * 3, 2 * 2));
+    // One thread alone: one legend line, circles only.
+    let (one, _) = plot(&doc, &["--threads", "1"]);
+    assert!(one.contains("validation points (colour: level)"), "legend");
+    assert!(!one.contains("validation points, 1 thread"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -542,13 +542,10 @@ where
             .map_err(e)?;
         placer.mark(q, 6);
     }
-    for s in &sel.series {
+    for (si, s) in sel.series.iter().enumerate() {
         for v in &s.validation {
             let p = chart.backend_coord(&(v.ai, v.gflop_per_s));
-            root.draw(&Circle::new(p, 5, level_colour(&v.level).filled()))
-                .map_err(e)?;
-            root.draw(&Circle::new(p, 5, BLACK.stroke_width(1)))
-                .map_err(e)?;
+            draw_point(root, p, si, level_colour(&v.level)).map_err(e)?;
             placer.mark(p, 5);
         }
     }
@@ -574,22 +571,27 @@ where
         }
     }
 
-    // Legend (top left of the plot): one line per series, then point markers.
-    let mut legend: Vec<(String, Option<usize>, Option<RGBColor>)> = sel
+    // Legend (top left of the plot): one line per series, then point markers
+    // (the validation points' shape tells their series apart).
+    let mut legend: Vec<(String, Key)> = sel
         .series
         .iter()
         .enumerate()
-        .map(|(i, s)| (s.label.clone(), Some(i), None))
+        .map(|(i, s)| (s.label.clone(), Key::Line(i)))
         .collect();
-    if sel.series.iter().any(|s| !s.validation.is_empty()) {
-        legend.push((
-            "validation points (colour: level)".into(),
-            None,
-            Some(palette::GREY),
-        ));
+    let with_points: Vec<usize> = (0..sel.series.len())
+        .filter(|&i| !sel.series[i].validation.is_empty())
+        .collect();
+    for &i in &with_points {
+        let text = if with_points.len() > 1 {
+            format!("validation points, {} (colour: level)", sel.series[i].label)
+        } else {
+            "validation points (colour: level)".into()
+        };
+        legend.push((text, Key::Points(i)));
     }
     if !sel.apps.is_empty() {
-        legend.push(("applications (colour: bounding level)".into(), None, None));
+        legend.push(("applications (colour: bounding level)".into(), Key::Apps));
     }
     let lw = legend
         .iter()
@@ -601,20 +603,18 @@ where
     let lh = legend.len() as i32 * 26 + 12;
     let lbox = (px0.0 + 10, px0.1 + 10, px0.0 + 10 + lw, px0.1 + 10 + lh);
     draw_box(root, lbox).map_err(e)?;
-    for (i, (text, style, _)) in legend.iter().enumerate() {
+    for (i, (text, key)) in legend.iter().enumerate() {
         let y = lbox.1 + 19 + i as i32 * 26;
         let x = lbox.0 + 10;
-        match style {
-            Some(s) => draw_px_line(root, (x, y), (x + 44, y), BLACK, dash(*s)).map_err(e)?,
-            None if i + 1 == legend.len() && !sel.apps.is_empty() => {
+        match *key {
+            Key::Line(s) => draw_px_line(root, (x, y), (x + 44, y), BLACK, dash(s)).map_err(e)?,
+            Key::Points(s) => draw_point(root, (x + 22, y), s, palette::GREY).map_err(e)?,
+            Key::Apps => {
                 root.draw(&TriangleMarker::new((x + 22, y), 10, BLACK.filled()))
                     .map_err(e)?;
                 root.draw(&TriangleMarker::new((x + 22, y), 7, palette::GREY.filled()))
                     .map_err(e)?
             }
-            None => root
-                .draw(&Circle::new((x + 22, y), 5, palette::GREY.filled()))
-                .map_err(e)?,
         }
         draw_text(
             root,
@@ -775,6 +775,35 @@ where
         }
     }
     Ok(())
+}
+
+/// What a legend line shows beside its text.
+#[derive(Clone, Copy)]
+enum Key {
+    /// A series' line style.
+    Line(usize),
+    /// A series' validation point marker.
+    Points(usize),
+    /// The applications' marker.
+    Apps,
+}
+
+/// A validation point of series `si` at `p`: a circle for the first series,
+/// a square for the second, and so on in turn, filled with `c` and framed.
+fn draw_point<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    p: (i32, i32),
+    si: usize,
+    c: RGBColor,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    if si % 2 == 0 {
+        root.draw(&Circle::new(p, 5, c.filled()))?;
+        root.draw(&Circle::new(p, 5, BLACK.stroke_width(1)))
+    } else {
+        let r = [(p.0 - 4, p.1 - 4), (p.0 + 4, p.1 + 4)];
+        root.draw(&Rectangle::new(r, c.filled()))?;
+        root.draw(&Rectangle::new(r, BLACK.stroke_width(1)))
+    }
 }
 
 /// A white, framed box (the legend and the key of the sloped roofs).
