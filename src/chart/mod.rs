@@ -796,7 +796,7 @@ fn draw_point<DB: DrawingBackend>(
     si: usize,
     c: RGBColor,
 ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    if si % 2 == 0 {
+    if si.is_multiple_of(2) {
         root.draw(&Circle::new(p, 5, c.filled()))?;
         root.draw(&Circle::new(p, 5, BLACK.stroke_width(1)))
     } else {
