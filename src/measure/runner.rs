@@ -403,6 +403,61 @@ impl Pool<'_> {
         super::stats::median(&self.sh.clocks.lock().unwrap())
     }
 
+    /// Bytes (bandwidth kernels) or flops (the others) all threads move
+    /// in one run of `iters` iterations, `passes` times.
+    fn work(&self, kernel: &Kernel, shape: Shape, iters: u64, passes: u64) -> f64 {
+        let per_iter = match kernel.decl.kind {
+            Kind::Bandwidth => kernel.decl.bytes_per_iter(),
+            Kind::Compute | Kind::Validation => kernel.decl.shaped_flops(shape),
+        };
+        per_iter as f64 * iters as f64 * passes as f64 * self.n as f64
+    }
+
+    /// A probe's quick look: the core clock (one probe) and one run of
+    /// `kernel` over `bytes` per thread lasting at least `min`: its rate per
+    /// cycle, all threads together. `passes` carries the run's length
+    /// from one look to the next (0 at first: calibrated here), so that a
+    /// look costs one clock probe and one run, not the calibration, clock,
+    /// samples and clock of [`Pool::measure`].
+    pub fn glance(
+        &self,
+        kernel: &'static Kernel,
+        bytes: u64,
+        min: Duration,
+        passes: &mut u64,
+    ) -> Result<f64, String> {
+        let lay = (kernel.decl.kind != Kind::Compute).then(|| layout(kernel, bytes, Shape::ONE));
+        if let Some(l) = lay
+            && l.alloc > self.alloc
+        {
+            return Err(format!(
+                "a {} B layout does not fit the pool's {} B buffers",
+                l.alloc, self.alloc
+            ));
+        }
+        let iters = lay.map_or(COMPUTE_ITERS, |l| l.iters);
+        let offsets = lay.map_or([0; 3], |l| l.offsets);
+        let ghz = self.clock();
+        let min = min.as_secs_f64();
+        *passes = (*passes).max(1);
+        loop {
+            self.step(Step::Run {
+                kernel,
+                offsets,
+                iters,
+                passes: *passes,
+                shape: Shape::ONE,
+            });
+            let t = self.slowest().max(1e-9);
+            let rate = self.work(kernel, Shape::ONE, iters, *passes) / t;
+            // The next run lasts about 1.25 min.
+            *passes = ((*passes as f64 * (min * 1.25 / t).clamp(1e-3, 1e3)) as u64).max(1);
+            if t >= min {
+                return Ok(rate / 1e9 / ghz);
+            }
+        }
+    }
+
     /// Measure `kernel` with `bytes` of working set per thread (bandwidth
     /// and validation kernels) and `shape` (validation kernels): calibrate
     /// the passes until a run lasts the minimum time (that run is also the
@@ -483,13 +538,7 @@ impl Pool<'_> {
             t0.elapsed().as_secs_f64(),
             super::steal::tick(),
         );
-        let work = match kernel.decl.kind {
-            Kind::Bandwidth => kernel.decl.bytes_per_iter(),
-            Kind::Compute | Kind::Validation => kernel.decl.shaped_flops(shape),
-        } as f64
-            * part_iters as f64
-            * passes as f64
-            * self.n as f64;
+        let work = self.work(kernel, shape, part_iters, passes);
         let rates: Vec<f64> = seconds.iter().map(|t| work / t).collect();
         Ok(Measurement {
             rates: summarize(&rates),
@@ -600,6 +649,33 @@ mod tests {
             0.020
         );
         assert_eq!(span(&[None, None]), 0.0);
+    }
+
+    #[test]
+    fn a_glance_calibrates_once_then_runs_once() {
+        use crate::isa::Isa;
+        use crate::kernels::{Mix, Op, Precision, bandwidth, compute};
+        let fma = compute(Op::Add, Isa::Scalar, Precision::Dp).unwrap();
+        let load = bandwidth(Mix::Load, Isa::Scalar).unwrap();
+        let bytes = 16 << 10;
+        let min = Duration::from_millis(1);
+        with_pool(&[0], alloc_for(load, bytes, Shape::ONE), |pool| {
+            for k in [fma, load] {
+                let mut passes = 0;
+                let first = pool.glance(k, bytes, min, &mut passes).unwrap();
+                assert!(first.is_finite() && first > 0.0, "{}: {first}", k.decl.name);
+                assert!(passes > 1, "calibrated: {passes}");
+                // Calibrated: a clock probe and one run of at least `min`.
+                let t = Instant::now();
+                let again = pool.glance(k, bytes, min, &mut passes).unwrap();
+                assert!(again.is_finite() && again > 0.0);
+                assert!(t.elapsed() >= min, "{:?}", t.elapsed());
+            }
+            // A buffer larger than the pool's is refused, not overrun.
+            let mut passes = 0;
+            assert!(pool.glance(load, 1 << 30, min, &mut passes).is_err());
+        })
+        .unwrap();
     }
 
     #[test]

@@ -20,7 +20,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::runner::{Measurement, Pool, Settings};
+use super::runner::{Measurement, Pool};
 use crate::isa::Isa;
 use crate::kernels::{self, Kernel, Kind, Mix, Op, Shape};
 use crate::results::Roof;
@@ -120,18 +120,27 @@ pub struct Probe {
     pub bytes: u64,
     /// Its 1-thread roof, per cycle.
     pub one_thread: f64,
+    /// Passes of a run lasting [`PROBE`] (0 until the first probe).
+    pub passes: u64,
 }
 
 impl Probe {
+    /// A probe of `kernel` over `bytes` per thread against `one_thread`
+    /// per cycle.
+    pub fn new(kernel: &'static Kernel, bytes: u64, one_thread: f64) -> Self {
+        Probe {
+            kernel,
+            bytes,
+            one_thread,
+            passes: 0,
+        }
+    }
+
     /// Whether every thread of `pool` ran it at its 1-thread rate (see
-    /// [`is_alone`]).
-    fn alone(&self, pool: &Pool) -> Result<bool, String> {
-        let s = Settings {
-            attempts: 1,
-            ..Settings::new(PROBE, 1)
-        };
-        let m = pool.measure(self.kernel, self.bytes, Shape::ONE, &s)?;
-        Ok(is_alone(m.per_cycle(), pool.threads(), self.one_thread))
+    /// [`is_alone`]), from one run of [`PROBE`] (see [`Pool::glance`]).
+    fn alone(&mut self, pool: &Pool) -> Result<bool, String> {
+        let per_cycle = pool.glance(self.kernel, self.bytes, PROBE, &mut self.passes)?;
+        Ok(is_alone(per_cycle, pool.threads(), self.one_thread))
     }
 }
 
@@ -157,11 +166,7 @@ impl CoreGuard {
     /// and measuring again.
     pub fn new(kernel: &'static Kernel, one_thread: f64, budget: Duration) -> Self {
         CoreGuard {
-            fma: Probe {
-                kernel,
-                bytes: 0,
-                one_thread,
-            },
+            fma: Probe::new(kernel, 0, one_thread),
             load: None,
             loads: false,
             budget,
@@ -194,7 +199,7 @@ impl CoreGuard {
     /// One probe: whether `pool`'s threads each had a core to themselves.
     pub fn alone(&mut self, pool: &Pool) -> Result<bool, String> {
         let mut alone = self.fma.alone(pool)?;
-        if let Some(p) = self.load.filter(|_| self.loads) {
+        if let Some(p) = self.load.as_mut().filter(|_| self.loads) {
             alone &= p.alone(pool)?;
             self.seen.load_probes += 1;
         }
@@ -283,11 +288,11 @@ pub fn load_probe(roofs: &[Roof], isa: Isa, bytes: u64) -> Option<Probe> {
             && r.threads == 1
             && r.isa == isa
     })?;
-    Some(Probe {
-        kernel: kernels::bandwidth(Mix::Load, isa)?,
+    Some(Probe::new(
+        kernels::bandwidth(Mix::Load, isa)?,
         bytes,
-        one_thread: roof.per_cycle,
-    })
+        roof.per_cycle,
+    ))
 }
 
 /// Whether a probe of `threads` threads at `per_cycle` flop/cycle in all ran
