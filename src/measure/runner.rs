@@ -403,6 +403,31 @@ impl Pool<'_> {
         super::stats::median(&self.sh.clocks.lock().unwrap())
     }
 
+    /// The layout of `kernel` over `bytes` per thread with `shape` (none for
+    /// compute kernels), its iterations per pass and stream offsets; an
+    /// error when it does not fit the pool's buffers.
+    fn fit(
+        &self,
+        kernel: &Kernel,
+        bytes: u64,
+        shape: Shape,
+    ) -> Result<(Option<Layout3>, u64, [usize; 3]), String> {
+        let lay = (kernel.decl.kind != Kind::Compute).then(|| layout(kernel, bytes, shape));
+        if let Some(l) = lay
+            && l.alloc > self.alloc
+        {
+            return Err(format!(
+                "a {} B layout does not fit the pool's {} B buffers",
+                l.alloc, self.alloc
+            ));
+        }
+        Ok((
+            lay,
+            lay.map_or(COMPUTE_ITERS, |l| l.iters),
+            lay.map_or([0; 3], |l| l.offsets),
+        ))
+    }
+
     /// Bytes (bandwidth kernels) or flops (the others) all threads move
     /// in one run of `iters` iterations, `passes` times.
     fn work(&self, kernel: &Kernel, shape: Shape, iters: u64, passes: u64) -> f64 {
@@ -426,17 +451,7 @@ impl Pool<'_> {
         min: Duration,
         passes: &mut u64,
     ) -> Result<f64, String> {
-        let lay = (kernel.decl.kind != Kind::Compute).then(|| layout(kernel, bytes, Shape::ONE));
-        if let Some(l) = lay
-            && l.alloc > self.alloc
-        {
-            return Err(format!(
-                "a {} B layout does not fit the pool's {} B buffers",
-                l.alloc, self.alloc
-            ));
-        }
-        let iters = lay.map_or(COMPUTE_ITERS, |l| l.iters);
-        let offsets = lay.map_or([0; 3], |l| l.offsets);
+        let (_, iters, offsets) = self.fit(kernel, bytes, Shape::ONE)?;
         let ghz = self.clock();
         let min = min.as_secs_f64();
         *passes = (*passes).max(1);
@@ -469,18 +484,7 @@ impl Pool<'_> {
         shape: Shape,
         s: &Settings,
     ) -> Result<Measurement, String> {
-        let compute = kernel.decl.kind == Kind::Compute;
-        let lay = (!compute).then(|| layout(kernel, bytes, shape));
-        if let Some(l) = lay
-            && l.alloc > self.alloc
-        {
-            return Err(format!(
-                "a {} B layout does not fit the pool's {} B buffers",
-                l.alloc, self.alloc
-            ));
-        }
-        let iters = lay.map_or(COMPUTE_ITERS, |l| l.iters);
-        let offsets = lay.map_or([0; 3], |l| l.offsets);
+        let (lay, iters, offsets) = self.fit(kernel, bytes, shape)?;
         let run = |offsets, iters, passes| Step::Run {
             kernel,
             offsets,
