@@ -438,19 +438,20 @@ impl Pool<'_> {
         per_iter as f64 * iters as f64 * passes as f64 * self.n as f64
     }
 
-    /// A probe's quick look: the core clock (one probe) and one run of
-    /// `kernel` over `bytes` per thread lasting at least `min`: its rate per
-    /// cycle, all threads together. `passes` carries the run's length
-    /// from one look to the next (0 at first: calibrated here), so that a
-    /// look costs one clock probe and one run, not the calibration, clock,
-    /// samples and clock of [`Pool::measure`].
+    /// A probe's quick look: one run of `kernel` over `bytes` per thread
+    /// lasting at least `min`, and the core clock probed once before it:
+    /// the run's rate (bytes or flops per second, all threads together) and
+    /// the clock (GHz). `passes` carries the run's length from one look to
+    /// the next (0 at first: calibrated here), so that a look costs one
+    /// clock probe and one run, not the calibration, clock, samples and
+    /// clock of [`Pool::measure`].
     pub fn glance(
         &self,
         kernel: &'static Kernel,
         bytes: u64,
         min: Duration,
         passes: &mut u64,
-    ) -> Result<f64, String> {
+    ) -> Result<(f64, f64), String> {
         let (_, iters, offsets) = self.fit(kernel, bytes, Shape::ONE)?;
         let ghz = self.clock();
         let min = min.as_secs_f64();
@@ -468,7 +469,7 @@ impl Pool<'_> {
             // The next run lasts about 1.25 min.
             *passes = ((*passes as f64 * (min * 1.25 / t).clamp(1e-3, 1e3)) as u64).max(1);
             if t >= min {
-                return Ok(rate / 1e9 / ghz);
+                return Ok((rate, ghz));
             }
         }
     }
@@ -666,12 +667,13 @@ mod tests {
         with_pool(&[0], alloc_for(load, bytes, Shape::ONE), |pool| {
             for k in [fma, load] {
                 let mut passes = 0;
-                let first = pool.glance(k, bytes, min, &mut passes).unwrap();
+                let (first, ghz) = pool.glance(k, bytes, min, &mut passes).unwrap();
                 assert!(first.is_finite() && first > 0.0, "{}: {first}", k.decl.name);
+                assert!(ghz > 0.1 && ghz < 10.0, "{ghz} GHz");
                 assert!(passes > 1, "calibrated: {passes}");
                 // Calibrated: a clock probe and one run of at least `min`.
                 let t = Instant::now();
-                let again = pool.glance(k, bytes, min, &mut passes).unwrap();
+                let (again, _) = pool.glance(k, bytes, min, &mut passes).unwrap();
                 assert!(again.is_finite() && again > 0.0);
                 assert!(t.elapsed() >= min, "{:?}", t.elapsed());
             }

@@ -122,6 +122,12 @@ pub struct Probe {
     pub one_thread: f64,
     /// Passes of a run lasting [`PROBE`] (0 until the first probe).
     pub passes: u64,
+    /// The fastest core clock its probes read, GHz: one clock probe a
+    /// short run of other work disturbs reads low, and would take the
+    /// kernel's rate per cycle over its roof (seen: FMA at 32 flop/cycle on
+    /// one Zen 3 core), so the clock is the fastest read so far, as a
+    /// measurement's is the fastest of its probes.
+    pub ghz: f64,
 }
 
 impl Probe {
@@ -133,14 +139,20 @@ impl Probe {
             bytes,
             one_thread,
             passes: 0,
+            ghz: 0.0,
         }
     }
 
     /// Whether every thread of `pool` ran it at its 1-thread rate (see
     /// [`is_alone`]), from one run of [`PROBE`] (see [`Pool::glance`]).
     fn alone(&mut self, pool: &Pool) -> Result<bool, String> {
-        let per_cycle = pool.glance(self.kernel, self.bytes, PROBE, &mut self.passes)?;
-        Ok(is_alone(per_cycle, pool.threads(), self.one_thread))
+        let (rate, ghz) = pool.glance(self.kernel, self.bytes, PROBE, &mut self.passes)?;
+        self.ghz = self.ghz.max(ghz);
+        Ok(is_alone(
+            rate / 1e9 / self.ghz,
+            pool.threads(),
+            self.one_thread,
+        ))
     }
 }
 
