@@ -660,12 +660,12 @@ mod tests {
     fn a_glance_calibrates_once_then_runs_once() {
         use crate::isa::Isa;
         use crate::kernels::{Mix, Op, Precision, bandwidth, compute};
-        let fma = compute(Op::Add, Isa::Scalar, Precision::Dp).unwrap();
+        let add = compute(Op::Add, Isa::Scalar, Precision::Dp).unwrap();
         let load = bandwidth(Mix::Load, Isa::Scalar).unwrap();
         let bytes = 16 << 10;
         let min = Duration::from_millis(1);
         with_pool(&[0], alloc_for(load, bytes, Shape::ONE), |pool| {
-            for k in [fma, load] {
+            for k in [add, load] {
                 let mut passes = 0;
                 let (first, ghz) = pool.glance(k, bytes, min, &mut passes).unwrap();
                 assert!(first.is_finite() && first > 0.0, "{}: {first}", k.decl.name);
