@@ -121,13 +121,13 @@ pub struct Probe {
     /// Its 1-thread roof, per cycle.
     pub one_thread: f64,
     /// Passes of a run lasting [`PROBE`] (0 until the first probe).
-    pub passes: u64,
+    passes: u64,
     /// The fastest core clock its probes read, GHz: one clock probe a
     /// short run of other work disturbs reads low, and would take the
     /// kernel's rate per cycle over its roof (seen: FMA at 32 flop/cycle on
     /// one Zen 3 core), so the clock is the fastest read so far, as a
     /// measurement's is the fastest of its probes.
-    pub ghz: f64,
+    ghz: f64,
 }
 
 impl Probe {
