@@ -276,12 +276,13 @@ impl Sweeper<'_, '_> {
         .map_err(Error::Io)
     }
 
-    /// With a guard, wait for the threads to have their cores.
-    fn wait_alone(&mut self) -> Result<()> {
-        if let Some(g) = self.guard.as_deref_mut() {
-            g.wait_alone(self.pool).map_err(Error::Io)?;
+    /// With a guard, wait for the threads to have their cores: whether they
+    /// have them (without a guard, as far as is known).
+    fn wait_alone(&mut self) -> Result<bool> {
+        match self.guard.as_deref_mut() {
+            Some(g) => g.wait_alone(self.pool).map_err(Error::Io),
+            None => Ok(true),
         }
-        Ok(())
     }
 
     /// What the guard saw so far.
@@ -306,8 +307,14 @@ impl Sweeper<'_, '_> {
                 break;
             }
             if looks_slowed(&job.level, p.deviation) || m.steal > steal::LIMIT || *kept_shared {
+                // Measured again only once the cores are left alone: in a
+                // spell that outlasts the guard's waits (seen here: every
+                // point of a sweep, and its second looks, with the threads
+                // sharing a core) a second look only costs time.
+                if !self.wait_alone()? {
+                    continue;
+                }
                 self.bar.inc_length(1);
-                self.wait_alone()?;
                 let (again, shared) = self.point(job, *s)?;
                 self.bar.inc(1);
                 if again.per_cycle() > m.per_cycle() {
