@@ -360,6 +360,11 @@ fn measure_tasks(
         if t > 1 && guard.is_none() {
             *guard = sharing::guard_for(&out, None, sharing::WAIT_BUDGET);
         }
+        // Roofs of a core's own caches need its load path: the guard probes
+        // it too (a tenant on an SMT sibling can take it and leave FMA alone).
+        if let Some(g) = guard.as_mut() {
+            g.guard_loads(level.is_some() && group.iter().any(|t| t.per_core));
+        }
         let alloc = group
             .iter()
             .flat_map(|task| {
@@ -367,6 +372,7 @@ fn measure_tasks(
                     .iter()
                     .map(|b| runner::alloc_for(task.kernel, *b, Shape::ONE))
             })
+            .chain(guard.as_ref().filter(|_| t > 1).map(CoreGuard::alloc))
             .max()
             .unwrap_or(0);
         let roofs = runner::with_pool(

@@ -553,16 +553,7 @@ pub fn validate_doc(
     );
     // The guard probes FMA after every point, and L1 loads too at L1 and L2
     // (a tenant on an SMT sibling can take either), with any threads.
-    let l1_bytes = sizing::ranges(machine, 1)
-        .iter()
-        .find(|r| r.level == "L1")
-        .map(sweep_bytes);
-    let mut guard = sharing::guard_for(&doc.roofs, Some(isa), sharing::WAIT_BUDGET).map(|g| {
-        match l1_bytes.and_then(|b| sharing::load_probe(&doc.roofs, isa, b)) {
-            Some(p) => g.with_load_probe(p),
-            None => g,
-        }
-    });
+    let mut guard = sharing::guard_for(&doc.roofs, Some(isa), sharing::WAIT_BUDGET);
     // One pool per thread count and level, shared by every sweep there.
     let level_pos = |l: &str| levels.iter().position(|x| x == l);
     jobs.sort_by_key(|j| (j.threads, level_pos(&j.level)));

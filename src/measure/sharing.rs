@@ -7,7 +7,10 @@
 //! most of the time (2 cores' worth), and spells of exactly 15.6-16.0 (one
 //! core's worth) lasting one to nine runs, about 8% of the runs in all. A
 //! multi-thread measurement taken in such a spell measures one core, not
-//! `threads` of them. The guard runs the FMA kernel briefly on every thread
+//! `threads` of them. In a busier hour the host also ran the two vCPUs on
+//! one hardware thread in turn: 1 ms 2-thread FMA runs lasted twice each
+//! thread's own time (0.57 ms each, 1.20 ms from first start to last end),
+//! which a probe sees the same way. The guard runs the FMA kernel briefly on every thread
 //! of the pool and compares its rate per cycle with `threads` times the
 //! 1-thread FMA roof.
 //!
@@ -278,7 +281,8 @@ impl CoreGuard {
 
 /// The guard of a set of roofs: probing with the FMA kernel of `isa` (or of
 /// the first ISA with one) and the first precision with a 1-thread FMA roof,
-/// against that roof; none without such a roof.
+/// against that roof, and with the L1 load probe of that ISA
+/// ([`load_probe`]) while told to; none without such an FMA roof.
 pub fn guard_for(roofs: &[Roof], isa: Option<Isa>, budget: Duration) -> Option<CoreGuard> {
     let roof = roofs.iter().find(|r| {
         r.kind == Kind::Compute
@@ -287,12 +291,17 @@ pub fn guard_for(roofs: &[Roof], isa: Option<Isa>, budget: Duration) -> Option<C
             && isa.is_none_or(|i| r.isa == i)
     })?;
     let k = kernels::compute(Op::Fma, roof.isa, roof.precision?)?;
-    Some(CoreGuard::new(k, roof.per_cycle, budget))
+    let guard = CoreGuard::new(k, roof.per_cycle, budget);
+    Some(match load_probe(roofs, roof.isa) {
+        Some(p) => guard.with_load_probe(p),
+        None => guard,
+    })
 }
 
-/// The L1 load probe of a set of roofs: the load kernel of `isa` on `bytes`
-/// per thread, against its 1-thread L1 load roof; none without that roof.
-pub fn load_probe(roofs: &[Roof], isa: Isa, bytes: u64) -> Option<Probe> {
+/// The L1 load probe of a set of roofs: the load kernel of `isa` against
+/// its 1-thread L1 load roof, on the middle of that roof's sizes; none
+/// without that roof (or its sizes).
+pub fn load_probe(roofs: &[Roof], isa: Isa) -> Option<Probe> {
     let roof = roofs.iter().find(|r| {
         r.kind == Kind::Bandwidth
             && r.level.as_deref() == Some("L1")
@@ -300,9 +309,11 @@ pub fn load_probe(roofs: &[Roof], isa: Isa, bytes: u64) -> Option<Probe> {
             && r.threads == 1
             && r.isa == isa
     })?;
+    let mut sizes: Vec<u64> = roof.sizes.iter().map(|s| s.bytes_per_thread).collect();
+    sizes.sort();
     Some(Probe::new(
         kernels::bandwidth(Mix::Load, isa)?,
-        bytes,
+        *sizes.get(sizes.len() / 2)?,
         roof.per_cycle,
     ))
 }
@@ -334,13 +345,22 @@ mod tests {
                     && r.isa == Isa::Avx512
             })
             .unwrap();
-        let p = load_probe(&doc.roofs, Isa::Avx512, 24 << 10).unwrap();
+        let p = load_probe(&doc.roofs, Isa::Avx512).unwrap();
         assert_eq!(p.kernel.decl.name, roof.kernel);
-        assert_eq!((p.bytes, p.one_thread), (24 << 10, roof.per_cycle));
+        let mut sizes: Vec<u64> = roof.sizes.iter().map(|s| s.bytes_per_thread).collect();
+        sizes.sort();
+        assert!(sizes.len() >= 2, "the fixture's L1 roof has its sizes");
+        assert_eq!(
+            (p.bytes, p.one_thread),
+            (sizes[sizes.len() / 2], roof.per_cycle)
+        );
         let fma = kernels::compute(Op::Fma, Isa::Avx512, crate::kernels::Precision::Dp).unwrap();
         let g = CoreGuard::new(fma, 64.0, WAIT_BUDGET);
         assert_eq!(g.alloc(), 0, "an FMA-only guard needs no buffer");
-        assert!(g.with_load_probe(p).alloc() >= 24 << 10);
+        assert!(g.with_load_probe(p).alloc() as u64 >= p.bytes);
+        // The guard of the roofs has it.
+        let g = guard_for(&doc.roofs, Some(Isa::Avx512), WAIT_BUDGET).unwrap();
+        assert!(g.alloc() as u64 >= p.bytes);
         // Without a 1-thread L1 load roof, no load probe.
         let others: Vec<Roof> = doc
             .roofs
@@ -348,7 +368,13 @@ mod tests {
             .filter(|r| !(r.level.as_deref() == Some("L1") && r.threads == 1))
             .cloned()
             .collect();
-        assert!(load_probe(&others, Isa::Avx512, 24 << 10).is_none());
+        assert!(load_probe(&others, Isa::Avx512).is_none());
+        assert_eq!(
+            guard_for(&others, Some(Isa::Avx512), WAIT_BUDGET)
+                .unwrap()
+                .alloc(),
+            0
+        );
     }
 
     #[test]
