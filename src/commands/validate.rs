@@ -423,18 +423,6 @@ fn evaluate(job: &Job, isa: Isa, raw: &Raw) -> (LevelResult, Vec<ValidationPoint
     )
 }
 
-/// Bytes per thread of a level's sweeps: the middle of a cache level's
-/// range, safe from both of its edges; for memory the low end, already
-/// several times every cache (each pass of a larger buffer only costs time).
-fn sweep_bytes(range: &sizing::BufferRange) -> u64 {
-    let sizes = sizing::sizes_in_range(range, 3);
-    if range.level == "DRAM" {
-        sizes[0]
-    } else {
-        sizes[sizes.len() / 2]
-    }
-}
-
 /// Run the sweep on this machine against `doc`'s roofs; the points replace
 /// any earlier points of the same sweep in `doc.validation`.
 pub fn validate_doc(
@@ -502,7 +490,15 @@ pub fn validate_doc(
                                 "this machine has no level {level}, which the results hold"
                             ))
                         })?;
-                        let bytes = sweep_bytes(range);
+                        // The middle of a cache level's range, safe from both of its
+                        // edges; for memory the low end, already several times
+                        // every cache (each pass of a larger buffer only costs time).
+                        let sizes = sizing::sizes_in_range(range, 3);
+                        let bytes = if range.level == "DRAM" {
+                            sizes[0]
+                        } else {
+                            sizes[sizes.len() / 2]
+                        };
                         let ridge = fp.value() / bw.value();
                         jobs.push(Job {
                             threads: t,
