@@ -213,9 +213,11 @@ impl CoreGuard {
 
     /// One probe: whether `pool`'s threads each had a core to themselves.
     pub fn alone(&mut self, pool: &Pool) -> Result<bool, String> {
+        // The load probe only when FMA found the cores alone: one shared
+        // resource is answer enough.
         let mut alone = self.fma.alone(pool)?;
-        if let Some(p) = self.load.as_mut().filter(|_| self.loads) {
-            alone &= p.alone(pool)?;
+        if let Some(p) = self.load.as_mut().filter(|_| self.loads && alone) {
+            alone = p.alone(pool)?;
             self.seen.load_probes += 1;
         }
         self.seen.probes += 1;
