@@ -2,8 +2,9 @@
 
 use crate::commands;
 use crate::error::Error;
+use crate::machine::Source;
 use crate::output::Format;
-use crate::topology::Source;
+use crate::output::compare::CompareFormat;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -34,19 +35,6 @@ pub enum Command {
     Predict(PredictArgs),
     /// Run one kernel at one buffer size and print its rate (expert use).
     Kernel(KernelArgs),
-}
-
-/// Output formats of `carmbench compare`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CompareFormat {
-    /// Aligned text.
-    Text,
-    /// A Markdown table.
-    Markdown,
-    /// CSV.
-    Csv,
-    /// JSON.
-    Json,
 }
 
 /// `carmbench compare`.
@@ -225,7 +213,7 @@ pub struct KernelArgs {
     /// Kernel name, e.g. avx512_load or avx512_dp_fma.
     pub name: String,
     /// Buffer per thread (bandwidth kernels), e.g. 32KiB, 16MiB.
-    #[arg(long, default_value = "32KiB", value_parser = commands::kernel::parse_size)]
+    #[arg(long, default_value = "32KiB", value_parser = crate::units::parse_size)]
     pub bytes: u64,
     /// Threads, one per core.
     #[arg(long, default_value_t = 1)]
@@ -311,12 +299,12 @@ pub fn main() -> i32 {
     };
     match run(cli) {
         Ok(()) => 0,
-        Err(e) => report(&e),
+        Err(e) => print_error(&e),
     }
 }
 
 /// Print an error on one line; return its exit status.
-pub fn report(e: &Error) -> i32 {
+pub fn print_error(e: &Error) -> i32 {
     eprintln!("carmbench: error: {e}");
     e.exit_code()
 }

@@ -1,11 +1,20 @@
 //! carmbench: the Cache-aware Roofline Model of the machine it runs on.
 //!
-//! Pipeline, one folder per stage:
-//! - [`topology`]: hwloc → machine description → per-level buffer ranges;
-//! - [`isa`]: what the CPU can run;
-//! - [`measure`]: clock probe, statistics (and the benchmark runner);
-//! - [`commands`]: the subcommands, each reading or writing results;
-//! - [`output`]: formats for people and for programs.
+//! The pipeline, one module per stage:
+//! - [`machine`]: what this machine is: topology from hwloc, memory levels,
+//!   buffer sizes per level, ISA, CPUID;
+//! - [`kernels`]: the assembly kernels, declared once in `asm/`;
+//! - [`config`]: the plan (what to measure) and the theoretical limits;
+//! - [`measure`]: pinned threads at a barrier behind the [`measure::bench::Bench`]
+//!   trait, the clock, statistics, steal, the core guard, the campaign loop;
+//! - [`roofs`]: planning, measuring and judging the roofs of `carmbench run`;
+//! - [`validate`]: variable-intensity sweeps against the roofs;
+//! - [`results`]: the versioned results document and the apps file;
+//! - [`roofline`]: the model's arithmetic, shared by everything below;
+//! - [`chart`], [`compare`], [`profile`]: what reads the results;
+//! - [`output`]: tables and documents as text, YAML, JSON, CSV, Markdown;
+//! - [`cli`], [`commands`]: argument parsing and the subcommands;
+//! - [`error`], [`units`]: one error type; byte counts as text.
 
 pub mod chart;
 pub mod cli;
@@ -13,13 +22,15 @@ pub mod commands;
 pub mod compare;
 pub mod config;
 pub mod error;
-pub mod isa;
 pub mod kernels;
+pub mod machine;
 pub mod measure;
 pub mod output;
 pub mod profile;
 pub mod results;
-pub mod topology;
+pub mod roofline;
+pub mod roofs;
+pub mod units;
 pub mod validate;
 
 pub use carmbench_regions::{self as regions, Region};

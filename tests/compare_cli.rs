@@ -4,7 +4,8 @@ mod common;
 use common::*;
 
 use carmbench::compare::{self, machine_roofs, ridges};
-use carmbench::isa::Isa;
+use carmbench::machine::Level;
+use carmbench::machine::isa::Isa;
 use carmbench::results::{self, Document};
 use std::path::Path;
 
@@ -73,9 +74,9 @@ fn roofs_match_across_machines_with_ratios_and_missing_ones_kept() {
     let r = ridges(&m);
     assert_eq!(r.len(), 5);
     let peak = m.peak.unwrap().1;
-    for ((lvl, ai), (l2, bw)) in r.iter().zip(&m.levels) {
-        assert_eq!(lvl, l2);
-        assert!((ai - peak / bw).abs() < 1e-12);
+    for (ridge, (l2, bw)) in r.iter().zip(&m.levels) {
+        assert_eq!(ridge.level, *l2);
+        assert!((ridge.ai - peak / bw).abs() < 1e-12);
     }
 }
 
@@ -138,7 +139,7 @@ fn compare_formats_and_charts() {
     assert!(qs.contains("AI = 0.25") && qs.contains("AI = 8") && qs.contains("L4"));
     // Verdicts follow ai x B < P.
     let z = machine_roofs(&load(ZEN5), 1).unwrap();
-    let dram = z.levels.iter().find(|l| l.0 == "DRAM").unwrap().1;
+    let dram = z.levels.iter().find(|l| l.0 == Level::Dram).unwrap().1;
     let p = z.peak.unwrap().1;
     let want = if 2.0 * dram < p {
         "AI 2: memory bound"
@@ -156,7 +157,7 @@ fn compare_formats_and_charts() {
 #[test]
 fn predict_on_known_numbers() {
     let b = machine_roofs(&load(BDW), 1).unwrap();
-    let dram = b.levels.iter().find(|l| l.0 == "DRAM").unwrap().1;
+    let dram = b.levels.iter().find(|l| l.0 == Level::Dram).unwrap().1;
     // 1e8 flops over 1.2e9 bytes: memory bound on DRAM: T = Q / B.
     let out = carmbench(&[
         "predict", "--flops", "1e8", "--bytes", "1.2e9", "--level", "DRAM", "--on", BDW,

@@ -1,7 +1,7 @@
 //! The live machine: hwloc agrees with Linux sysfs, the clock is plausible.
 
+use carmbench::machine::{Machine, Source};
 use carmbench::measure::clock;
-use carmbench::topology::{Machine, Source};
 use std::fs;
 use std::time::Duration;
 

@@ -3,6 +3,7 @@
 mod common;
 use common::*;
 
+use carmbench::machine::Level;
 use carmbench::results::{self, Document};
 use std::path::Path;
 
@@ -38,7 +39,7 @@ fn svg_holds_every_roof_label_and_value() {
             continue;
         }
         let value = format!("{:.1}", r.value());
-        let label = match r.level.as_deref() {
+        let label = match r.level {
             Some(l) => format!("{l} 2ld1st: {value} GB/s"),
             None => format!(": {value} GFLOP/s"),
         };
@@ -108,7 +109,7 @@ fn odd_results_give_a_chart_or_a_clear_error() {
     // Only one level and no compute roof: sloped line only.
     let mut one = base.clone();
     one.roofs
-        .retain(|r| r.level.as_deref() == Some("L1") && r.threads == 1);
+        .retain(|r| r.level == Some(Level::L1) && r.threads == 1);
     // NaN and zero values are skipped, the rest is drawn.
     let mut nan = base.clone();
     nan.roofs[0].gb_per_s = Some(f64::NAN);
@@ -214,8 +215,8 @@ fn validation_points_of_each_thread_count_have_their_own_marker() {
     let mut doc = fixture();
     doc.validation.clear();
     let point = |threads: usize, ai: f64| results::ValidationPoint {
-        level: "L1".into(),
-        isa: carmbench::isa::Isa::Avx512,
+        level: Level::L1,
+        isa: carmbench::machine::isa::Isa::Avx512,
         precision: carmbench::kernels::Precision::Dp,
         threads,
         mix: carmbench::kernels::Mix::TwoLdOneSt,

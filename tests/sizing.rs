@@ -1,7 +1,7 @@
 //! Sizing rules on several topologies loaded through hwloc.
 
-use carmbench::topology::sizing::{self, BufferRange, FIT_MARGIN, SPILL_FACTOR_MIN};
-use carmbench::topology::{Machine, Source};
+use carmbench::machine::sizing::{self, BufferRange, FIT_MARGIN, SPILL_FACTOR_MIN};
+use carmbench::machine::{Level, Machine, Source};
 
 const SERVER_2S_SMT: &str = "pack:2 numa:1(memory=192GiB) l3:1(size=40MiB) core:20 l2:1(size=1280KiB) l1d:1(size=48KiB) pu:2";
 const CHIPLET_8_L3: &str =
@@ -32,10 +32,10 @@ fn check_invariants(m: &Machine) {
             m.caches.len() + 1,
             "one range per cache level plus DRAM"
         );
-        assert_eq!(r.last().unwrap().level, "DRAM");
+        assert_eq!(r.last().unwrap().level, Level::Dram);
         let mut below_share: Option<u64> = None;
         for (b, c) in r.iter().zip(&m.caches) {
-            assert_eq!(b.level, format!("L{}", c.depth));
+            assert_eq!(b.level.name(), format!("L{}", c.depth));
             assert!(
                 b.min_bytes <= b.max_bytes,
                 "{t} threads {}: bounds ordered {b:?}",
@@ -78,7 +78,8 @@ fn check_invariants(m: &Machine) {
 }
 
 fn level<'a>(r: &'a [BufferRange], name: &str) -> &'a BufferRange {
-    r.iter().find(|b| b.level == name).unwrap()
+    let want = Level::parse(name).unwrap();
+    r.iter().find(|b| b.level == want).unwrap()
 }
 
 #[test]
@@ -173,7 +174,7 @@ fn cpu_without_l3() {
     check_invariants(&m);
     let r = sizing::ranges(&m, 2);
     assert_eq!(
-        r.iter().map(|b| b.level.as_str()).collect::<Vec<_>>(),
+        r.iter().map(|b| b.level.name()).collect::<Vec<_>>(),
         ["L1", "L2", "DRAM"]
     );
     assert_eq!(level(&r, "L2").share_bytes, Some(2 * MIB));

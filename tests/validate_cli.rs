@@ -4,8 +4,8 @@
 mod common;
 use common::*;
 
+use carmbench::machine::{Level, Machine, Source};
 use carmbench::results::{self, Document};
-use carmbench::topology::{Machine, Source};
 use std::path::Path;
 
 const FIXTURE: &str = concat!(
@@ -55,7 +55,11 @@ fn run_validate_stores_a_full_sweep() {
     let doc = results::load(&dir.join("carm.yaml")).unwrap();
     // L3 (shared, off the core clock): compared with its roof's kernel
     // measured around the sweep, which each point records.
-    let l3: Vec<_> = doc.validation.iter().filter(|p| p.level == "L3").collect();
+    let l3: Vec<_> = doc
+        .validation
+        .iter()
+        .filter(|p| p.level == Level::L3)
+        .collect();
     assert!(l3.len() >= 12, "{} L3 points", l3.len());
     let fma0 = doc.roofs.iter().find(|r| r.op.is_some()).unwrap();
     for p in &l3 {
@@ -70,7 +74,7 @@ fn run_validate_stores_a_full_sweep() {
     let pts: Vec<_> = doc
         .validation
         .iter()
-        .filter(|p| p.level == "L1")
+        .filter(|p| p.level == Level::L1)
         .cloned()
         .collect();
     assert!(pts.len() >= 12, "{} points", pts.len());
@@ -78,7 +82,7 @@ fn run_validate_stores_a_full_sweep() {
     let bw = doc
         .roofs
         .iter()
-        .find(|r| r.level.as_deref() == Some("L1"))
+        .find(|r| r.level == Some(Level::L1))
         .unwrap();
     let ridge = fma.per_cycle / bw.per_cycle;
     assert!(pts.iter().map(|p| p.ai).fold(f64::INFINITY, f64::min) <= 1.0 / 32.0 + 1e-12);
@@ -96,7 +100,7 @@ fn run_validate_stores_a_full_sweep() {
         .find(|k| k.decl.name == pts[0].kernel)
         .unwrap();
     for p in &pts {
-        assert_eq!((p.level.as_str(), p.threads), ("L1", 1));
+        assert_eq!((p.level, p.threads), (Level::L1, 1));
         assert_eq!(p.reference_gb_per_s, None);
         // AI exact from the declaration and the shape.
         let shape = carmbench::kernels::Shape { j: p.j, k: p.k };
@@ -135,7 +139,7 @@ fn results_it_cannot_validate_are_refused_clearly() {
     let fs = f.to_str().unwrap();
     // A level the plan lists but whose roofs are missing.
     let mut no_l3 = fixture_here();
-    no_l3.roofs.retain(|r| r.level.as_deref() != Some("L3"));
+    no_l3.roofs.retain(|r| r.level != Some(Level::L3));
     save(&no_l3, &f);
     assert_input_error(&carmbench(&["validate", fs]), &["no L3 load", "--levels"]);
     assert_input_error(

@@ -11,6 +11,7 @@
 
 use perf_event::events::Raw;
 use perf_event::{Builder, Counter};
+use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::{CStr, c_char};
@@ -23,17 +24,39 @@ pub const OUT_ENV: &str = "CARMBENCH_REGIONS_OUT";
 /// Environment variable listing the events.
 pub const EVENTS_ENV: &str = "CARMBENCH_REGIONS_EVENTS";
 
-#[derive(Default, Clone)]
-struct Acc {
-    seconds: f64,
-    calls: u64,
-    counts: BTreeMap<String, u64>,
+/// One region's record, one JSON object per line of the output file:
+/// written here at exit, read by `carmbench profile`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The region's name.
+    pub name: String,
+    /// Seconds inside the region, summed over calls and threads.
+    pub seconds: f64,
+    /// Calls, over all threads.
+    pub calls: u64,
+    /// Event counts by name, summed over calls and threads.
+    pub counts: BTreeMap<String, u64>,
+    /// Why counting failed, when it did (the counts are then missing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Record {
+    /// The record as one line of JSON (no newline).
+    pub fn to_line(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// A record from one line of the output file.
+    pub fn parse_line(line: &str) -> Result<Record, String> {
+        serde_json::from_str(line).map_err(|e| format!("unreadable region record '{line}': {e}"))
+    }
 }
 
 struct State {
     out: String,
     events: Vec<(String, u64)>,
-    regions: Mutex<BTreeMap<String, Acc>>,
+    regions: Mutex<BTreeMap<String, Record>>,
     errors: Mutex<Option<String>>,
 }
 
@@ -120,7 +143,10 @@ pub fn end(name: &str) {
         return;
     };
     let mut regions = st.regions.lock().unwrap();
-    let acc = regions.entry(name.to_string()).or_default();
+    let acc = regions.entry(name.to_string()).or_insert_with(|| Record {
+        name: name.to_string(),
+        ..Record::default()
+    });
     acc.seconds += t0.elapsed().as_secs_f64();
     acc.calls += 1;
     for ((ev, _), (a, b)) in st.events.iter().zip(now.iter().zip(&before)) {
@@ -149,20 +175,6 @@ impl Drop for Region {
     }
 }
 
-fn json_str(s: &str) -> String {
-    let mut o = String::from("\"");
-    for ch in s.chars() {
-        match ch {
-            '"' => o.push_str("\\\""),
-            '\\' => o.push_str("\\\\"),
-            c if (c as u32) < 0x20 => o.push_str(&format!("\\u{:04x}", c as u32)),
-            c => o.push(c),
-        }
-    }
-    o.push('"');
-    o
-}
-
 /// Write the regions measured so far to the output file (one JSON object
 /// per line, appended) and forget them. Runs by itself at exit.
 pub fn flush() {
@@ -173,22 +185,10 @@ pub fn flush() {
     }
     let err = st.errors.lock().unwrap().clone();
     let mut text = String::new();
-    for (name, a) in regions {
-        let counts: Vec<String> = a
-            .counts
-            .iter()
-            .map(|(k, v)| format!("{}:{v}", json_str(k)))
-            .collect();
-        text.push_str(&format!(
-            "{{\"name\":{},\"seconds\":{},\"calls\":{},\"counts\":{{{}}}{}}}\n",
-            json_str(&name),
-            a.seconds,
-            a.calls,
-            counts.join(","),
-            err.as_ref()
-                .map(|e| format!(",\"error\":{}", json_str(e)))
-                .unwrap_or_default()
-        ));
+    for (_, mut r) in regions {
+        r.error = err.clone();
+        text.push_str(&r.to_line());
+        text.push('\n');
     }
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
@@ -238,8 +238,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn json_strings_are_escaped() {
-        assert_eq!(json_str("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
+    fn records_round_trip_through_one_line() {
+        let r = Record {
+            name: "triad \"loop\"\n".into(),
+            seconds: 0.25,
+            calls: 3,
+            counts: [("fp_ops".to_string(), 42u64)].into_iter().collect(),
+            error: None,
+        };
+        let line = r.to_line();
+        assert!(!line.contains('\n'), "{line}");
+        assert_eq!(Record::parse_line(&line), Ok(r.clone()));
+        let failed = Record {
+            error: Some("fp_ops: ENOENT".into()),
+            ..r
+        };
+        assert_eq!(Record::parse_line(&failed.to_line()), Ok(failed));
+        assert!(Record::parse_line("{\"name\": 3}").is_err());
     }
 
     #[test]

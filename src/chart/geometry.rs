@@ -1,17 +1,9 @@
-//! Roofline geometry: ridges, line extents, axis ranges. Pure arithmetic,
-//! no drawing. A roof is min(peak, AI × bandwidth): each sloped line ends
-//! at its ridge with the top FP roof; each flat line starts at its ridge
-//! with the highest bandwidth.
+//! The chart's geometry: line extents and axis ranges, no drawing. A roof is
+//! min(peak, AI × bandwidth) ([`crate::roofline`]): each sloped line ends at
+//! its ridge with the top FP roof; each flat line starts at its ridge with
+//! the highest bandwidth.
 
-/// AI where the bandwidth `gb_per_s` meets the peak `gflop_per_s`.
-pub fn ridge_ai(gflop_per_s: f64, gb_per_s: f64) -> f64 {
-    gflop_per_s / gb_per_s
-}
-
-/// Attainable performance at `ai` under one bandwidth and one peak.
-pub fn attainable(ai: f64, gflop_per_s: f64, gb_per_s: f64) -> f64 {
-    (ai * gb_per_s).min(gflop_per_s)
-}
+use crate::roofline::ridge as ridge_ai;
 
 /// Axis ranges (decades).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -124,53 +116,6 @@ pub fn lines(bws: &[f64], peaks: &[f64], b: &Bounds) -> (Vec<Sloped>, Vec<Flat>)
     (sloped, flat)
 }
 
-/// The level bounding a point: the slowest level whose roof (under the top
-/// peak) still reaches the point's performance. `levels` are (name, GB/s).
-pub fn bounding_level(
-    ai: f64,
-    gflop_per_s: f64,
-    levels: &[(String, f64)],
-    top: f64,
-) -> Option<&str> {
-    let mut sorted: Vec<&(String, f64)> = levels.iter().collect();
-    sorted.sort_by(|a, b| a.1.total_cmp(&b.1));
-    sorted
-        .into_iter()
-        .find(|(_, bw)| {
-            attainable(ai, if top.is_finite() { top } else { f64::INFINITY }, *bw) >= gflop_per_s
-        })
-        .map(|(n, _)| n.as_str())
-}
-
-/// The roof right above a point: of the sloped roofs (AI × bandwidth,
-/// capped by the top peak) and the flat ones, the lowest that the point
-/// does not exceed; None when the point sits above every roof. `roofs` are
-/// (label, GB/s) and `peaks` (label, GFLOP/s). Returns (label, GFLOP/s).
-pub fn tightest_roof(
-    ai: f64,
-    gflop_per_s: f64,
-    levels: &[(String, f64)],
-    peaks: &[(String, f64)],
-) -> Option<(String, f64)> {
-    let top = peaks.iter().map(|p| p.1).fold(f64::NAN, f64::max);
-    let top_label = peaks.iter().find(|p| p.1 == top).map(|p| p.0.clone());
-    let mut cands: Vec<(String, f64)> = peaks.to_vec();
-    for (l, bw) in levels {
-        let v = ai * bw;
-        if top.is_finite() && v >= top {
-            if let Some(t) = &top_label {
-                cands.push((t.clone(), top));
-            }
-        } else {
-            cands.push((l.clone(), v));
-        }
-    }
-    cands
-        .into_iter()
-        .filter(|c| c.1 >= gflop_per_s)
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,8 +133,6 @@ mod tests {
         // The lower flat roof starts at its ridge with the fastest level.
         assert!((f[1].x0 - 58.0 / 600.0).abs() < 1e-12);
         assert_eq!(f[0].x1, b.x.1);
-        assert_eq!(attainable(0.01, 170.0, 600.0), 6.0);
-        assert_eq!(attainable(10.0, 170.0, 600.0), 170.0);
     }
 
     #[test]
@@ -211,40 +154,5 @@ mod tests {
         assert!(only_bw.x.0 < only_bw.x.1 && only_bw.y.0 < only_bw.y.1);
         let only_fp = bounds(&[], &[50.0], &[]);
         assert!(only_fp.y.1 >= 50.0 && only_fp.y.0 < 50.0);
-    }
-
-    #[test]
-    fn tightest_roof_above_a_point() {
-        let lv = vec![("L1".to_string(), 600.0), ("DRAM".to_string(), 36.0)];
-        let pk = vec![("FMA".to_string(), 116.0), ("ADD".to_string(), 58.0)];
-        assert_eq!(
-            tightest_roof(0.5, 10.0, &lv, &pk),
-            Some(("DRAM".to_string(), 18.0))
-        );
-        assert_eq!(
-            tightest_roof(0.5, 20.0, &lv, &pk),
-            Some(("ADD".to_string(), 58.0))
-        );
-        assert_eq!(
-            tightest_roof(0.5, 100.0, &lv, &pk),
-            Some(("FMA".to_string(), 116.0))
-        );
-        assert_eq!(
-            tightest_roof(10.0, 50.0, &lv, &pk),
-            Some(("ADD".to_string(), 58.0))
-        );
-        assert_eq!(tightest_roof(0.5, 500.0, &lv, &pk), None);
-    }
-
-    #[test]
-    fn bounding_level_is_the_slowest_sufficient_roof() {
-        let lv = vec![
-            ("L1".to_string(), 600.0),
-            ("L3".to_string(), 100.0),
-            ("DRAM".to_string(), 36.0),
-        ];
-        assert_eq!(bounding_level(0.5, 10.0, &lv, 170.0), Some("DRAM"));
-        assert_eq!(bounding_level(0.5, 30.0, &lv, 170.0), Some("L3"));
-        assert_eq!(bounding_level(0.5, 200.0, &lv, 170.0), None);
     }
 }

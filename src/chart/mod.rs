@@ -7,11 +7,14 @@ pub mod labels;
 pub mod quadrant;
 
 use crate::error::{Error, Result};
-use crate::isa::Isa;
 use crate::kernels::{Kind, Mix, Op, Precision};
+use crate::machine::Level;
+use crate::machine::isa::Isa;
 use crate::results::apps::AppPoint;
+use crate::results::view::{default_mix, default_ops, default_precision, distinct};
 use crate::results::{Document, Roof, ValidationPoint};
-use geometry::{Bounds, bounding_level, bounds, lines};
+use crate::roofline::bounding_level;
+use geometry::{Bounds, bounds, lines};
 use labels::{Placer, Rect};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -89,10 +92,6 @@ fn choose<T: Copy + PartialEq + std::fmt::Display>(
     }
 }
 
-fn usable(r: &Roof) -> bool {
-    r.value().is_finite() && r.value() > 0.0 && r.per_cycle.is_finite()
-}
-
 /// Pick the roofs to draw from several results documents.
 pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> Result<Selection> {
     let all: Vec<&Roof> = docs.iter().flat_map(|(_, d)| d.roofs.iter()).collect();
@@ -101,15 +100,13 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
             "the results hold no roofs; run `carmbench run` (an interrupted run may have measured none)",
         ));
     }
-    let good: Vec<&Roof> = all.iter().copied().filter(|r| usable(r)).collect();
+    let good: Vec<&Roof> = all.iter().copied().filter(|r| r.usable()).collect();
     if good.is_empty() {
         return Err(Error::input(
             "every roof in the results is zero or not a number; re-run `carmbench run`",
         ));
     }
-    let mut isas: Vec<Isa> = good.iter().map(|r| r.isa).collect();
-    isas.sort();
-    isas.dedup();
+    let isas: Vec<Isa> = distinct(&good, |r| Some(r.isa));
     let isa = choose(
         "ISA",
         f.isa.as_deref(),
@@ -117,9 +114,7 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
         |s| s.parse(),
         |v| v.last().copied(),
     )?;
-    let mut precs: Vec<Precision> = good.iter().filter_map(|r| r.precision).collect();
-    precs.sort();
-    precs.dedup();
+    let precs: Vec<Precision> = distinct(&good, |r| r.precision);
     let precision = if precs.is_empty() {
         None
     } else {
@@ -128,57 +123,31 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
             f.precision.as_deref(),
             &precs,
             Precision::parse,
-            |v| {
-                v.contains(&Precision::Dp)
-                    .then_some(Precision::Dp)
-                    .or(v.first().copied())
-            },
+            default_precision,
         )?)
     };
-    let mut mixes: Vec<Mix> = good
-        .iter()
-        .filter(|r| r.isa == isa)
-        .filter_map(|r| r.mix)
-        .collect();
-    mixes.sort();
-    mixes.dedup();
+    let of_isa: Vec<&Roof> = good.iter().copied().filter(|r| r.isa == isa).collect();
+    let mixes: Vec<Mix> = distinct(&of_isa, |r| r.mix);
     let mix = if mixes.is_empty() {
         None
     } else {
-        Some(choose("mix", f.mix.as_deref(), &mixes, Mix::parse, |v| {
-            [Mix::TwoLdOneSt, Mix::Load]
-                .into_iter()
-                .find(|m| v.contains(m))
-                .or(v.first().copied())
-        })?)
+        Some(choose(
+            "mix",
+            f.mix.as_deref(),
+            &mixes,
+            Mix::parse,
+            default_mix,
+        )?)
     };
-    let mut ops_avail: Vec<Op> = good
-        .iter()
-        .filter(|r| r.isa == isa && r.precision == precision)
-        .filter_map(|r| r.op)
-        .collect();
-    ops_avail.sort();
-    ops_avail.dedup();
+    let ops_avail: Vec<Op> = distinct(&of_isa, |r| r.op.filter(|_| r.precision == precision));
     let ops: Vec<Op> = match &f.ops {
         Some(list) => list
             .iter()
             .map(|o| choose("op", Some(o), &ops_avail, Op::parse, |_| None))
             .collect::<Result<_>>()?,
-        None => {
-            let d: Vec<Op> = [Op::FmaAdd, Op::Fma, Op::Add]
-                .into_iter()
-                .filter(|o| ops_avail.contains(o))
-                .collect();
-            if d.is_empty() { ops_avail.clone() } else { d }
-        }
+        None => default_ops(&ops_avail),
     };
-    let mut threads_avail: Vec<usize> = good
-        .iter()
-        .filter(|r| r.isa == isa)
-        .map(|r| r.threads)
-        .collect();
-    threads_avail.sort();
-    threads_avail.dedup();
+    let threads_avail: Vec<usize> = distinct(&of_isa, |r| Some(r.threads));
     let threads = match &f.threads {
         Some(t) => {
             for n in t {
@@ -203,12 +172,7 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
     for (name, d) in docs {
         // Several files without --isa: each machine with its own widest ISA.
         let isa = if f.isa.is_none() && docs.len() > 1 {
-            d.roofs
-                .iter()
-                .filter(|r| usable(r))
-                .map(|r| r.isa)
-                .max()
-                .unwrap_or(isa)
+            crate::results::view::widest_isa(&d.roofs).unwrap_or(isa)
         } else {
             isa
         };
@@ -220,7 +184,7 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
                 .roofs
                 .iter()
                 .filter(|r| {
-                    usable(r)
+                    r.usable()
                         && r.kind == Kind::Bandwidth
                         && r.isa == isa
                         && r.threads == t
@@ -233,7 +197,7 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
                 .roofs
                 .iter()
                 .filter(|r| {
-                    usable(r)
+                    r.usable()
                         && r.kind == Kind::Compute
                         && r.isa == isa
                         && r.threads == t
@@ -338,13 +302,13 @@ mod palette {
 }
 
 /// Colour of a memory level.
-pub fn level_colour(level: &str) -> RGBColor {
+pub fn level_colour(level: Level) -> RGBColor {
     match level {
-        "L1" => palette::BLUE,
-        "L2" => palette::GREEN,
-        "L3" => palette::ORANGE,
-        "DRAM" => palette::VERMILLION,
-        _ => palette::PURPLE,
+        Level::Cache(1) => palette::BLUE,
+        Level::Cache(2) => palette::GREEN,
+        Level::Cache(3) => palette::ORANGE,
+        Level::Dram => palette::VERMILLION,
+        Level::Cache(_) => palette::PURPLE,
     }
 }
 
@@ -454,6 +418,31 @@ pub fn render(sel: &Selection, path: &Path) -> Result<()> {
     draw_to_file!(path, |root| draw(sel, &root))
 }
 
+/// Draw `carm.svg` and `carm.png` of `doc` beside `results_path`, with the
+/// default filters: the files written, and for each chart that could not be
+/// drawn (no roofs, no font for PNG) why. The results themselves are saved
+/// before, whatever happens here.
+pub fn write_beside(doc: &Document, results_path: &Path) -> (Vec<std::path::PathBuf>, Vec<String>) {
+    let dir = results_path.parent().unwrap_or(Path::new("."));
+    let sel = match select(
+        &[("carm".to_string(), doc.clone())],
+        &Filter::default(),
+        Vec::new(),
+    ) {
+        Ok(s) => s,
+        Err(e) => return (Vec::new(), vec![format!("no chart: {e}")]),
+    };
+    let (mut written, mut failed) = (Vec::new(), Vec::new());
+    for name in ["carm.svg", "carm.png"] {
+        let p = dir.join(name);
+        match render(&sel, &p) {
+            Ok(()) => written.push(p),
+            Err(e) => failed.push(format!("{name} not written: {e}")),
+        }
+    }
+    (written, failed)
+}
+
 fn draw<DB: DrawingBackend>(
     sel: &Selection,
     root: &DrawingArea<DB, Shift>,
@@ -516,7 +505,7 @@ where
         let pk: Vec<f64> = s.compute.iter().map(Roof::value).collect();
         let (sloped, flat) = lines(&bw, &pk, &b);
         for (r, l) in s.bandwidth.iter().zip(sloped) {
-            let c = level_colour(r.level.as_deref().unwrap_or(""));
+            let c = r.level.map_or(palette::PURPLE, level_colour);
             let p0 = chart.backend_coord(&(l.x0, l.x0 * l.gb_per_s));
             let p1 = chart.backend_coord(&(l.x1, l.x1 * l.gb_per_s));
             draw_px_line(root, p0, p1, c, dash(si)).map_err(e)?;
@@ -545,22 +534,22 @@ where
     for (si, s) in sel.series.iter().enumerate() {
         for v in &s.validation {
             let p = chart.backend_coord(&(v.ai, v.gflop_per_s));
-            draw_point(root, p, si, level_colour(&v.level)).map_err(e)?;
+            draw_point(root, p, si, level_colour(v.level)).map_err(e)?;
             placer.mark(p, 5);
         }
     }
     // Applications, coloured by the level bounding them (first series' roofs).
     let mut app_marks = Vec::new();
     if let Some(s0) = sel.series.first() {
-        let levels: Vec<(String, f64)> = s0
+        let levels: Vec<(Level, f64)> = s0
             .bandwidth
             .iter()
-            .map(|r| (r.level.clone().unwrap_or_default(), r.value()))
+            .filter_map(|r| Some((r.level?, r.value())))
             .collect();
         let top = s0.compute.first().map_or(f64::NAN, Roof::value);
         for a in &sel.apps {
             let (x, y) = (a.ai(), a.gflop_per_s());
-            let c = bounding_level(x, y, &levels, top).map_or(palette::GREY, level_colour);
+            let c = bounding_level(x, y, &levels, top).map_or(palette::GREY, |l| level_colour(*l));
             let p = chart.backend_coord(&(x, y));
             root.draw(&TriangleMarker::new(p, 10, BLACK.filled()))
                 .map_err(e)?;
@@ -702,7 +691,7 @@ where
             *si,
             format!(
                 "{} {}: {:.1} GB/s, {:.1} B/cycle",
-                r.level.as_deref().unwrap_or("?"),
+                r.level.map_or("?".to_string(), Level::name),
                 r.mix.map_or("", Mix::name),
                 r.value(),
                 r.per_cycle,

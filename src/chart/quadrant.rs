@@ -1,17 +1,16 @@
-//! The quadrant-split chart (seed 001): each machine and memory level a
+//! The quadrant-split chart of Konstantinidis ("GPU performance estimation
+//! using micro-benchmarks and black-box profiling"): each machine and memory level a
 //! point at (bandwidth, peak); an application of intensity I is the line
 //! y = I·x through the origin. Points above a line are machines/levels
 //! where that application is memory bound, points below compute bound.
 
 use super::{FONT, LABEL_PX, level_colour};
+use crate::compare::QuadrantPoint as Point;
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
-
-/// One point: machine name, level, GB/s, GFLOP/s.
-pub type Point = (String, String, f64, f64);
 
 /// Axis ranges for the points and the lines, in decades.
 pub fn ranges(points: &[Point]) -> ((f64, f64), (f64, f64)) {
@@ -19,8 +18,8 @@ pub fn ranges(points: &[Point]) -> ((f64, f64), (f64, f64)) {
         let l = v.log10();
         10f64.powf(if up { l.ceil() } else { l.floor() })
     };
-    let xs = points.iter().map(|p| p.2);
-    let ys = points.iter().map(|p| p.3);
+    let xs = points.iter().map(|p| p.gb_per_s);
+    let ys = points.iter().map(|p| p.gflop_per_s);
     let x0 = dec(xs.clone().fold(f64::INFINITY, f64::min) / 2.0, false);
     let x1 = dec(xs.fold(0.0, f64::max) * 2.0, true);
     let y0 = dec(ys.clone().fold(f64::INFINITY, f64::min) / 2.0, false);
@@ -95,8 +94,8 @@ where
     }
     let mut machines: Vec<&String> = Vec::new();
     for p in points {
-        if !machines.contains(&&p.0) {
-            machines.push(&p.0);
+        if !machines.contains(&&p.machine) {
+            machines.push(&p.machine);
         }
     }
     let marker = |root: &DrawingArea<DB, Shift>, i: usize, p: (i32, i32), c: RGBColor| match i % 3 {
@@ -104,13 +103,13 @@ where
         1 => root.draw(&TriangleMarker::new(p, 10, c.filled())),
         _ => root.draw(&Cross::new(p, 8, c.stroke_width(3))),
     };
-    for (name, level, x, y) in points {
-        let c = level_colour(level);
-        let p = chart.backend_coord(&(*x, *y));
-        let mi = machines.iter().position(|m| *m == name).unwrap_or(0);
+    for pt in points {
+        let c = level_colour(pt.level);
+        let p = chart.backend_coord(&(pt.gb_per_s, pt.gflop_per_s));
+        let mi = machines.iter().position(|m| **m == pt.machine).unwrap_or(0);
         marker(root, mi, p, c).map_err(e)?;
         root.draw(&Text::new(
-            level.clone(),
+            pt.level.name(),
             (p.0, p.1 - 12),
             style
                 .clone()
@@ -162,12 +161,19 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::machine::Level;
 
     #[test]
     fn ranges_hold_every_point_in_decades() {
+        let pt = |machine: &str, level, gb_per_s, gflop_per_s| Point {
+            machine: machine.into(),
+            level,
+            gb_per_s,
+            gflop_per_s,
+        };
         let pts = vec![
-            ("a".into(), "L1".into(), 640.0, 176.0),
-            ("b".into(), "DRAM".into(), 20.0, 50.0),
+            pt("a", Level::L1, 640.0, 176.0),
+            pt("b", Level::Dram, 20.0, 50.0),
         ];
         let ((x0, x1), (y0, y1)) = ranges(&pts);
         assert!(x0 <= 20.0 && x1 >= 640.0 && y0 <= 50.0 && y1 >= 176.0);

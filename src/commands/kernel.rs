@@ -1,56 +1,27 @@
 //! `carmbench kernel`: run one kernel at one size, for experts and for the
-//! comparison script (`scripts/bench-vs-likwid.sh`).
+//! comparison script (`scripts/bench-vs-likwid.py`).
 
 use crate::cli::KernelArgs;
 use crate::error::{Error, Result};
-use crate::kernels::{KERNELS, Kind, Shape};
-use crate::measure::runner::{self, Settings};
-use crate::topology::{Machine, Source};
+use crate::kernels::{self, KERNELS, Kind, Shape};
+use crate::machine::{Machine, Source};
+use crate::measure::bench::{Rig, Settings};
+use crate::measure::pool::{self, Cores};
 use std::time::Duration;
-
-/// Parse "32KiB", "1MiB", "4096", "2GiB" (also kB/MB/GB as powers of 1000).
-pub fn parse_size(s: &str) -> std::result::Result<u64, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| !c.is_ascii_digit() && c != '.')
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let x: f64 = num
-        .parse()
-        .map_err(|_| format!("'{s}' is not a size; write e.g. 32KiB, 1MiB or 4096"))?;
-    let m = match unit.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1.0,
-        "kib" | "k" => 1024.0,
-        "mib" | "m" => 1048576.0,
-        "gib" | "g" => 1073741824.0,
-        "kb" => 1e3,
-        "mb" => 1e6,
-        "gb" => 1e9,
-        u => {
-            return Err(format!(
-                "unknown size unit '{u}' in '{s}'; use B, KiB, MiB or GiB"
-            ));
-        }
-    };
-    Ok((x * m) as u64)
-}
 
 /// Run the subcommand.
 pub fn run(a: &KernelArgs) -> Result<()> {
-    let k = KERNELS
-        .iter()
-        .find(|k| k.decl.name == a.name)
-        .ok_or_else(|| {
-            Error::input(format!(
-                "unknown kernel '{}'; known: {}",
-                a.name,
-                KERNELS
-                    .iter()
-                    .map(|k| k.decl.name)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        })?;
+    let k = kernels::named(&a.name).ok_or_else(|| {
+        Error::input(format!(
+            "unknown kernel '{}'; known: {}",
+            a.name,
+            KERNELS
+                .iter()
+                .map(|k| k.decl.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
     if !k.runnable() {
         return Err(Error::input(format!(
             "this CPU cannot run kernel '{}' (needs {})",
@@ -65,18 +36,24 @@ pub fn run(a: &KernelArgs) -> Result<()> {
             a.threads, m.cores
         )));
     }
+    if !(a.min_ms.is_finite() && a.min_ms > 0.0 && a.min_ms <= 10_000.0) || a.samples == 0 {
+        return Err(Error::input(
+            "--min-ms takes 0 to 10000 milliseconds and --samples at least 1",
+        ));
+    }
     let s = Settings::new(Duration::from_secs_f64(a.min_ms / 1e3), a.samples);
     let shape = match a.shape.as_deref() {
         Some([j, k]) if *j > 0 && *k > 0 => Shape { j: *j, k: *k },
         Some(_) => return Err(Error::input("--shape takes two positive counts, J,K")),
         None => Shape::ONE,
     };
-    let cpus = &m.core_first_pu[..a.threads];
-    let r = runner::with_pool(cpus, runner::alloc_for(k, a.bytes, shape), |p| {
-        p.measure(k, a.bytes, shape, &s)
-    })
-    .and_then(|r| r)
-    .map_err(Error::Io)?;
+    let mut cores = Cores::new(&m.core_first_pu);
+    let r = cores
+        .with_bench(a.threads, pool::alloc_for(k, a.bytes, shape), |b| {
+            b.measure(k, a.bytes, shape, &s)
+        })
+        .and_then(|r| r)
+        .map_err(Error::Io)?;
     let (unit, scale) = match k.decl.kind {
         Kind::Bandwidth => ("GB/s", "B/cycle"),
         Kind::Compute | Kind::Validation => ("GFLOP/s", "flop/cycle"),

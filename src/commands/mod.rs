@@ -1,4 +1,5 @@
-//! The subcommands.
+//! The subcommands: each parses its arguments, calls the library and
+//! prints.
 
 pub mod compare;
 pub mod kernel;
@@ -8,3 +9,19 @@ pub mod profile;
 pub mod run;
 pub mod topology;
 pub mod validate;
+
+use crate::results::Document;
+use std::path::Path;
+
+/// Draw the default charts beside a results file: ", a.svg, a.png" for the
+/// "wrote" line; what could not be drawn as warnings on standard error.
+fn print_charts(doc: &Document, results_path: &Path) -> String {
+    let (written, failed) = crate::chart::write_beside(doc, results_path);
+    for f in failed {
+        eprintln!("carmbench: warning: {f}");
+    }
+    written
+        .iter()
+        .map(|p| format!(", {}", p.display()))
+        .collect()
+}

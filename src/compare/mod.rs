@@ -1,46 +1,37 @@
 //! Comparing machines and predicting: roofs matched across results files,
-//! ratios, ridge points, the quadrant split of seed 001 and T = W / min(P, AI × B).
+//! ratios, ridge points, the quadrant split of Konstantinidis ("GPU
+//! performance estimation using micro-benchmarks and black-box profiling")
+//! and predicted times, T = W / min(P, AI × B).
 
-use crate::isa::Isa;
+use crate::error::{Error, Result};
 use crate::kernels::{Kind, Mix, Op, Precision};
+use crate::machine::Level;
+use crate::machine::isa::Isa;
+use crate::results::apps::AppPoint;
+use crate::results::view::View;
 use crate::results::{Document, Roof};
+use crate::roofline;
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
-/// Ordering of roof keys: threads, ISA, kind, level rank, mix, op, precision.
-type SortKey = (
-    usize,
-    Option<Isa>,
-    u8,
-    u32,
-    Option<Mix>,
-    Option<Op>,
-    Option<Precision>,
-);
-
-/// What identifies a roof across files.
+/// What identifies a roof across files; orders as the tables list roofs:
+/// threads, ISA, bandwidth by level before compute, mix, op, precision.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct RoofKey {
     /// Threads.
     pub threads: usize,
     /// ISA (None: each file's widest, see [`match_roofs`]).
     pub isa: Option<Isa>,
-    /// Bandwidth before compute.
+    /// Bandwidth (0) before compute (1).
     pub kind_order: u8,
-    /// Level (bandwidth roofs), in hierarchy order.
-    pub level: Option<String>,
+    /// Level (bandwidth roofs).
+    pub level: Option<Level>,
     /// Mix.
     pub mix: Option<Mix>,
     /// Op.
     pub op: Option<Op>,
     /// Precision.
     pub precision: Option<Precision>,
-}
-
-fn level_rank(l: &str) -> u32 {
-    // DRAM (and anything unnamed) last.
-    l.strip_prefix('L')
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(99)
 }
 
 impl RoofKey {
@@ -50,27 +41,15 @@ impl RoofKey {
             threads: r.threads,
             isa: Some(r.isa),
             kind_order: if r.kind == Kind::Bandwidth { 0 } else { 1 },
-            level: r.level.clone(),
+            level: r.level,
             mix: r.mix,
             op: r.op,
             precision: r.precision,
         }
     }
-    /// Order: threads, ISA, bandwidth by level then compute.
-    fn sort_key(&self) -> SortKey {
-        (
-            self.threads,
-            self.isa,
-            self.kind_order,
-            self.level.as_deref().map_or(0, level_rank),
-            self.mix,
-            self.op,
-            self.precision,
-        )
-    }
     /// "L1 2ld1st" or "fma dp".
     pub fn label(&self) -> String {
-        match (&self.level, self.mix, self.op) {
+        match (self.level, self.mix, self.op) {
             (Some(l), Some(m), _) => format!("{l} {m}"),
             (_, _, Some(o)) => format!("{o} {}", self.precision.map_or("", Precision::name)),
             _ => "?".into(),
@@ -106,6 +85,25 @@ pub struct Row {
     pub key: RoofKey,
     /// One cell per file, in the files' order.
     pub cells: Vec<Option<Cell>>,
+}
+
+impl Row {
+    /// The ISA column: the matched ISA, or each file's (widest) ISA.
+    pub fn isa_text(&self) -> String {
+        match self.key.isa {
+            Some(i) => i.to_string(),
+            None => {
+                let mut v: Vec<String> = self
+                    .cells
+                    .iter()
+                    .flatten()
+                    .map(|c| c.isa.to_string())
+                    .collect();
+                v.dedup();
+                v.join("/")
+            }
+        }
+    }
 }
 
 /// Whether some ISA has roofs in every file (if not, matching by ISA would
@@ -147,7 +145,7 @@ pub fn match_roofs(docs: &[&Document], best_isa: bool) -> Vec<Row> {
         .iter()
         .flat_map(|rs| rs.iter().map(|r| key_of(r)))
         .collect();
-    keys.sort_by_key(|k| k.sort_key());
+    keys.sort();
     keys.dedup();
     keys.into_iter()
         .map(|key| {
@@ -172,15 +170,16 @@ pub fn match_roofs(docs: &[&Document], best_isa: bool) -> Vec<Row> {
         .collect()
 }
 
-/// A machine's summary for one thread count: its default selection.
+/// A machine's summary for one thread count: its default view
+/// ([`View`]) reduced to what comparing and predicting use.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MachineRoofs {
     /// ISA used (the widest measured).
     pub isa: Isa,
     /// Threads.
     pub threads: usize,
-    /// (level, GB/s) of the default mix (2ld1st, else load), hierarchy order.
-    pub levels: Vec<(String, f64)>,
+    /// (level, GB/s) of the default mix, hierarchy order.
+    pub levels: Vec<(Level, f64)>,
     /// Highest FP roof, GFLOP/s, and its op.
     pub peak: Option<(Op, f64)>,
     /// FMA roof, GFLOP/s.
@@ -189,116 +188,231 @@ pub struct MachineRoofs {
     pub addmul: Option<f64>,
 }
 
-/// The default roofs of `doc` for `threads` (DP, widest ISA).
+/// The default roofs of `doc` for `threads`.
 pub fn machine_roofs(doc: &Document, threads: usize) -> Option<MachineRoofs> {
-    let rs: Vec<&Roof> = doc
-        .roofs
+    let v = View::of(doc, threads)?;
+    let mut levels: Vec<(Level, f64)> = v
+        .bandwidth
         .iter()
-        .filter(|r| r.threads == threads && r.value().is_finite() && r.value() > 0.0)
+        .filter_map(|r| Some((r.level?, r.value())))
         .collect();
-    let isa = rs.iter().map(|r| r.isa).max()?;
-    let rs: Vec<&Roof> = rs.into_iter().filter(|r| r.isa == isa).collect();
-    let mix = [Mix::TwoLdOneSt, Mix::Load]
-        .into_iter()
-        .find(|m| rs.iter().any(|r| r.mix == Some(*m)));
-    let mut levels: Vec<(String, f64)> = rs
-        .iter()
-        .filter(|r| r.kind == Kind::Bandwidth && r.mix == mix)
-        .map(|r| (r.level.clone().unwrap_or_default(), r.value()))
-        .collect();
-    levels.sort_by_key(|l| level_rank(&l.0));
-    let fp = |op: Op| {
-        rs.iter()
-            .find(|r| r.op == Some(op) && r.precision.is_none_or(|p| p == Precision::Dp))
-            .map(|r| r.value())
-    };
-    let peak = rs
-        .iter()
-        .filter(|r| r.kind == Kind::Compute && r.precision.is_none_or(|p| p == Precision::Dp))
-        .max_by(|a, b| a.value().total_cmp(&b.value()))
-        .and_then(|r| r.op.map(|o| (o, r.value())));
+    levels.sort_by_key(|l| l.0);
+    let value = |op| v.op(op).map(Roof::value);
     Some(MachineRoofs {
-        isa,
+        isa: v.isa,
         threads,
         levels,
-        peak,
-        fma: fp(Op::Fma),
-        addmul: fp(Op::AddMul).or(fp(Op::Add)),
+        peak: v.compute.first().and_then(|r| Some((r.op?, r.value()))),
+        fma: value(Op::Fma),
+        addmul: value(Op::AddMul).or(value(Op::Add)),
     })
 }
 
+/// A level's ridge: the AI where its roof meets the top FP roof.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Ridge {
+    /// The level.
+    pub level: Level,
+    /// Ridge AI, flop/byte.
+    pub ai: f64,
+}
+
 /// Ridge AI of each level: peak / bandwidth.
-pub fn ridges(m: &MachineRoofs) -> Vec<(String, f64)> {
+pub fn ridges(m: &MachineRoofs) -> Vec<Ridge> {
     match m.peak {
-        Some((_, p)) => m.levels.iter().map(|(l, b)| (l.clone(), p / b)).collect(),
+        Some((_, p)) => m
+            .levels
+            .iter()
+            .map(|&(level, b)| Ridge {
+                level,
+                ai: roofline::ridge(p, b),
+            })
+            .collect(),
         None => Vec::new(),
     }
 }
 
-/// Where an application of intensity `ai` falls on a machine level of
-/// bandwidth `gb_per_s` and peak `gflop_per_s` (the quadrant split): the
-/// line y = ai·x through the origin separates points above it (memory
-/// bound there: ai·B < P) from points below (compute bound).
-pub fn memory_bound(ai: f64, gb_per_s: f64, gflop_per_s: f64) -> bool {
-    ai * gb_per_s < gflop_per_s
+/// The ridges of one file for one thread count.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileRidges {
+    /// The file.
+    pub file: String,
+    /// Its ISA.
+    pub isa: Isa,
+    /// Per level.
+    pub ridges: Vec<Ridge>,
 }
 
-/// Peak for a mix of FMA and other FP work (seed 001 adjusts the peak by
-/// instruction mix): the time of `fma_flops` at the FMA roof plus the rest
-/// at the ADD/MUL roof, so the attainable peak lies between the two.
-pub fn mixed_peak(flops: f64, fma_flops: f64, fma_roof: f64, other_roof: f64) -> f64 {
-    let fma = fma_flops.clamp(0.0, flops);
-    flops / (fma / fma_roof + (flops - fma) / other_roof)
+/// The ridges of every file at one thread count.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RidgeTable {
+    /// Threads.
+    pub threads: usize,
+    /// One entry per file with roofs at this thread count.
+    pub files: Vec<FileRidges>,
+}
+
+/// Ridge AI per level for each file and thread count.
+pub fn ridge_table(names: &[String], docs: &[&Document]) -> Vec<RidgeTable> {
+    let mut threads: Vec<usize> = docs.iter().flat_map(|d| d.thread_counts()).collect();
+    threads.sort_unstable();
+    threads.dedup();
+    threads
+        .into_iter()
+        .map(|t| RidgeTable {
+            threads: t,
+            files: names
+                .iter()
+                .zip(docs)
+                .filter_map(|(n, d)| {
+                    machine_roofs(d, t).map(|m| FileRidges {
+                        file: n.clone(),
+                        isa: m.isa,
+                        ridges: ridges(&m),
+                    })
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// What bounds a predicted run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Bound {
+    /// A level's bandwidth.
+    Memory {
+        /// The level.
+        level: Level,
+        /// Its bandwidth, GB/s.
+        gb_per_s: f64,
+    },
+    /// The FP peak.
+    Compute {
+        /// Which peak: an op's, or the mix of FMA and ADD/MUL.
+        peak: String,
+        /// GFLOP/s.
+        gflop_per_s: f64,
+    },
+}
+
+impl fmt::Display for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Bound::Memory { level, gb_per_s } => write!(f, "memory ({level}, {gb_per_s:.1} GB/s)"),
+            Bound::Compute { peak, gflop_per_s } => {
+                write!(f, "compute ({peak}, {gflop_per_s:.1} GFLOP/s)")
+            }
+        }
+    }
 }
 
 /// A predicted run on one machine level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Prediction {
     /// Level whose bandwidth is used.
-    pub level: String,
+    pub level: Level,
     /// Attainable GFLOP/s: min(P, AI × B).
     pub gflop_per_s: f64,
     /// Predicted seconds: W / attainable.
     pub seconds: f64,
-    /// "memory (L3)" or "compute (fma peak)".
-    pub bound: String,
+    /// What bounds it.
+    pub bound: Bound,
 }
 
-/// T = W / min(P, AI × B) for flops `w`, bytes `q`, peak `p` (GFLOP/s) and
-/// bandwidth `b` (GB/s).
-pub fn predict(w: f64, q: f64, p: f64, b: f64) -> (f64, bool) {
-    let ai = w / q;
-    let attainable = (ai * b).min(p);
-    (w / (attainable * 1e9), ai * b < p)
+/// Predictions of one app on one machine, per level (or the level asked).
+/// When the app's counts separate FMA flops, the peak is the mix of the
+/// FMA and ADD/MUL roofs ([`roofline::mixed_peak`]).
+pub fn predict(app: &AppPoint, m: &MachineRoofs, level: Option<Level>) -> Result<Vec<Prediction>> {
+    let (peak, peak_name) = match (app.fma_flops, m.fma, m.addmul) {
+        (Some(f), Some(fma), Some(other)) => (
+            roofline::mixed_peak(app.flops, f, fma, other),
+            "FMA/ADD-MUL mix peak".to_string(),
+        ),
+        _ => {
+            let (op, p) = m
+                .peak
+                .ok_or_else(|| Error::input("the results have no FP roof to predict with"))?;
+            (p, format!("{op} peak"))
+        }
+    };
+    let levels: Vec<&(Level, f64)> = m
+        .levels
+        .iter()
+        .filter(|(l, _)| level.is_none_or(|x| x == *l))
+        .collect();
+    if levels.is_empty() {
+        return Err(Error::input(format!(
+            "the results have no level '{}'; they have {}",
+            level.map_or("?".into(), |l| l.name()),
+            m.levels
+                .iter()
+                .map(|l| l.0.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    Ok(levels
+        .into_iter()
+        .map(|&(l, b)| {
+            let (t, mem) = roofline::predict(app.flops, app.bytes, peak, b);
+            Prediction {
+                level: l,
+                gflop_per_s: app.flops / t / 1e9,
+                seconds: t,
+                bound: if mem {
+                    Bound::Memory {
+                        level: l,
+                        gb_per_s: b,
+                    }
+                } else {
+                    Bound::Compute {
+                        peak: peak_name.clone(),
+                        gflop_per_s: peak,
+                    }
+                },
+            }
+        })
+        .collect())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// A machine level on the quadrant chart: at (bandwidth, peak). An
+/// application of intensity AI is the line y = AI·x; a point above it is a
+/// machine level where that application is memory bound.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuadrantPoint {
+    /// The machine (results file).
+    pub machine: String,
+    /// The level.
+    pub level: Level,
+    /// Its bandwidth, GB/s.
+    pub gb_per_s: f64,
+    /// The machine's peak, GFLOP/s.
+    pub gflop_per_s: f64,
+}
 
-    #[test]
-    fn prediction_formula() {
-        // 1 GFLOP over 10 GB on 50 GB/s and 100 GFLOP/s: AI 0.1 -> 5 GFLOP/s -> 0.2 s, memory bound.
-        let (t, mem) = predict(1e9, 1e10, 100.0, 50.0);
-        assert!((t - 0.2).abs() < 1e-12 && mem);
-        // AI 10: capped by the peak: 1 GFLOP at 100 GFLOP/s = 0.01 s.
-        let (t, mem) = predict(1e9, 1e8, 100.0, 50.0);
-        assert!((t - 0.01).abs() < 1e-12 && !mem);
+impl QuadrantPoint {
+    /// Whether an application of intensity `ai` is memory bound here.
+    pub fn memory_bound(&self, ai: f64) -> bool {
+        roofline::memory_bound(ai, self.gb_per_s, self.gflop_per_s)
     }
+}
 
-    #[test]
-    fn mixed_peak_lies_between_the_roofs() {
-        assert_eq!(mixed_peak(100.0, 100.0, 32.0, 16.0), 32.0);
-        assert_eq!(mixed_peak(100.0, 0.0, 32.0, 16.0), 16.0);
-        // Half the flops in FMAs: 50/32 + 50/16 = 4.6875 -> 21.33.
-        assert!((mixed_peak(100.0, 50.0, 32.0, 16.0) - 100.0 / 4.6875).abs() < 1e-12);
-    }
-
-    #[test]
-    fn quadrant_split() {
-        // P = 100, B = 50: the line y = 2x passes through the point (50, 100).
-        assert!(memory_bound(1.0, 50.0, 100.0));
-        assert!(!memory_bound(2.0, 50.0, 100.0));
-        assert!(!memory_bound(4.0, 50.0, 100.0));
-    }
+/// The quadrant chart's points of a file: each level of its default view
+/// at (bandwidth, peak) for `threads`; none without both.
+pub fn quadrant_points(name: &str, doc: &Document, threads: usize) -> Vec<QuadrantPoint> {
+    let Some(m) = machine_roofs(doc, threads) else {
+        return Vec::new();
+    };
+    let Some((_, p)) = m.peak else {
+        return Vec::new();
+    };
+    m.levels
+        .iter()
+        .map(|&(level, b)| QuadrantPoint {
+            machine: name.to_string(),
+            level,
+            gb_per_s: b,
+            gflop_per_s: p,
+        })
+        .collect()
 }

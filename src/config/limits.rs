@@ -2,6 +2,8 @@
 //! and the % of the limit each roof reaches.
 
 use crate::kernels::{Decl, Kind, Mix};
+use crate::machine::Level;
+use crate::machine::cpuid::{self, CpuId, CpuMatch};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -61,85 +63,22 @@ pub fn all() -> Vec<Uarch> {
     f.microarchitectures
 }
 
-/// CPUID identity of a CPU.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CpuId {
-    /// Vendor string, e.g. "AuthenticAMD".
-    pub vendor: String,
-    /// Family (base + extended).
-    pub family: u32,
-    /// Model (with extended model).
-    pub model: u32,
-}
-
-/// Read this CPU's CPUID identity.
-pub fn cpuid() -> CpuId {
-    use core::arch::x86_64::__cpuid;
-    // CPUID leaves 0 and 1 exist on every x86-64 CPU.
-    let l0 = __cpuid(0);
-    let mut v = Vec::with_capacity(12);
-    for r in [l0.ebx, l0.edx, l0.ecx] {
-        v.extend_from_slice(&r.to_le_bytes());
-    }
-    let l1 = __cpuid(1);
-    let base_family = (l1.eax >> 8) & 0xF;
-    let ext_family = (l1.eax >> 20) & 0xFF;
-    let base_model = (l1.eax >> 4) & 0xF;
-    let ext_model = (l1.eax >> 16) & 0xF;
-    let family = if base_family == 0xF {
-        base_family + ext_family
-    } else {
-        base_family
-    };
-    let model = if base_family == 0xF || base_family == 6 {
-        (ext_model << 4) | base_model
-    } else {
-        base_model
-    };
-    CpuId {
-        vendor: String::from_utf8_lossy(&v).into_owned(),
-        family,
-        model,
-    }
-}
-
-/// Whether a CPU matches a table entry: same vendor and family, and a
-/// listed model when models or model ranges are given.
-pub fn cpu_matches(
-    id: &CpuId,
-    vendor: &str,
-    family: u32,
-    models: &[u32],
-    ranges: &[[u32; 2]],
-) -> bool {
-    if vendor != id.vendor || family != id.family {
-        return false;
-    }
-    if models.is_empty() && ranges.is_empty() {
-        return true;
-    }
-    models.contains(&id.model)
-        || ranges
-            .iter()
-            .any(|[lo, hi]| (*lo..=*hi).contains(&id.model))
-}
-
 impl Uarch {
     /// Whether a CPU is of this microarchitecture.
     pub fn matches(&self, id: &CpuId) -> bool {
-        cpu_matches(
-            id,
-            &self.vendor,
-            self.family,
-            &self.models,
-            &self.model_ranges,
-        )
+        CpuMatch {
+            vendor: &self.vendor,
+            family: self.family,
+            models: &self.models,
+            ranges: &self.model_ranges,
+        }
+        .matches(id)
     }
 
     /// Per-core limit for a kernel at a level: flops or bytes per cycle.
     /// None when the limit is not documented (DRAM, DIV, mixes with stores
     /// beyond L1, non-temporal stores).
-    pub fn per_cycle(&self, d: &Decl, level: Option<&str>) -> Option<f64> {
+    pub fn per_cycle(&self, d: &Decl, level: Option<Level>) -> Option<f64> {
         let bits = d.width * 8;
         match d.kind {
             Kind::Validation => None,
@@ -157,15 +96,19 @@ impl Uarch {
                 let store_rate =
                     self.stores_per_cycle / (f64::from(bits) / f64::from(self.store_bits)).max(1.0);
                 match (level?, d.mix?) {
-                    ("L1", Mix::NtStore) => None,
-                    ("L1", _) => {
+                    (Level::L1, Mix::NtStore) => None,
+                    (Level::L1, _) => {
                         // Cycles per iteration: loads and stores issue in parallel.
                         let cycles =
                             (f64::from(d.loads) / load_rate).max(f64::from(d.stores) / store_rate);
                         Some(d.bytes_per_iter() as f64 / cycles)
                     }
-                    ("L2", Mix::Load) => self.l2_bytes_per_cycle.map(|l2| l2.min(load_rate * w)),
-                    ("L3", Mix::Load) => self.l3_bytes_per_cycle.map(|l3| l3.min(load_rate * w)),
+                    (Level::L2, Mix::Load) => {
+                        self.l2_bytes_per_cycle.map(|l2| l2.min(load_rate * w))
+                    }
+                    (Level::L3, Mix::Load) => {
+                        self.l3_bytes_per_cycle.map(|l3| l3.min(load_rate * w))
+                    }
                     _ => None,
                 }
             }
@@ -175,15 +118,15 @@ impl Uarch {
 
 /// The microarchitecture of this CPU, if known.
 pub fn detect() -> Option<Uarch> {
-    let id = cpuid();
+    let id = cpuid::cpuid();
     all().into_iter().find(|u| u.matches(&id))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::Isa;
-    use crate::kernels::{Op, Precision, bandwidth, compute};
+    use crate::kernels::{Op, Precision, Role, find};
+    use crate::machine::isa::Isa;
 
     fn named(n: &str) -> Uarch {
         all().into_iter().find(|u| u.name == n).unwrap()
@@ -209,8 +152,9 @@ mod tests {
     /// Limits per the vendors' guides: (table entry, kernel, level, flops or bytes per cycle).
     #[test]
     fn limits_match_the_guides() {
-        let fp = |op, isa, p| compute(op, isa, p).unwrap().decl;
-        let bw = |m, isa| bandwidth(m, isa).unwrap().decl;
+        let fp = |op, isa, p| find(isa, Role::Compute(op, p)).unwrap().decl;
+        let bw = |m, isa| find(isa, Role::Bandwidth(m)).unwrap().decl;
+        let (l1, l2, l3) = (Some(Level::L1), Some(Level::L2), Some(Level::L3));
         let (dp, sp) = (Precision::Dp, Precision::Sp);
         let cases = [
             ("zen5", fp(Op::Fma, Isa::Avx512, dp), None, Some(32.0)),
@@ -219,36 +163,26 @@ mod tests {
             ("zen5", fp(Op::AddMul, Isa::Avx512, dp), None, Some(32.0)),
             ("zen5", fp(Op::Div, Isa::Avx512, dp), None, None),
             ("zen5", fp(Op::Fma, Isa::Avx512, sp), None, Some(64.0)),
-            ("zen5", bw(Mix::Load, Isa::Avx512), Some("L1"), Some(128.0)),
-            ("zen5", bw(Mix::Store, Isa::Avx512), Some("L1"), Some(64.0)),
-            (
-                "zen5",
-                bw(Mix::TwoLdOneSt, Isa::Avx512),
-                Some("L1"),
-                Some(192.0),
-            ),
-            ("zen5", bw(Mix::Load, Isa::Avx2), Some("L1"), Some(64.0)),
-            ("zen5", bw(Mix::Load, Isa::Avx512), Some("L2"), Some(64.0)),
-            ("zen5", bw(Mix::Load, Isa::Avx512), Some("L3"), Some(32.0)),
-            ("zen5", bw(Mix::Load, Isa::Avx512), Some("DRAM"), None),
+            ("zen5", bw(Mix::Load, Isa::Avx512), l1, Some(128.0)),
+            ("zen5", bw(Mix::Store, Isa::Avx512), l1, Some(64.0)),
+            ("zen5", bw(Mix::TwoLdOneSt, Isa::Avx512), l1, Some(192.0)),
+            ("zen5", bw(Mix::Load, Isa::Avx2), l1, Some(64.0)),
+            ("zen5", bw(Mix::Load, Isa::Avx512), l2, Some(64.0)),
+            ("zen5", bw(Mix::Load, Isa::Avx512), l3, Some(32.0)),
+            ("zen5", bw(Mix::Load, Isa::Avx512), Some(Level::Dram), None),
             ("zen3", fp(Op::Fma, Isa::Avx2, dp), None, Some(16.0)),
             ("zen3", fp(Op::FmaAdd, Isa::Avx2, dp), None, Some(24.0)),
             ("zen3", fp(Op::AddMul, Isa::Avx2, dp), None, Some(16.0)),
             ("zen3", fp(Op::Add, Isa::Sse, dp), None, Some(4.0)),
             ("zen3", fp(Op::Fma, Isa::Scalar, dp), None, Some(4.0)),
-            ("zen3", bw(Mix::Load, Isa::Avx2), Some("L1"), Some(64.0)),
-            ("zen3", bw(Mix::Store, Isa::Avx2), Some("L1"), Some(32.0)),
-            (
-                "zen3",
-                bw(Mix::TwoLdOneSt, Isa::Avx2),
-                Some("L1"),
-                Some(96.0),
-            ),
-            ("zen3", bw(Mix::Load, Isa::Sse), Some("L1"), Some(32.0)),
-            ("zen3", bw(Mix::Load, Isa::Avx2), Some("L2"), Some(32.0)),
-            ("zen3", bw(Mix::Load, Isa::Sse), Some("L2"), Some(32.0)),
-            ("zen3", bw(Mix::Load, Isa::Scalar), Some("L2"), Some(16.0)),
-            ("zen3", bw(Mix::Load, Isa::Avx2), Some("L3"), Some(32.0)),
+            ("zen3", bw(Mix::Load, Isa::Avx2), l1, Some(64.0)),
+            ("zen3", bw(Mix::Store, Isa::Avx2), l1, Some(32.0)),
+            ("zen3", bw(Mix::TwoLdOneSt, Isa::Avx2), l1, Some(96.0)),
+            ("zen3", bw(Mix::Load, Isa::Sse), l1, Some(32.0)),
+            ("zen3", bw(Mix::Load, Isa::Avx2), l2, Some(32.0)),
+            ("zen3", bw(Mix::Load, Isa::Sse), l2, Some(32.0)),
+            ("zen3", bw(Mix::Load, Isa::Scalar), l2, Some(16.0)),
+            ("zen3", bw(Mix::Load, Isa::Avx2), l3, Some(32.0)),
         ];
         for (uarch, decl, level, want) in cases {
             assert_eq!(
@@ -263,12 +197,18 @@ mod tests {
     #[test]
     fn narrower_datapath_halves_wide_ops() {
         let z4 = named("zen4");
-        let fma = compute(Op::Fma, Isa::Avx512, Precision::Dp).unwrap().decl;
+        let fma = find(Isa::Avx512, Role::Compute(Op::Fma, Precision::Dp))
+            .unwrap()
+            .decl;
         assert_eq!(z4.per_cycle(&fma, None), Some(16.0));
-        let fma2 = compute(Op::Fma, Isa::Avx2, Precision::Dp).unwrap().decl;
+        let fma2 = find(Isa::Avx2, Role::Compute(Op::Fma, Precision::Dp))
+            .unwrap()
+            .decl;
         assert_eq!(z4.per_cycle(&fma2, None), Some(16.0));
         let hsw = named("haswell_broadwell");
-        let add = compute(Op::Add, Isa::Avx2, Precision::Dp).unwrap().decl;
+        let add = find(Isa::Avx2, Role::Compute(Op::Add, Precision::Dp))
+            .unwrap()
+            .decl;
         assert_eq!(hsw.per_cycle(&add, None), Some(4.0));
     }
 

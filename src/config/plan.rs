@@ -4,9 +4,9 @@
 
 use super::parse_yaml;
 use crate::error::{Error, Result};
-use crate::isa::{self, Isa};
 use crate::kernels::{Mix, Op, Precision};
-use crate::topology::Machine;
+use crate::machine::isa::{self, Isa};
+use crate::machine::{Level, Machine};
 use serde::{Deserialize, Serialize};
 
 /// The embedded default plan.
@@ -69,6 +69,13 @@ impl PlanFile {
         parse_yaml(text, what)
     }
 
+    /// Read a plan file.
+    pub fn load(path: &std::path::Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::input(format!("cannot read config '{}': {e}", path.display())))?;
+        Self::parse(&text, &format!("config '{}'", path.display()))
+    }
+
     /// The embedded default.
     pub fn default_plan() -> Self {
         Self::parse(DEFAULT_PLAN_YAML, "the embedded default plan").expect("embedded plan is valid")
@@ -101,7 +108,7 @@ pub struct Plan {
     /// Thread counts measured.
     pub threads: Vec<usize>,
     /// Levels measured.
-    pub levels: Vec<String>,
+    pub levels: Vec<Level>,
     /// Access mixes.
     pub mixes: Vec<Mix>,
     /// FP ops.
@@ -203,32 +210,31 @@ pub fn resolve_with(
     threads.sort();
     threads.dedup();
     // Levels.
-    let available: Vec<String> = m
-        .caches
-        .iter()
-        .map(crate::topology::sizing::level_label)
-        .chain(std::iter::once("DRAM".to_string()))
-        .collect();
+    let available = m.levels();
+    let names = || {
+        available
+            .iter()
+            .map(|l| l.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut levels = Vec::new();
     for l in need(&p.levels, "levels")? {
         if l.eq_ignore_ascii_case("all") {
-            levels.extend(available.iter().cloned());
+            levels.extend(available.iter().copied());
             continue;
         }
-        let canon = if l.eq_ignore_ascii_case("l1d") {
-            "L1".to_string()
-        } else {
-            l.to_ascii_uppercase()
-        };
-        if !available.contains(&canon) {
-            return Err(Error::input(format!(
-                "this machine has no level '{l}'; its levels are {}",
-                available.join(", ")
-            )));
+        match Level::parse(&l) {
+            Ok(level) if available.contains(&level) => levels.push(level),
+            _ => {
+                return Err(Error::input(format!(
+                    "this machine has no level '{l}'; its levels are {}",
+                    names()
+                )));
+            }
         }
-        levels.push(canon);
     }
-    levels.sort_by_key(|l| available.iter().position(|a| a == l));
+    levels.sort();
     levels.dedup();
     let mixes = parse_list(&p.mixes.clone().unwrap_or_default(), Mix::parse)?;
     let ops = parse_list(&p.ops.clone().unwrap_or_default(), Op::parse)?;
@@ -294,7 +300,7 @@ mod tests {
     }
 
     fn machine() -> Machine {
-        Machine::load(&crate::topology::Source::Synthetic(
+        Machine::load(&crate::machine::Source::Synthetic(
             "pack:1 numa:1(memory=8GiB) l3:1(size=16MiB) core:4 l2:1(size=1MiB) l1d:1(size=32KiB) pu:2".into(),
         ))
         .unwrap()
@@ -310,7 +316,7 @@ mod tests {
         let p = resolve_with(&PlanFile::default_plan(), &machine(), false, no512).unwrap();
         assert_eq!(p.isa, vec![Isa::Avx2], "best without AVX-512");
         assert_eq!(p.threads, vec![1, 4]);
-        assert_eq!(p.levels, ["L1", "L2", "L3", "DRAM"]);
+        assert_eq!(p.levels, [Level::L1, Level::L2, Level::L3, Level::Dram]);
         let q = resolve_with(&PlanFile::default_plan(), &machine(), true, no512).unwrap();
         assert_eq!((q.sizes_per_level, q.samples, q.quick), (1, 3, true));
         let all = resolve_with(&with("isa: [all]"), &machine(), false, no512).unwrap();

@@ -1,11 +1,11 @@
 //! Kernels: the table generated from the declarations in `asm/`, and every
 //! figure derived from a declaration (bytes, flops, lanes, streams).
 //!
-//! One module, one dispatch point: callers pick a kernel by kind, mix/op,
-//! ISA and precision with [`find`]; whether this CPU can run it is
+//! One module, one dispatch point: callers pick a kernel by ISA and role
+//! with [`find`] (or by name with [`named`]); whether this CPU can run it is
 //! [`Kernel::runnable`].
 
-use crate::isa::{self, Isa};
+use crate::machine::isa::{self, Isa};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -87,7 +87,7 @@ macro_rules! names {
             }
         }
         impl fmt::Display for $t {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.name()) }
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.pad(self.name()) }
         }
     };
 }
@@ -239,13 +239,6 @@ impl Decl {
         }
         f
     }
-    /// "2ld1st" or "fma", whichever applies.
-    pub fn what(&self) -> &'static str {
-        self.mix
-            .map(Mix::name)
-            .or(self.op.map(Op::name))
-            .unwrap_or("?")
-    }
 }
 
 impl Kernel {
@@ -258,54 +251,61 @@ impl Kernel {
     }
 }
 
-/// The bandwidth kernel for a mix and ISA.
-pub fn bandwidth(mix: Mix, isa: Isa) -> Option<&'static Kernel> {
+/// What a kernel is wanted for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Measuring the bandwidth of an access mix.
+    Bandwidth(Mix),
+    /// Measuring the FP throughput of an op.
+    Compute(Op, Precision),
+    /// A validation kernel of a mix and op; `prefetching` picks its twin
+    /// whose memory units prefetch their lines ahead (`asm/validation.S`).
+    Validation {
+        /// Access mix of the memory unit.
+        mix: Mix,
+        /// FP op of the FP unit.
+        op: Op,
+        /// Precision.
+        precision: Precision,
+        /// The prefetching twin.
+        prefetching: bool,
+    },
+}
+
+impl Role {
+    /// Whether a declaration plays this role.
+    fn fits(self, d: &Decl) -> bool {
+        match self {
+            Role::Bandwidth(mix) => d.kind == Kind::Bandwidth && d.mix == Some(mix),
+            Role::Compute(op, p) => {
+                d.kind == Kind::Compute && d.op == Some(op) && d.precision == Some(p)
+            }
+            Role::Validation {
+                mix,
+                op,
+                precision,
+                prefetching,
+            } => {
+                d.kind == Kind::Validation
+                    && d.mix == Some(mix)
+                    && d.op == Some(op)
+                    && d.precision == Some(precision)
+                    && (d.prefetch > 0) == prefetching
+            }
+        }
+    }
+}
+
+/// The kernel of `isa` for `role`.
+pub fn find(isa: Isa, role: Role) -> Option<&'static Kernel> {
     KERNELS
         .iter()
-        .find(|k| k.decl.kind == Kind::Bandwidth && k.decl.mix == Some(mix) && k.decl.isa == isa)
+        .find(|k| k.decl.isa == isa && role.fits(&k.decl))
 }
 
-/// The validation kernel for a mix, op, ISA and precision.
-pub fn validation(mix: Mix, op: Op, isa: Isa, precision: Precision) -> Option<&'static Kernel> {
-    validation_kernel(mix, op, isa, precision, false)
-}
-
-/// Its prefetching twin: the same units, each memory unit prefetching its
-/// lines `decl.prefetch` bytes ahead (`asm/validation.S`).
-pub fn validation_prefetching(
-    mix: Mix,
-    op: Op,
-    isa: Isa,
-    precision: Precision,
-) -> Option<&'static Kernel> {
-    validation_kernel(mix, op, isa, precision, true)
-}
-
-fn validation_kernel(
-    mix: Mix,
-    op: Op,
-    isa: Isa,
-    precision: Precision,
-    prefetching: bool,
-) -> Option<&'static Kernel> {
-    KERNELS.iter().find(|k| {
-        k.decl.kind == Kind::Validation
-            && k.decl.mix == Some(mix)
-            && k.decl.op == Some(op)
-            && k.decl.isa == isa
-            && k.decl.precision == Some(precision)
-            && (k.decl.prefetch > 0) == prefetching
-    })
-}
-
-/// The compute kernel for an op, ISA and precision.
-pub fn compute(op: Op, isa: Isa, precision: Precision) -> Option<&'static Kernel> {
-    KERNELS.iter().find(|k| {
-        k.decl.kind == Kind::Compute
-            && k.decl.op == Some(op)
-            && k.decl.isa == isa
-            && k.decl.precision == Some(precision)
-    })
+/// The kernel called `name`.
+pub fn named(name: &str) -> Option<&'static Kernel> {
+    KERNELS.iter().find(|k| k.decl.name == name)
 }
 
 #[cfg(test)]
@@ -316,7 +316,7 @@ mod tests {
     fn table_is_complete() {
         for isa in Isa::ALL {
             for mix in Mix::ALL {
-                let k = bandwidth(*mix, isa).unwrap_or_else(|| panic!("{mix} {isa}"));
+                let k = find(isa, Role::Bandwidth(*mix)).unwrap_or_else(|| panic!("{mix} {isa}"));
                 assert_eq!(k.decl.width, isa.width_bytes());
             }
             for k in KERNELS
@@ -330,7 +330,10 @@ mod tests {
             }
             for op in Op::ALL {
                 for p in Precision::ALL {
-                    assert!(compute(*op, isa, *p).is_some(), "{op} {isa} {p}");
+                    assert!(
+                        find(isa, Role::Compute(*op, *p)).is_some(),
+                        "{op} {isa} {p}"
+                    );
                 }
             }
         }
@@ -338,9 +341,15 @@ mod tests {
             for mix in [Mix::Load, Mix::TwoLdOneSt] {
                 for op in [Op::Fma, Op::AddMul] {
                     for p in Precision::ALL {
-                        let plain = validation(mix, op, isa, *p)
+                        let role = |prefetching| Role::Validation {
+                            mix,
+                            op,
+                            precision: *p,
+                            prefetching,
+                        };
+                        let plain = find(isa, role(false))
                             .unwrap_or_else(|| panic!("{mix} {op} {isa} {p}"));
-                        let twin = validation_prefetching(mix, op, isa, *p)
+                        let twin = find(isa, role(true))
                             .unwrap_or_else(|| panic!("prefetching {mix} {op} {isa} {p}"));
                         // The twin differs only by its prefetching.
                         assert_eq!(plain.decl.prefetch, 0);
@@ -362,21 +371,35 @@ mod tests {
 
     #[test]
     fn derived_figures() {
-        let k = compute(Op::FmaAdd, Isa::Avx512, Precision::Dp)
+        let k = find(Isa::Avx512, Role::Compute(Op::FmaAdd, Precision::Dp))
             .unwrap()
             .decl;
         assert_eq!(k.lanes(), 8);
         assert_eq!(k.flops_per_iter(), (2 * k.fmas as u64 + k.adds as u64) * 8);
-        let s = compute(Op::Fma, Isa::Scalar, Precision::Sp).unwrap().decl;
+        let s = find(Isa::Scalar, Role::Compute(Op::Fma, Precision::Sp))
+            .unwrap()
+            .decl;
         assert_eq!(s.lanes(), 1);
         assert_eq!(s.required_features(), ["sse2", "fma"]);
-        let b = bandwidth(Mix::TwoLdOneSt, Isa::Avx2).unwrap().decl;
+        let b = find(Isa::Avx2, Role::Bandwidth(Mix::TwoLdOneSt))
+            .unwrap()
+            .decl;
         assert_eq!(b.bytes_per_iter(), (b.loads + b.stores) as u64 * 32);
         assert_eq!(b.load_streams(), 2);
         assert_eq!(b.flops_per_iter(), 0);
-        let v = validation(Mix::Load, Op::Fma, Isa::Avx512, Precision::Dp)
-            .unwrap()
-            .decl;
+        let v = find(
+            Isa::Avx512,
+            Role::Validation {
+                mix: Mix::Load,
+                op: Op::Fma,
+                precision: Precision::Dp,
+                prefetching: false,
+            },
+        )
+        .unwrap()
+        .decl;
+        assert_eq!(named(v.name).map(|k| k.decl), Some(v));
+        assert!(named("no_such_kernel").is_none());
         let s = Shape { j: 4, k: 2 };
         assert_eq!(v.shaped_bytes(s), 4 * 16 * 64);
         assert_eq!(v.shaped_flops(s), 2 * 16 * 2 * 8);

@@ -5,8 +5,9 @@
 //! turbo state; dividing by the wall time gives the core clock. Vector adds
 //! must not be used for this: `vpaddq zmm` has two-cycle latency on Zen 5,
 //! which halves the measured clock (a known error of another roofline tool).
-//! The TSC runs at a fixed rate unrelated to the core clock (2.6 GHz here
-//! while cores run at 4.1-4.4 GHz); it is reported beside, for reference.
+//! The TSC runs at a fixed rate unrelated to the core clock (often the
+//! nominal clock, while cores run faster or slower); it is reported beside,
+//! for reference.
 
 use super::stats::{Summary, summarize};
 use serde::{Deserialize, Serialize};
@@ -53,13 +54,10 @@ pub struct ClockMeasurement {
 /// takes the core from it (an interrupt, the host running another guest on
 /// this vCPU) makes it read low, never high, the same way as a sample of a
 /// kernel (see `Measurement::value`): the fastest probe is the clock of the
-/// core alone, as the fastest sample is the kernel on the core alone. On a
-/// shared Zen 3 host (8000 probes of 0.25 ms) the clock sat at 3.244 GHz from
-/// the 50th to the 99th percentile while the 10th read 3.07 and the 1st
-/// 2.51; in busier minutes more than a quarter of the probes of a
-/// measurement read 2-4% low, and the median or even the upper quartile
-/// then put FMA at 101-105% of the limit. Spreading the probes between the
-/// samples keeps one disturbed moment from reaching all of them.
+/// core alone, as the fastest sample is the kernel on the core alone. A
+/// median would let a few disturbed probes lower the clock and raise every
+/// per-cycle figure (docs/evidence.md, "The clock"). Spreading the probes
+/// between the samples keeps one disturbed moment from reaching all of them.
 pub fn estimate(probes: &[f64]) -> f64 {
     summarize(probes).max
 }
@@ -74,14 +72,9 @@ impl ClockMeasurement {
 /// Measure the core clock: `runs` runs of about `run` each; see
 /// [`ClockMeasurement::core_ghz`]. Runs on the calling thread's current CPU.
 pub fn measure(runs: usize, run: Duration) -> ClockMeasurement {
-    measure_warm(runs, run, WARMUP)
-}
-
-/// [`measure`] with a chosen warm-up (zero when the core is already busy).
-pub fn measure_warm(runs: usize, run: Duration, warmup: Duration) -> ClockMeasurement {
     // Warm up so the core leaves any idle state before the first run.
     let warm = Instant::now();
-    while warm.elapsed() < warmup {
+    while warm.elapsed() < WARMUP {
         add_chain(1000);
     }
     let iters = calibrate(run);
@@ -126,6 +119,29 @@ pub fn tsc_ghz(span: Duration) -> f64 {
     let r1 = unsafe { core::arch::x86_64::_rdtsc() };
     let dt = t0.elapsed().as_secs_f64();
     (r1 - r0) as f64 / dt / 1e9
+}
+
+/// Clock facts of the live machine.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ClockReport {
+    /// Core clock from the dependent-add chain.
+    pub measured: ClockMeasurement,
+    /// TSC rate measured against the monotonic clock, GHz.
+    pub tsc_ghz: f64,
+    /// "cpu MHz" of /proc/cpuinfo, GHz.
+    pub cpuinfo_ghz: Option<f64>,
+}
+
+impl ClockReport {
+    /// Measure the clock of the calling thread's CPU the way every command
+    /// does: 11 runs of 2 ms, the TSC over 10 ms, and what /proc/cpuinfo says.
+    pub fn measure() -> ClockReport {
+        ClockReport {
+            measured: measure(11, Duration::from_millis(2)),
+            tsc_ghz: tsc_ghz(Duration::from_millis(10)),
+            cpuinfo_ghz: cpuinfo_ghz(),
+        }
+    }
 }
 
 /// "cpu MHz" of the first CPU in /proc/cpuinfo, in GHz (often the TSC or

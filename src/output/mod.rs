@@ -1,6 +1,14 @@
-//! Output formats shared by the subcommands.
+//! What the commands print and write: documents as YAML or JSON, and the
+//! tables people read, one module per table (the comparison one format per
+//! file).
+
+pub mod compare;
+pub mod summary;
+pub mod topology;
+pub mod validation;
 
 use crate::error::{Error, Result};
+use crate::measure::guard::{SHARED_BELOW, Sharing};
 use clap::ValueEnum;
 use serde::Serialize;
 
@@ -30,4 +38,23 @@ pub fn to_string<T: Serialize>(doc: &T, format: Format) -> Result<String> {
 /// GHz with two decimals.
 pub fn ghz(x: f64) -> String {
     format!("{x:.2} GHz")
+}
+
+/// What the core guard found, when it found shared cores: `what` is what
+/// each probe followed, `kept` how many of those were kept while shared.
+pub fn sharing_note(s: &Sharing, what: &str, kept: usize) -> Option<String> {
+    (s.shared > 0).then(|| {
+        format!(
+            "threads sharing a core: at {} of {} probes ({} on every thread, after each {what}) the threads ran under {:.0}% of their 1-thread rate, one physical core's worth or a tenant's share; the {what} before each such probe was measured again once they had their cores back (waited {:.2} s in all), {kept} kept without",
+            s.shared,
+            s.probes,
+            if s.load_probes > 0 {
+                "FMA, and L1 loads at the core's own levels,"
+            } else {
+                "FMA"
+            },
+            SHARED_BELOW * 100.0,
+            s.waited,
+        )
+    })
 }

@@ -2,8 +2,8 @@
 //! (`configs/events.yaml`), the arithmetic from counts to W (flops), Q (bytes
 //! requested by the core) and AI, and counting a command with perf_event.
 
-use crate::config::limits::{CpuId, cpu_matches};
 use crate::error::{Error, Result};
+use crate::machine::cpuid::{CpuId, CpuMatch};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -96,9 +96,15 @@ pub fn families() -> Vec<Family> {
 
 /// The family of a CPU, if the table has it.
 pub fn family_of(id: &CpuId) -> Option<Family> {
-    families()
-        .into_iter()
-        .find(|f| cpu_matches(id, &f.vendor, f.family, &f.models, &f.model_ranges))
+    families().into_iter().find(|f| {
+        CpuMatch {
+            vendor: &f.vendor,
+            family: f.family,
+            models: &f.models,
+            ranges: &f.model_ranges,
+        }
+        .matches(id)
+    })
 }
 
 /// W, Q and AI derived from counts.
@@ -244,6 +250,107 @@ pub fn count_command(family: &Family, cmd: &mut std::process::Command) -> Result
         counts,
         seconds,
         status,
+    })
+}
+
+/// What was counted of a program: the whole run, or one of its regions.
+#[derive(Debug, Clone)]
+pub struct Counted {
+    /// The region's name; `None` for the whole program.
+    pub region: Option<String>,
+    /// W and Q.
+    pub derived: Derived,
+    /// Seconds (the region's, summed over calls and threads).
+    pub seconds: f64,
+    /// Calls of the region (1 for the whole program).
+    pub calls: u64,
+}
+
+/// Count `cmd` with `family`'s events, and the regions it marks with the
+/// regions library (which reads what to count from its environment and
+/// writes a record per region at exit): the whole run first, then each
+/// region. Also the command's exit status.
+pub fn count_program(
+    family: &Family,
+    cmd: &mut std::process::Command,
+    access_bytes: Option<f64>,
+) -> Result<(Vec<Counted>, std::process::ExitStatus)> {
+    let dir = std::env::temp_dir().join(format!("carmbench-profile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| Error::Io(e.to_string()))?;
+    let regions = dir.join("regions.jsonl");
+    let events: Vec<String> = family
+        .events
+        .iter()
+        .map(|e| format!("{}={:x}", e.name, e.config(&family.vendor)))
+        .collect();
+    cmd.env(carmbench_regions::OUT_ENV, &regions)
+        .env(carmbench_regions::EVENTS_ENV, events.join(","));
+    let run = count_command(family, cmd);
+    let records = std::fs::read_to_string(&regions).unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&dir);
+    let run = run?;
+    let mut out = vec![Counted {
+        region: None,
+        derived: derive(family, &run.counts, access_bytes),
+        seconds: run.seconds,
+        calls: 1,
+    }];
+    for line in records.lines() {
+        let r = carmbench_regions::Record::parse_line(line).map_err(Error::Io)?;
+        if let Some(e) = &r.error {
+            eprintln!(
+                "carmbench: warning: region {} counted without hardware events: {e}",
+                r.name
+            );
+        }
+        out.push(Counted {
+            derived: derive(family, &r.counts, access_bytes),
+            region: Some(r.name),
+            seconds: r.seconds,
+            calls: r.calls,
+        });
+    }
+    Ok((out, run.status))
+}
+
+/// Where a point sits under a machine's roofs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placement {
+    /// Thread count of the roofs used.
+    pub threads: usize,
+    /// The roof right above the point ([`crate::roofline::tightest_roof`]):
+    /// its label and GFLOP/s at the point's intensity; `None` when the
+    /// point sits above every roof.
+    pub roof: Option<(String, f64)>,
+}
+
+/// Place `p` under the default view of `doc` for `threads` (or the fewest
+/// threads measured, when `doc` has none of that count).
+pub fn placement(
+    doc: &crate::results::Document,
+    p: &crate::results::apps::AppPoint,
+    threads: usize,
+) -> Option<Placement> {
+    let counts = doc.thread_counts();
+    let t = if counts.contains(&threads) {
+        threads
+    } else {
+        *counts.first()?
+    };
+    let v = crate::results::view::View::of(doc, t)?;
+    let levels: Vec<(String, f64)> = v
+        .bandwidth
+        .iter()
+        .map(|r| (format!("{} roof", r.label()), r.value()))
+        .collect();
+    let peaks: Vec<(String, f64)> = v
+        .default_compute()
+        .iter()
+        .map(|r| (format!("{} peak", r.label()), r.value()))
+        .collect();
+    Some(Placement {
+        threads: t,
+        roof: crate::roofline::tightest_roof(p.ai(), p.gflop_per_s(), &levels, &peaks),
     })
 }
 

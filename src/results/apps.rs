@@ -83,3 +83,22 @@ pub fn load(path: &Path) -> Result<AppsFile> {
     }
     Ok(f)
 }
+
+/// Add `points` to the apps file at `path` (made when missing), each in
+/// place of a point of the same name; written whole or not at all.
+pub fn add_points(path: &Path, points: Vec<AppPoint>) -> Result<()> {
+    let mut f = if path.exists() {
+        load(path)?
+    } else {
+        AppsFile {
+            schema: APPS_SCHEMA,
+            applications: Vec::new(),
+        }
+    };
+    for p in points {
+        f.applications.retain(|a| a.name != p.name);
+        f.applications.push(p);
+    }
+    let text = serde_yaml::to_string(&f).map_err(|e| Error::Io(e.to_string()))?;
+    super::write_atomic(path, &text)
+}

@@ -2,18 +2,25 @@
 //! request) holding the machine, the plan, every roof with its statistics.
 //! Everything downstream reads it; nothing re-measures to plot.
 
-use crate::commands::topology::{ClockReport, ThreadRanges};
-use crate::config::limits::CpuId;
 use crate::config::plan::Plan;
 use crate::error::{Error, Result};
-use crate::isa::{Isa, IsaReport};
 use crate::kernels::{Kind, Mix, Op, Precision};
+use crate::machine::Machine;
+use crate::machine::cpuid::CpuId;
+use crate::machine::isa::{Isa, IsaReport};
+use crate::machine::level::Level;
+use crate::machine::sizing::ThreadRanges;
+use crate::measure::PerCycle;
+use crate::measure::clock::ClockReport;
 use crate::output::Format;
-use crate::topology::Machine;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 pub mod apps;
+pub mod flag;
+pub mod view;
+
+pub use flag::Flag;
 
 /// Version of the document layout.
 pub const SCHEMA: u32 = 1;
@@ -53,8 +60,8 @@ pub struct SizePoint {
 pub struct Roof {
     /// Bandwidth or compute.
     pub kind: Kind,
-    /// Memory level (bandwidth roofs): L1, L2, L3, DRAM.
-    pub level: Option<String>,
+    /// Memory level (bandwidth roofs).
+    pub level: Option<Level>,
     /// Access mix (bandwidth roofs).
     pub mix: Option<Mix>,
     /// FP op (compute roofs).
@@ -97,11 +104,8 @@ pub struct Roof {
     /// Rates at each buffer size (bandwidth roofs); the roof is their median.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sizes: Vec<SizePoint>,
-    /// Warnings: clock_drift, high_cv, sizes_disagree (the sizes of a level
-    /// differ by more than the CV limit), not_isolated, above_theoretical,
-    /// shared_core (a per-core resource whose all-core roof is below 85% of
-    /// threads × its 1-thread roof: other work shared a core).
-    pub flags: Vec<String>,
+    /// Warnings (see [`Flag`]).
+    pub flags: Vec<Flag>,
 }
 
 impl Roof {
@@ -117,12 +121,34 @@ impl Roof {
     pub fn value(&self) -> f64 {
         self.gb_per_s.or(self.gflop_per_s).unwrap_or(self.median)
     }
+    /// Whether its value and value per cycle are positive numbers.
+    pub fn usable(&self) -> bool {
+        self.value().is_finite() && self.value() > 0.0 && self.per_cycle.is_finite()
+    }
+    /// Whether it carries `flag`.
+    pub fn has(&self, flag: Flag) -> bool {
+        self.flags.contains(&flag)
+    }
+    /// Its unit: "GB/s" or "GFLOP/s".
+    pub fn unit(&self) -> &'static str {
+        match self.kind {
+            Kind::Bandwidth => "GB/s",
+            Kind::Compute | Kind::Validation => "GFLOP/s",
+        }
+    }
+    /// Its unit per cycle: "B/cycle" or "flop/cycle".
+    pub fn unit_per_cycle(&self) -> &'static str {
+        match self.kind {
+            Kind::Bandwidth => "B/cycle",
+            Kind::Compute | Kind::Validation => "flop/cycle",
+        }
+    }
     /// "L1 2ld1st" or "fma dp".
     pub fn label(&self) -> String {
         match self.kind {
             Kind::Bandwidth => format!(
                 "{} {}",
-                self.level.as_deref().unwrap_or("?"),
+                self.level.map_or("?".to_string(), Level::name),
                 self.mix.map_or("?", Mix::name)
             ),
             Kind::Compute | Kind::Validation => format!(
@@ -131,6 +157,12 @@ impl Roof {
                 self.precision.map_or("?", Precision::name)
             ),
         }
+    }
+}
+
+impl PerCycle for Roof {
+    fn per_cycle(&self) -> f64 {
+        self.per_cycle
     }
 }
 
@@ -163,7 +195,7 @@ pub struct Document {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ValidationPoint {
     /// Memory level the buffer was sized for.
-    pub level: String,
+    pub level: Level,
     /// ISA of the kernel.
     pub isa: Isa,
     /// Precision of the kernel.
@@ -207,6 +239,84 @@ pub struct ValidationPoint {
     /// moves between the run and the sweep. Absent for L1, L2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference_gb_per_s: Option<f64>,
+}
+
+impl ValidationPoint {
+    /// Whether it belongs to the sweep of `level`, ISA, precision, threads,
+    /// mix and op that `other` belongs to.
+    pub fn same_sweep(&self, other: &ValidationPoint) -> bool {
+        (
+            self.level,
+            self.isa,
+            self.precision,
+            self.threads,
+            self.mix,
+            self.op,
+        ) == (
+            other.level,
+            other.isa,
+            other.precision,
+            other.threads,
+            other.mix,
+            other.op,
+        )
+    }
+}
+
+impl Document {
+    /// A document for a run of `plan` on this machine, before any roof: its
+    /// CPU, ISA and clock read now, the buffer ranges of the plan's thread
+    /// counts and of 1 and all cores.
+    pub fn for_run(machine: Machine, plan: Plan, microarchitecture: Option<String>) -> Document {
+        let mut counts = plan.threads.clone();
+        counts.extend(crate::machine::sizing::shown_thread_counts(&machine));
+        counts.sort_unstable();
+        counts.dedup();
+        Document {
+            schema: SCHEMA,
+            tool: format!("carmbench {}", env!("CARGO_PKG_VERSION")),
+            created_unix: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            interrupted: false,
+            buffer_ranges: crate::machine::sizing::thread_ranges(&machine, &counts),
+            machine: MachineInfo {
+                topology: machine,
+                cpuid: crate::machine::cpuid::cpuid(),
+                microarchitecture,
+                isa: crate::machine::isa::detect(),
+                clock: ClockReport::measure(),
+            },
+            plan,
+            roofs: Vec::new(),
+            validation: Vec::new(),
+        }
+    }
+
+    /// Put the points of fresh sweeps in, in place of any earlier points of
+    /// the same sweeps.
+    pub fn replace_points(&mut self, fresh: Vec<ValidationPoint>) {
+        self.validation
+            .retain(|old| !fresh.iter().any(|p| p.same_sweep(old)));
+        self.validation.extend(fresh);
+    }
+
+    /// The thread counts its roofs were measured with, ascending.
+    pub fn thread_counts(&self) -> Vec<usize> {
+        let mut t: Vec<usize> = self.roofs.iter().map(|r| r.threads).collect();
+        t.sort_unstable();
+        t.dedup();
+        t
+    }
+
+    /// The CPU model, or "unknown CPU".
+    pub fn cpu_name(&self) -> String {
+        self.machine
+            .topology
+            .cpu_model
+            .clone()
+            .unwrap_or_else(|| "unknown CPU".into())
+    }
 }
 
 /// A results file's name for tables and legends: its folder and file name.

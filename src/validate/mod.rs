@@ -1,433 +1,568 @@
 //! Validation: variable-intensity kernels run against every roof.
 //!
-//! A validation kernel repeats a memory unit j times and an FP unit k times
-//! per iteration, so its arithmetic intensity is k·F / j·B, exact by
-//! construction from its declaration. On a buffer sized for a level, its
-//! expected performance is min(FP roof, AI × that level's bandwidth roof);
-//! the deviation of the measured value from that tells whether the roofs
-//! describe the machine.
+//! On a buffer sized for a level, a validation kernel's expected
+//! performance is min(FP roof, AI × that level's bandwidth roof); the
+//! deviation of the measured value from that tells whether the roofs
+//! describe the machine. The sweeps are planned here ([`plan_sweeps`]), run
+//! one bench per thread count and level ([`sweep`]), evaluated
+//! ([`evaluate`], [`fit`]) and judged ([`verdict`]).
 
-use crate::kernels::{Decl, Shape};
-use crate::measure::stats::median;
-use serde::{Deserialize, Serialize};
+pub mod evaluate;
+pub mod fit;
+pub mod shapes;
+pub mod sweep;
+pub mod verdict;
 
-/// Lowest intensity of the base sweep (flop/byte).
-pub const AI_MIN: f64 = 1.0 / 32.0;
-/// Highest intensity of the base sweep.
-pub const AI_MAX: f64 = 32.0;
-/// Multiples of each ridge AI added to the sweep, to be dense there.
-pub const RIDGE_STEPS: [f64; 4] = [0.5, 0.75, 1.33, 2.0];
-/// Largest repeat count of a unit.
-pub const MAX_REPEAT: u32 = 256;
+use crate::config::plan::Plan;
+use crate::error::{Error, Result};
+use crate::kernels::{self, Kind, Mix, Op, Precision, Role, Shape};
+use crate::machine::isa::Isa;
+use crate::machine::sizing::{self, range_of};
+use crate::machine::{Level, Machine, Scope};
+use crate::measure::bench::{Rig, Settings};
+use crate::measure::guard::Sharing;
+use crate::measure::pool::{self, Cores};
+use crate::measure::{campaign, interrupt};
+use crate::results::{Document, Roof};
+use fit::Fit;
+use indicatif::ProgressBar;
+use std::time::Duration;
+use sweep::{Sweep, Sweeper};
+use verdict::{Context, Verdict};
 
-/// Target intensities: powers of two from [`AI_MIN`] to [`AI_MAX`], and
-/// around each ridge AI. Sorted, without near-duplicates.
-pub fn targets(ridges: &[f64]) -> Vec<f64> {
-    let mut v: Vec<f64> = (-5..=5).map(|e| 2f64.powi(e)).collect();
-    for r in ridges.iter().filter(|r| r.is_finite() && **r > 0.0) {
-        v.extend(RIDGE_STEPS.iter().map(|s| r * s));
-    }
-    v.sort_by(f64::total_cmp);
-    v.dedup_by(|a, b| (*a / *b).ln().abs() < 0.08);
-    v
+/// What to validate.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Access mixes (default: load, whose accesses overlap FP work on every
+    /// core measured, and 2ld1st, the mix of the chart).
+    pub mixes: Vec<Mix>,
+    /// FP ops (default: fma).
+    pub ops: Vec<Op>,
+    /// A level fails when its median |deviation| exceeds this (fraction).
+    pub threshold: f64,
 }
 
-/// The (j, k) whose intensity is closest to `target` for a kernel, with the
-/// fewest units among equally close ones.
-pub fn shape_for(d: &Decl, target: f64) -> Shape {
-    let unit = d.intensity(Shape::ONE);
-    let want = target / unit; // k / j
-    let mut best = Shape::ONE;
-    let mut err = f64::INFINITY;
-    for j in 1..=MAX_REPEAT {
-        let k = (want * f64::from(j))
-            .round()
-            .clamp(1.0, f64::from(MAX_REPEAT)) as u32;
-        let e = ((f64::from(k) / f64::from(j)) / want).ln().abs();
-        if e < err - 1e-9 {
-            err = e;
-            best = Shape { j, k };
+/// The mixes validation kernels exist for.
+pub const MIXES: [Mix; 2] = [Mix::Load, Mix::TwoLdOneSt];
+/// The ops validation kernels exist for.
+pub const OPS: [Op; 2] = [Op::Fma, Op::AddMul];
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            mixes: MIXES.to_vec(),
+            ops: vec![Op::Fma],
+            threshold: 0.10,
         }
-        if err < 0.01 {
-            break;
+    }
+}
+
+impl Options {
+    /// Options from the command line's names (the defaults where none are
+    /// given) and a threshold in percent; an input error for a mix or op
+    /// without validation kernels.
+    pub fn from_names(
+        mixes: Option<&[String]>,
+        ops: Option<&[String]>,
+        threshold_percent: f64,
+    ) -> Result<Options> {
+        let d = Options::default();
+        let mixes = match mixes {
+            Some(v) => v
+                .iter()
+                .map(|m| Mix::parse(m).map_err(Error::input))
+                .collect::<Result<Vec<_>>>()?,
+            None => d.mixes,
+        };
+        let ops = match ops {
+            Some(v) => v
+                .iter()
+                .map(|m| Op::parse(m).map_err(Error::input))
+                .collect::<Result<Vec<_>>>()?,
+            None => d.ops,
+        };
+        if let Some(m) = mixes.iter().find(|m| !MIXES.contains(m)) {
+            return Err(Error::input(format!(
+                "validation kernels exist for the load and 2ld1st mixes, not '{m}'"
+            )));
         }
+        if let Some(op) = ops.iter().find(|o| !OPS.contains(o)) {
+            return Err(Error::input(format!(
+                "validation kernels exist for the fma and addmul ops, not '{op}'"
+            )));
+        }
+        if !(threshold_percent.is_finite() && threshold_percent > 0.0) {
+            return Err(Error::input(
+                "--threshold takes a positive percentage, e.g. --threshold 10",
+            ));
+        }
+        Ok(Options {
+            mixes,
+            ops,
+            threshold: threshold_percent / 100.0,
+        })
     }
-    best
-}
 
-/// The distinct shapes for a set of targets.
-pub fn shapes(d: &Decl, targets: &[f64]) -> Vec<Shape> {
-    let mut v: Vec<Shape> = targets.iter().map(|t| shape_for(d, *t)).collect();
-    v.sort_by(|a, b| d.intensity(*a).total_cmp(&d.intensity(*b)));
-    v.dedup_by(|a, b| d.intensity(*a) == d.intensity(*b));
-    v
-}
-
-/// Expected GFLOP/s at `ai` under one FP roof and one bandwidth roof.
-pub fn expected(ai: f64, peak_gflops: f64, gb_per_s: f64) -> f64 {
-    crate::chart::geometry::attainable(ai, peak_gflops, gb_per_s)
-}
-
-/// GFLOP/s at `ai` if memory and FP work ran one after the other instead of
-/// side by side: the time per flop is the sum of the FP time and the memory
-/// time, 1 / (1/P + 1/(AI x B)).
-pub fn serial(ai: f64, peak_gflops: f64, gb_per_s: f64) -> f64 {
-    1.0 / (1.0 / peak_gflops + 1.0 / (ai * gb_per_s))
-}
-
-/// How much of the memory and FP work of a point overlapped: 1 when it ran
-/// at min(P, AI x B) (full overlap), 0 when it took the time of both in turn
-/// ([`serial`]). Only points within a factor [`OVERLAP_BAND`] of the ridge
-/// tell (elsewhere both models agree within a third); `None` for the others.
-pub fn overlap(measured: f64, ai: f64, peak_gflops: f64, gb_per_s: f64) -> Option<f64> {
-    let ridge = peak_gflops / gb_per_s;
-    if !(ai >= ridge / OVERLAP_BAND && ai <= ridge * OVERLAP_BAND) || measured <= 0.0 {
-        return None;
-    }
-    let (t_min, t_serial) = (
-        1.0 / expected(ai, peak_gflops, gb_per_s),
-        1.0 / serial(ai, peak_gflops, gb_per_s),
-    );
-    Some((t_serial - 1.0 / measured) / (t_serial - t_min))
-}
-
-/// Points within this factor of the ridge AI tell the overlap.
-pub const OVERLAP_BAND: f64 = 2.0;
-
-/// Relative deviation of a measurement from its expected value.
-pub fn deviation(measured: f64, expected: f64) -> f64 {
-    (measured - expected) / expected
-}
-
-/// Which part of the roof a point is under.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Region {
-    /// Memory bound (AI below the ridge).
-    Sloped,
-    /// Compute bound (AI above the ridge).
-    Flat,
-}
-
-/// Summary of one level's points.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Fit {
-    /// Points.
-    pub n: usize,
-    /// Points under the sloped part.
-    pub sloped: usize,
-    /// Points under the flat part.
-    pub flat: usize,
-    /// Median of |deviation|.
-    pub median_abs_deviation: f64,
-    /// The point with the largest |deviation|: (AI, deviation).
-    pub worst: (f64, f64),
-    /// Median signed deviation of the sloped points.
-    pub sloped_bias: f64,
-    /// Median signed deviation of the flat points.
-    pub flat_bias: f64,
-    /// Median signed deviation of the sloped points far from the ridge
-    /// (AI at most a quarter of it), where the bandwidth alone matters.
-    pub far_sloped_bias: f64,
-    /// Median [`overlap`] of the points near the ridge (NaN without any).
-    pub overlap: f64,
-}
-
-/// Fit of (ai, deviation) points against a roof whose ridge is at `ridge`;
-/// `overlaps` are the [`overlap`] values of the points near the ridge.
-pub fn fit(points: &[(f64, f64)], ridge: f64, overlaps: &[f64]) -> Fit {
-    let abs: Vec<f64> = points.iter().map(|p| p.1.abs()).collect();
-    let worst = points
-        .iter()
-        .copied()
-        .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
-        .unwrap_or((f64::NAN, f64::NAN));
-    let sl: Vec<f64> = points.iter().filter(|p| p.0 < ridge).map(|p| p.1).collect();
-    let fl: Vec<f64> = points
-        .iter()
-        .filter(|p| p.0 >= ridge)
-        .map(|p| p.1)
-        .collect();
-    let far: Vec<f64> = points
-        .iter()
-        .filter(|p| p.0 <= ridge / 4.0)
-        .map(|p| p.1)
-        .collect();
-    Fit {
-        n: points.len(),
-        sloped: sl.len(),
-        flat: fl.len(),
-        median_abs_deviation: median(&abs),
-        worst,
-        sloped_bias: median(&sl),
-        flat_bias: median(&fl),
-        far_sloped_bias: median(&far),
-        overlap: median(overlaps),
+    /// What `carmbench run --validate` validates: the default mixes and ops
+    /// that the plan measures. An error, raised before anything runs, when
+    /// the plan measures none of them.
+    pub fn for_plan(plan: &Plan) -> Result<Options> {
+        let d = Options::default();
+        let mixes: Vec<Mix> = d
+            .mixes
+            .into_iter()
+            .filter(|m| plan.mixes.contains(m))
+            .collect();
+        let ops: Vec<Op> = d.ops.into_iter().filter(|o| plan.ops.contains(o)).collect();
+        if mixes.is_empty() || ops.is_empty() {
+            return Err(Error::input(
+                "--validate needs the load or 2ld1st roofs and the fma roof; add them (--mixes load,2ld1st --ops fma) or leave --validate out",
+            ));
+        }
+        Ok(Options { mixes, ops, ..d })
     }
 }
 
-/// What a sweep ran under, beside its points: what [`likely_cause`] weighs.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Context {
-    /// A level off the core (L3, L4, DRAM), where a miss takes hundreds of
-    /// cycles.
-    pub shared_level: bool,
-    /// The kernel's memory unit stores.
-    pub stores: bool,
-    /// Threads of the sweep.
+/// One sweep's summary.
+#[derive(Debug, Clone)]
+pub struct LevelResult {
+    /// Threads.
     pub threads: usize,
+    /// ISA.
+    pub isa: Isa,
+    /// Precision.
+    pub precision: Precision,
+    /// Op.
+    pub op: Op,
+    /// Mix.
+    pub mix: Mix,
+    /// Level.
+    pub level: Level,
+    /// Whom the level serves.
+    pub scope: Scope,
+    /// Ridge AI with the FP roof.
+    pub ridge: f64,
+    /// Fit of the points.
+    pub fit: Fit,
+    /// Levels off the core: the bandwidth measured around the sweep
+    /// relative to the roof, minus 1 (what the points are compared with).
+    pub moved: Option<f64>,
+    /// Change of that bandwidth from just before to just after the sweep.
+    pub moved_during: Option<f64>,
     /// Largest share of a point's time the host took from the CPUs.
     pub steal: f64,
-    /// Points of the sweep kept although the probe after them found its
-    /// threads sharing a core (see [`crate::measure::sharing`]), and the
-    /// points in all.
-    pub shared_points: (usize, usize),
-    /// The other points of the sweep held (median |deviation| within the
-    /// threshold): the shared ones explain the failure.
-    pub rest_held: bool,
-    /// The load mix's sweep of the same level, threads and op held: its
-    /// buffers were sized the same way, so they did not spill.
-    pub load_mix_held: bool,
+    /// What the probes between points saw of threads sharing a core.
+    pub sharing: Sharing,
+    /// Points kept while the threads shared a core.
+    pub kept_shared: usize,
+    /// Median |deviation| of the points not kept while the threads shared
+    /// a core, when some were kept so and some were not.
+    pub unshared_median: Option<f64>,
 }
 
-/// Why a mix that stores falls short beside FMAs where loads do not.
-const STORE_FMA: &str = "FP stores and FMAs share a resource on some cores: on Zen 5, 8 512-bit stores and 16 FMAs take 16 cycles, each alone 8; on Zen 3, 8 256-bit stores and 12 FMAs take 14 cycles, the stores alone 8 and the FMAs 6, while with 12 ADDs in place of the FMAs they take 8";
+/// Bandwidth moves during a sweep above which the verdict says so.
+pub const MOVED_LIMIT: f64 = 0.10;
 
-/// Steal above this share of a point's time is named as the cause.
-pub const STEAL_LIMIT: f64 = crate::measure::steal::LIMIT;
-
-/// FP-bound points of a multi-thread sweep this far under their FP roof
-/// (a fraction) mean its threads shared a core: FP pipes are the one thing
-/// those points need, and the roof was measured with the same threads.
-pub const SHARED_FLAT: f64 = 0.3;
-
-/// The likely cause when a level fails validation at `threshold`.
-pub fn likely_cause(f: &Fit, threshold: f64, c: Context) -> String {
-    if c.steal > STEAL_LIMIT {
-        return format!(
-            "the host took up to {:.0}% of these CPUs' time during points of this sweep (steal, /proc/stat), which ran slow for it; run again when the host leaves the CPUs alone",
-            c.steal * 100.0
-        );
-    }
-    if c.shared_points.0 > 0 && c.rest_held {
-        let below = crate::measure::sharing::SHARED_BELOW * 100.0;
-        return if c.threads > 1 {
-            format!(
-                "{} of {} points were measured while the {} threads shared a physical core (FMA{} on every thread, probed after each point, ran under {below:.0}% of {} x its 1-thread roof) and waiting did not outlast it; run again",
-                c.shared_points.0,
-                c.shared_points.1,
-                c.threads,
-                if c.shared_level { "" } else { " or L1 loads" },
-                c.threads
-            )
-        } else {
-            format!(
-                "{} of {} points were measured while other work shared the core (FMA{}, probed after each point, ran under {below:.0}% of its 1-thread roof: a tenant on an SMT sibling) and waiting did not outlast it; run again on an idle machine",
-                c.shared_points.0,
-                c.shared_points.1,
-                if c.shared_level { "" } else { " or L1 loads" },
-            )
+impl LevelResult {
+    /// Its verdict at `threshold`, among the results of the same
+    /// validation (`all`: a storing mix is judged beside the load mix).
+    pub fn verdict(&self, all: &[LevelResult], threshold: f64) -> Verdict {
+        let ctx = Context {
+            shared_level: !self.scope.own_core(),
+            stores: self.mix != Mix::Load,
+            threads: self.threads,
+            steal: self.steal,
+            shared_points: (self.kept_shared, self.fit.n),
+            rest_held: self.unshared_median.is_none_or(|m| m <= threshold),
+            load_mix_held: all.iter().any(|l| {
+                l.mix == Mix::Load
+                    && (l.threads, l.isa, l.precision, l.op, l.level)
+                        == (self.threads, self.isa, self.precision, self.op, self.level)
+                    && l.fit.median_abs_deviation <= threshold
+            }),
         };
+        verdict::verdict(&self.fit, threshold, ctx)
     }
-    if c.threads > 1 && f.flat_bias < -SHARED_FLAT {
-        return format!(
-            "the FP-bound points ran {:.0}% under the {}-thread FP roof measured with the same threads: the threads shared a physical core during the sweep (a host can put two vCPUs on SMT siblings for seconds; seen here: 2-thread FMA at exactly the 1-thread rate, with no steal); run again",
-            -f.flat_bias * 100.0,
-            c.threads
-        );
-    }
-    let (shared, stores) = (c.shared_level, c.stores);
-    let far_ok = f.far_sloped_bias.abs() <= threshold;
-    // Points under the memory roof, or serialized near the ridge, in a mix
-    // that stores, while the load mix held on buffers sized the same way:
-    // not a spill, but the stores beside the FP op (seen on Zen 3: 2ld1st
-    // points at 1/32 flop/byte, 32 stores to 12 FMAs, 16-35% under).
-    if stores && c.load_mix_held && !shared && (f.sloped_bias < -threshold || f.overlap < 0.5) {
-        return format!(
-            "points sit below min(P, AI x B) (overlap {:.0}%) while the load mix held on buffers sized the same way: the roofs and sizes are right, but the core did not issue this mix's stores beside the FP op at full rate ({STORE_FMA})",
-            f.overlap * 100.0
-        );
-    }
-    // Little overlap near the ridge while the points far from it roughly
-    // hold: the model's min() is what fails, not a roof.
-    if f.overlap < 0.5 && f.far_sloped_bias.abs() <= 2.0 * threshold && shared {
-        format!(
-            "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the kernel is latency bound there: the FP work between its loads fills the reorder buffer and leaves room for too few misses in flight to cover the memory latency, which the prefetching kernels run from half the ridge up did not make up for here; more threads reach the roof",
-            f.overlap * 100.0
-        )
-    } else if f.overlap < 0.5 && f.far_sloped_bias.abs() <= 2.0 * threshold {
-        format!(
-            "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the roofs are right, but the core did not issue this mix's accesses beside the FP op at full rate, so min(P, AI x B) is optimistic there{}",
-            f.overlap * 100.0,
-            if stores {
-                format!(" ({STORE_FMA})")
-            } else {
-                " (loads beside FMAs overlap fully on the cores measured so far: other work on this core is the likelier cause; run again on an idle machine)".into()
-            }
-        )
-    } else if f.sloped_bias < -threshold && far_ok {
-        format!(
-            "points near the ridge sit below min(P, AI x B) while those far from it hold: memory and FP work overlap only in part there (overlap {:.0}%)",
-            f.overlap * 100.0
-        )
-    } else if f.sloped_bias > threshold {
-        "points sit above the memory roof: the bandwidth roof was under-measured".into()
-    } else if f.sloped_bias < -threshold {
-        format!(
-            "points sit below the memory roof: the buffer spills to the next level, or the bandwidth roof was over-measured{}",
-            if shared {
-                ""
-            } else {
-                ", or other work on an SMT sibling took the core's load and store path during points (a spell that ended before the core guard's probe after them)"
-            }
-        )
-    } else if f.flat_bias < -threshold {
-        if c.threads > 1 {
-            format!(
-                "points sit below the {}-thread FP roof: other work shared the cores during the sweep (a tenant on an SMT sibling taking less than the core guard waits out), the kernel is latency bound there, or the FP roof was over-measured",
-                c.threads
+}
+
+/// Find a usable roof; an input error naming it and the fix when missing.
+fn find_roof<'a>(
+    doc: &'a Document,
+    pred: impl Fn(&Roof) -> bool,
+    what: String,
+    fix: &str,
+) -> Result<&'a Roof> {
+    doc.roofs
+        .iter()
+        .find(|r| pred(r) && r.usable())
+        .ok_or_else(|| Error::input(format!("the results have no {what} roof; {fix}")))
+}
+
+/// The ISA validated: the widest with compute roofs in the results.
+fn isa_of(doc: &Document) -> Result<Isa> {
+    doc.roofs
+        .iter()
+        .filter(|r| r.kind == Kind::Compute)
+        .map(|r| r.isa)
+        .max()
+        .ok_or_else(|| {
+            Error::input(
+                "the results have no compute roof to validate against; run `carmbench run` with --ops fma",
             )
-        } else {
-            "points sit below the FP roof: the kernel is latency bound there, or the FP roof was over-measured".into()
-        }
-    } else if f.flat_bias > threshold {
-        "points sit above the FP roof: the FP roof was under-measured".into()
-    } else {
-        format!(
-            "the deviation is at the ridge, where memory and FP work must overlap perfectly (overlap {:.0}%)",
-            f.overlap * 100.0
-        )
+        })
+}
+
+/// The sweeps of `doc` on `machine`: per thread count, precision, op, mix
+/// and level of the results. Every roof they need must exist before
+/// anything runs.
+pub fn plan_sweeps(doc: &Document, machine: &Machine, o: &Options) -> Result<Vec<Sweep>> {
+    if doc.machine.topology.cpu_model != machine.cpu_model
+        || doc.machine.topology.cores != machine.cores
+    {
+        return Err(Error::input(format!(
+            "these results were measured on {} ({} cores), not on this machine ({}, {} cores); validate on the machine that measured them",
+            doc.cpu_name(),
+            doc.machine.topology.cores,
+            machine.cpu_model.as_deref().unwrap_or("unknown CPU"),
+            machine.cores
+        )));
     }
+    let isa = isa_of(doc)?;
+    if doc.plan.levels.is_empty() {
+        return Err(Error::input("the results hold no memory level to validate"));
+    }
+    let mut sweeps = Vec::new();
+    for &t in &doc.plan.threads {
+        let ranges = sizing::ranges(machine, t);
+        for &p in &doc.plan.precision {
+            for &op in &o.ops {
+                let fp = find_roof(
+                    doc,
+                    |r| {
+                        r.kind == Kind::Compute
+                            && r.op == Some(op)
+                            && r.isa == isa
+                            && r.precision == Some(p)
+                            && r.threads == t
+                    },
+                    format!("{op} {p} {isa} {t}-thread"),
+                    "run `carmbench run` with that op, precision and thread count",
+                )?;
+                for &mix in &o.mixes {
+                    let role = |prefetching| Role::Validation {
+                        mix,
+                        op,
+                        precision: p,
+                        prefetching,
+                    };
+                    let k = kernels::find(isa, role(false))
+                        .expect("validation kernels cover every mix, op, ISA");
+                    for &level in &doc.plan.levels {
+                        let bw = find_roof(
+                            doc,
+                            |r| {
+                                r.kind == Kind::Bandwidth
+                                    && r.level == Some(level)
+                                    && r.mix == Some(mix)
+                                    && r.isa == isa
+                                    && r.threads == t
+                            },
+                            format!("{level} {mix} {isa} {t}-thread"),
+                            "run `carmbench run` with that level (--levels) and mix (--mixes)",
+                        )?;
+                        let range = range_of(&ranges, level).ok_or_else(|| {
+                            Error::input(format!(
+                                "this machine has no level {level}, which the results hold"
+                            ))
+                        })?;
+                        // The middle of a cache level's range, safe from both of its
+                        // edges; for memory the low end, already several times
+                        // every cache (each pass of a larger buffer only costs time).
+                        let sizes = sizing::sizes_in_range(range, 3);
+                        let bytes = if level.is_memory() {
+                            sizes[0]
+                        } else {
+                            sizes[sizes.len() / 2]
+                        };
+                        let scope = machine.scope(level);
+                        let ridge = crate::roofline::ridge(fp.value(), bw.value());
+                        let off_core = !scope.own_core();
+                        sweeps.push(Sweep {
+                            threads: t,
+                            precision: p,
+                            op,
+                            mix,
+                            level,
+                            scope,
+                            kernel: k,
+                            bytes,
+                            fp_per_cycle: fp.per_cycle,
+                            bw_per_cycle: bw.per_cycle,
+                            bw_gb_per_s: bw.value(),
+                            reference: off_core
+                                .then(|| kernels::find(isa, Role::Bandwidth(mix)))
+                                .flatten(),
+                            prefetching: off_core.then(|| kernels::find(isa, role(true))).flatten(),
+                            ridge,
+                            shapes: shapes::shapes(&k.decl, &shapes::targets(&[ridge])),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    // One bench per thread count and level, shared by every sweep there.
+    sweeps.sort_by_key(|s| (s.threads, s.level));
+    Ok(sweeps)
+}
+
+/// Run the sweep on this machine against `doc`'s roofs; the points replace
+/// any earlier points of the same sweeps in `doc.validation`.
+pub fn validate_doc(
+    doc: &mut Document,
+    machine: &Machine,
+    o: &Options,
+) -> Result<Vec<LevelResult>> {
+    let sweeps = plan_sweeps(doc, machine, o)?;
+    interrupt::install();
+    let bar = campaign::progress(
+        sweeps.iter().map(Sweep::steps).sum::<usize>() as u64,
+        "validating ",
+    );
+    let mut rig = Cores::new(&machine.core_first_pu);
+    let out = run_sweeps(&mut rig, doc, &sweeps, &bar)?;
+    bar.finish_and_clear();
+    Ok(out)
+}
+
+/// Run `sweeps` on `rig` against `doc`'s roofs, their points replacing any
+/// earlier points of the same sweeps. Two attempts per point, not three:
+/// on a noisy host every point would use all three, and the points that
+/// stay low get a second look anyway.
+pub fn run_sweeps(
+    rig: &mut impl Rig,
+    doc: &mut Document,
+    sweeps: &[Sweep],
+    bar: &ProgressBar,
+) -> Result<Vec<LevelResult>> {
+    let isa = isa_of(doc)?;
+    let settings = Settings {
+        attempts: 2,
+        ..Settings::new(
+            Duration::from_secs_f64(doc.plan.min_sample_ms / 1e3),
+            doc.plan.samples.clamp(3, 5),
+        )
+    };
+    // The guard probes FMA after every point, and L1 loads too at the
+    // core's own levels (a tenant on an SMT sibling can take either), with
+    // any threads.
+    let mut guard = crate::roofs::core_guard(&doc.roofs, Some(isa));
+    let guard_alloc = guard.as_ref().map_or(0, |g| g.alloc());
+    let done = campaign::in_benches(
+        rig,
+        sweeps,
+        |s| (s.threads, s.level),
+        |group| {
+            group
+                .iter()
+                .flat_map(|s| {
+                    s.shapes
+                        .iter()
+                        .map(|sh| pool::alloc_for(s.kernel_for(*sh), s.bytes, *sh))
+                        .chain(s.reference.map(|r| pool::alloc_for(r, s.bytes, Shape::ONE)))
+                })
+                .max()
+                .unwrap_or(0)
+                .max(guard_alloc)
+        },
+        None,
+        |bench, group| {
+            if let Some(g) = guard.as_mut() {
+                g.guard_loads(group[0].scope.own_core());
+            }
+            let started = bench.now();
+            let mut sw = Sweeper {
+                bench,
+                settings: &settings,
+                bar,
+                guard: guard.as_mut(),
+            };
+            let mut data = Vec::new();
+            for s in group {
+                if let Some(d) = sw.run(s)? {
+                    data.push((s, d));
+                }
+            }
+            // Second looks take at most half as long as the sweeps did.
+            let until = bench.now() + (bench.now() - started) / 2;
+            for (s, d) in &mut data {
+                let (_, pts) = evaluate::evaluate(s, isa, d);
+                let deviations: Vec<f64> = pts.iter().map(|p| p.deviation).collect();
+                sw.second_look(s, d, &deviations, until)?;
+            }
+            Ok(data
+                .iter()
+                .map(|(s, d)| evaluate::evaluate(s, isa, d))
+                .collect::<Vec<_>>())
+        },
+    )?;
+    let mut out = Vec::new();
+    for (r, pts) in done {
+        doc.replace_points(pts);
+        out.push(r);
+    }
+    // Report in the order of the sweeps: threads, precision, op, mix, level.
+    out.sort_by_key(|r| (r.threads, r.precision, r.op, r.mix, r.level));
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::Isa;
-    use crate::kernels::{Mix, Op, Precision, validation};
+    use crate::measure::fake::{Call, FakeRig, Outcome};
+    use crate::results::ValidationPoint;
+    use std::path::Path;
 
-    fn ctx(shared_level: bool, stores: bool) -> Context {
-        Context {
-            shared_level,
-            stores,
+    /// The Zen 5 fixture, with its L1 and FMA roofs only, 1 thread.
+    fn fixture() -> Document {
+        let mut d = crate::results::load(Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/zen5-avx512.yaml"
+        )))
+        .unwrap();
+        d.plan.threads = vec![1];
+        d.plan.levels = vec![Level::L1];
+        d
+    }
+
+    fn machine_of(doc: &Document) -> Machine {
+        doc.machine.topology.clone()
+    }
+
+    /// What the roofs predict for a call at the fake's clock: per cycle.
+    fn expected(doc: &Document, c: &Call) -> f64 {
+        let k = kernels::named(c.kernel).unwrap();
+        let fma = doc
+            .roofs
+            .iter()
+            .find(|r| r.op == Some(Op::Fma) && r.threads == 1 && r.isa == Isa::Avx512)
+            .unwrap();
+        let l1 = doc
+            .roofs
+            .iter()
+            .find(|r| {
+                r.level == Some(Level::L1) && r.mix == Some(k.decl.mix.unwrap()) && r.threads == 1
+            })
+            .unwrap();
+        (k.decl.intensity(c.shape) * l1.per_cycle).min(fma.per_cycle)
+    }
+
+    fn sweeps(doc: &Document, o: &Options) -> Vec<Sweep> {
+        plan_sweeps(doc, &machine_of(doc), o).unwrap()
+    }
+
+    #[test]
+    fn points_on_the_roofs_hold_and_replace_earlier_points() {
+        let mut doc = fixture();
+        let stale = ValidationPoint {
+            level: Level::L1,
+            isa: Isa::Avx512,
+            precision: Precision::Dp,
             threads: 1,
-            steal: 0.0,
-            shared_points: (0, 14),
-            rest_held: true,
-            load_mix_held: false,
-        }
-    }
-
-    #[test]
-    fn sweep_covers_the_range_and_the_ridges() {
-        let t = targets(&[0.18, 3.3]);
-        assert!(t[0] <= 1.0 / 32.0 && *t.last().unwrap() >= 32.0);
-        assert!(t.len() >= 12);
-        for r in [0.18, 3.3] {
-            assert!(
-                t.iter().filter(|x| **x > r / 2.1 && **x < r * 2.1).count() >= 4,
-                "dense around {r}"
-            );
-        }
-        assert!(t.windows(2).all(|w| w[0] < w[1]));
-    }
-
-    #[test]
-    fn shapes_hit_their_targets_exactly_by_construction() {
-        let d = validation(Mix::TwoLdOneSt, Op::Fma, Isa::Avx512, Precision::Dp)
-            .unwrap()
-            .decl;
-        // Unit: 16 FMA x 8 lanes x 2 = 256 flops over (16 + 8) x 64 = 1536 bytes.
-        assert_eq!(d.intensity(Shape::ONE), 256.0 / 1536.0);
-        for t in [1.0 / 32.0, 0.25, 1.0, 3.3, 32.0] {
-            let s = shape_for(&d, t);
-            let ai = d.intensity(s);
-            assert_eq!(ai, (s.k as f64 * 256.0) / (s.j as f64 * 1536.0));
-            assert!(
-                (ai / t).ln().abs() < 0.05,
-                "target {t}: got {ai} with {s:?}"
-            );
-        }
-        let sh = shapes(&d, &targets(&[0.3]));
-        assert!(sh.windows(2).all(|w| d.intensity(w[0]) < d.intensity(w[1])));
-    }
-
-    #[test]
-    fn deviation_and_fit_math() {
-        assert_eq!(expected(0.1, 100.0, 500.0), 50.0);
-        assert_eq!(expected(10.0, 100.0, 500.0), 100.0);
-        assert_eq!(deviation(95.0, 100.0), -0.05);
-        let pts = [
-            (0.05, -0.02),
-            (0.1, 0.01),
-            (0.2, -0.30),
-            (1.0, 0.0),
-            (4.0, -0.04),
-        ];
-        let f = fit(&pts, 0.5, &[]);
-        assert_eq!((f.n, f.sloped, f.flat), (5, 3, 2));
-        assert_eq!(f.median_abs_deviation, 0.02);
-        assert_eq!(f.worst, (0.2, -0.30));
-        assert_eq!(f.sloped_bias, -0.02);
-        assert_eq!(f.flat_bias, -0.02);
-        assert!(f.overlap.is_nan());
-        let low = fit(&[(0.1, -0.2), (0.2, -0.3), (2.0, 0.0)], 1.0, &[]);
-        assert!(likely_cause(&low, 0.1, ctx(false, false)).contains("spills"));
-        let near = [(0.05, -0.02), (0.5, -0.3), (0.8, -0.35), (2.0, 0.0)];
-        let ridge = fit(&near, 1.0, &[0.1, 0.0]);
-        assert_eq!(ridge.far_sloped_bias, -0.02);
-        assert_eq!(ridge.overlap, 0.05);
-        assert!(likely_cause(&ridge, 0.1, ctx(false, false)).contains("serialize"));
-        assert!(likely_cause(&ridge, 0.1, ctx(false, false)).contains("did not issue"));
-        // The store/FMA conflict is named for mixes that store, not for loads.
-        assert!(likely_cause(&ridge, 0.1, ctx(false, true)).contains("FP stores and FMAs"));
-        assert!(!likely_cause(&ridge, 0.1, ctx(false, false)).contains("FP stores"));
-        assert!(likely_cause(&ridge, 0.1, ctx(true, false)).contains("latency bound"));
-        // Little overlap, but the far points are far below too: a roof or the buffer.
-        let spill = fit(
-            &[(0.1, -0.4), (0.2, -0.5), (0.5, -0.5), (2.0, 0.0)],
-            1.0,
-            &[0.1],
-        );
-        assert!(likely_cause(&spill, 0.1, ctx(false, false)).contains("spills"));
-        // The same points of a mix that stores, where the load mix held:
-        // the stores beside the FP op, not a spill.
-        let held = Context {
-            load_mix_held: true,
-            ..ctx(false, true)
+            mix: Mix::Load,
+            op: Op::Fma,
+            kernel: "earlier".into(),
+            j: 1,
+            k: 1,
+            bytes_per_thread: 1,
+            ai: 1.0,
+            gflop_per_s: 1.0,
+            expected_gflop_per_s: 1.0,
+            clock_ghz: 3.0,
+            deviation: 0.0,
+            overlap: None,
+            reference_gb_per_s: None,
         };
-        let stored = likely_cause(&spill, 0.1, held);
+        let other = ValidationPoint {
+            threads: 7,
+            ..stale.clone()
+        };
+        doc.validation = vec![stale, other.clone()];
+        let o = Options {
+            mixes: vec![Mix::Load],
+            ..Options::default()
+        };
+        let d0 = doc.clone();
+        let mut rig = FakeRig::new(move |c| Outcome::steady(expected(&d0, c)));
+        let sw = sweeps(&doc, &o);
+        let res = run_sweeps(&mut rig, &mut doc, &sw, &ProgressBar::hidden()).unwrap();
+        assert_eq!(res.len(), 1);
+        assert!(res[0].fit.median_abs_deviation < 1e-9, "{:?}", res[0].fit);
+        assert_eq!(res[0].verdict(&res, 0.1), Verdict::Holds);
+        // The sweep's points replaced the stale one; the other sweep's kept.
+        assert_eq!(doc.validation.len(), sw[0].shapes.len() + 1);
+        assert!(doc.validation.contains(&other));
         assert!(
-            stored.contains("load mix held") && stored.contains("FP stores and FMAs"),
-            "{stored}"
+            doc.validation
+                .iter()
+                .all(|p| p.gflop_per_s > 1.0 || *p == other)
         );
-        assert!(!stored.contains("spills"));
-        let part = fit(&near, 1.0, &[0.7, 0.8]);
-        assert!(likely_cause(&part, 0.1, ctx(false, false)).contains("overlap only in part"));
-        let flat = fit(&[(0.1, 0.0), (2.0, -0.2), (4.0, -0.3)], 1.0, &[]);
-        assert!(likely_cause(&flat, 0.1, ctx(false, false)).contains("latency bound"));
-        let high = fit(&[(0.1, 0.2), (0.2, 0.3), (2.0, 0.0)], 1.0, &[]);
-        assert!(likely_cause(&high, 0.1, ctx(false, false)).contains("under-measured"));
+        // No second look: every point held.
+        assert_eq!(rig.measured().len(), sw[0].shapes.len());
     }
 
     #[test]
-    fn overlap_tells_side_by_side_from_one_after_the_other() {
-        // P = 100 GFLOP/s, B = 400 GB/s: ridge at 0.25 flop/byte.
-        let (p, b) = (100.0, 400.0);
-        assert_eq!(serial(0.25, p, b), 50.0);
-        assert!((serial(0.125, p, b) - 1.0 / (0.01 + 1.0 / 50.0)).abs() < 1e-12);
-        // At the model it overlaps fully; at the serial model not at all.
-        for ai in [0.125, 0.25, 0.5] {
-            let full = overlap(expected(ai, p, b), ai, p, b).unwrap();
-            let none = overlap(serial(ai, p, b), ai, p, b).unwrap();
-            assert!((full - 1.0).abs() < 1e-12 && none.abs() < 1e-12, "{ai}");
-        }
-        // Half way in time per flop: 0.5.
-        let t = (1.0 / expected(0.25, p, b) + 1.0 / serial(0.25, p, b)) / 2.0;
-        assert!((overlap(1.0 / t, 0.25, p, b).unwrap() - 0.5).abs() < 1e-12);
-        // Far from the ridge the two models agree: no verdict.
-        assert_eq!(overlap(10.0, 0.01, p, b), None);
-        assert_eq!(overlap(100.0, 4.0, p, b), None);
-        assert_eq!(overlap(0.0, 0.25, p, b), None);
+    fn points_that_look_slowed_get_a_second_look_and_the_faster_is_kept() {
+        let mut doc = fixture();
+        let o = Options {
+            mixes: vec![Mix::Load],
+            ..Options::default()
+        };
+        let sw = sweeps(&doc, &o);
+        let n = sw[0].shapes.len();
+        // The first two points ran at 80% (a slow moment), then all at the roof.
+        let d0 = doc.clone();
+        let mut seen = 0;
+        let mut rig = FakeRig::new(move |c| {
+            seen += 1;
+            let e = expected(&d0, c);
+            Outcome::steady(if seen <= 2 { 0.8 * e } else { e })
+        });
+        let res = run_sweeps(&mut rig, &mut doc, &sw, &ProgressBar::hidden()).unwrap();
+        let calls = rig.measured();
+        // Measured again once each, at the end of the sweep.
+        assert_eq!(calls.len(), n + 2);
+        assert_eq!(calls[n].shape, calls[0].shape);
+        assert_eq!(calls[n + 1].shape, calls[1].shape);
+        assert!(res[0].fit.median_abs_deviation < 1e-9);
+        assert!(doc.validation.iter().all(|p| p.deviation.abs() < 1e-9));
+    }
+
+    #[test]
+    fn the_second_looks_stop_at_half_the_sweeps_time() {
+        let mut doc = fixture();
+        let o = Options {
+            mixes: vec![Mix::Load],
+            ..Options::default()
+        };
+        let sw = sweeps(&doc, &o);
+        let n = sw[0].shapes.len();
+        // Every point always at half its expected value, the second looks
+        // taking 5 times as long as the sweep's points.
+        let d0 = doc.clone();
+        let mut seen = 0;
+        let mut rig = FakeRig::new(move |c| {
+            seen += 1;
+            Outcome {
+                takes: Duration::from_millis(if seen > n { 100 } else { 20 }),
+                ..Outcome::steady(0.5 * expected(&d0, c))
+            }
+        });
+        let res = run_sweeps(&mut rig, &mut doc, &sw, &ProgressBar::hidden()).unwrap();
+        let looks = rig.measured().len() - n;
+        // n points of 20 ms: second looks may start within about 10 n ms,
+        // so at most about n / 10 + 1 of 100 ms each.
+        assert!(looks >= 1 && looks <= n / 10 + 2, "{looks} of {n}");
+        assert!(matches!(res[0].verdict(&res, 0.1), Verdict::Fails(_)));
     }
 }

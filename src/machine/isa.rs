@@ -54,7 +54,7 @@ impl Isa {
 
 impl fmt::Display for Isa {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.pad(self.name())
     }
 }
 
@@ -122,13 +122,4 @@ pub fn detect() -> IsaReport {
 /// Whether this CPU runs the family.
 pub fn supported(isa: Isa) -> bool {
     isa.required_features().iter().all(|f| has_feature(f))
-}
-
-/// The widest family this CPU runs.
-pub fn best() -> Isa {
-    Isa::ALL
-        .into_iter()
-        .rev()
-        .find(|i| supported(*i))
-        .unwrap_or(Isa::Scalar)
 }

@@ -1,4 +1,4 @@
-//! Running one kernel on pinned threads and timing it.
+//! The real [`Bench`]: a kernel run on pinned threads and timed.
 //!
 //! A [`Pool`] holds one pinned thread per core, each with its own buffer
 //! allocated and touched after pinning (first touch puts the pages on the
@@ -10,8 +10,9 @@
 //! is the median over the threads, each measuring its own core. One pool serves every
 //! measurement of a level and thread count, so buffers are made once.
 
+use super::bench::{Bench, Measurement, Rig, Settings};
 use super::clock;
-use super::stats::{Summary, summarize};
+use super::stats::summarize;
 use crate::kernels::{Kernel, Kind, Shape};
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,102 +29,16 @@ const HUGE_PAGE: usize = 2 << 20;
 /// Streams of one buffer start on separate pages (see [`layout`]).
 const STREAM_GAP: usize = 4096;
 
-/// Offset of the store stream within its page, relative to the load streams.
-/// Measured on Zen 5 (L1, AVX-512 2LD1ST, 12 to 38 KiB): with all streams at
-/// the same page offset the rate swung between 118 and 180 B/cycle with the
-/// buffer size (4K aliasing between loads and in-flight stores, and L1 bank
-/// conflicts); with the stores half a page off it stayed at 169-176.
+/// Offset of the store stream within its page, relative to the load streams:
+/// with every stream at the same page offset, loads and the stores in flight
+/// beside them alias on their low 12 address bits and L1 2LD1ST loses up to
+/// a third of its rate with the buffer size (docs/evidence.md, "Stream
+/// layout").
 pub const STORE_SKEW: usize = 2048;
-
-/// How long and how often to sample.
-#[derive(Debug, Clone, Copy)]
-pub struct Settings {
-    /// A sample lasts at least this long.
-    pub min_sample: Duration,
-    /// Samples kept.
-    pub samples: usize,
-    /// Attempts of [`measure_steady`] at most.
-    pub attempts: usize,
-}
-
-impl Settings {
-    /// Samples of at least `min_sample` each, up to [`ATTEMPTS`] attempts.
-    pub fn new(min_sample: Duration, samples: usize) -> Self {
-        Settings {
-            min_sample,
-            samples,
-            attempts: ATTEMPTS,
-        }
-    }
-}
 
 /// Length of the clock probe run before each sample and after the last
 /// (see [`clock::estimate`]).
 pub const PROBE: Duration = Duration::from_micros(500);
-
-/// Result of one measurement.
-#[derive(Debug, Clone)]
-pub struct Measurement {
-    /// Seconds per sample (slowest thread).
-    pub seconds: Vec<f64>,
-    /// Rate per sample: bytes/s (bandwidth) or flops/s (compute), all threads.
-    pub rates: Summary,
-    /// Bytes each thread's buffer actually spans (bandwidth kernels).
-    pub bytes_per_thread: u64,
-    /// Inner iterations per run: a pass, or one part of it (see `parts`).
-    pub iters: u64,
-    /// Passes per sample.
-    pub passes: u64,
-    /// Parts a pass over the buffer is split into, one part per sample in
-    /// turn (1: every sample walks the whole buffer; see [`MAX_PARTS`]).
-    pub parts: u64,
-    /// Core clock probed before each sample and after the last, GHz (each
-    /// the median over the threads), in time order.
-    pub clock_probes: Vec<f64>,
-    /// Share of the measurement's time the host took from one of its CPUs
-    /// (see [`super::steal`]).
-    pub steal: f64,
-}
-
-impl Measurement {
-    /// The measured rate: the fastest sample (bytes/s or flops/s).
-    ///
-    /// Other work on the machine (an interrupt, a host running another
-    /// guest on this vCPU or on its SMT sibling, a neighbour on the shared
-    /// L3 or memory) only ever slows a sample down, never speeds it up, so
-    /// the fastest of several samples is the estimate of what the kernel
-    /// does on the core alone (Chen & Revels, "Robust benchmarking in noisy
-    /// environments", arXiv:1608.04295, 2016, show timing noise is
-    /// non-negative and recommend the minimum time). Measured on a shared
-    /// Zen 3 host with 4000 samples of 0.5 ms (AVX2 2LD1ST in L1): the
-    /// fastest 10% sat at 94.7-95.3 B/cycle (99% of the limit) while the
-    /// median moved between 75 and 87 from one minute to the next. The
-    /// median, quartiles and CV stay in [`Measurement::rates`] to show the
-    /// spread.
-    pub fn value(&self) -> f64 {
-        self.rates.max
-    }
-    /// The core clock while the samples ran, GHz: see [`clock::estimate`].
-    pub fn clock_ghz(&self) -> f64 {
-        clock::estimate(&self.clock_probes)
-    }
-    /// The rate per cycle of the clock (bytes or flops per cycle): how two
-    /// measurements of one kernel are compared when the clock moved between
-    /// them.
-    pub fn per_cycle(&self) -> f64 {
-        self.value() / 1e9 / self.clock_ghz()
-    }
-    /// Relative change of the clock between the first and the second half
-    /// of the probes (each half estimated as in [`clock::estimate`]).
-    pub fn clock_drift(&self) -> f64 {
-        let (a, b) = self.clock_probes.split_at(self.clock_probes.len() / 2);
-        if a.is_empty() {
-            return 0.0;
-        }
-        let (a, b) = (clock::estimate(a), clock::estimate(b));
-        (b - a).abs() / a
-    }
-}
 
 /// A page-aligned, zero-initialised buffer owned by one thread.
 struct Buffer {
@@ -164,7 +79,7 @@ impl Drop for Buffer {
 
 /// Stream layout of a bandwidth kernel within a thread's buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Layout3 {
+pub struct StreamLayout {
     /// Inner iterations per pass.
     pub iters: u64,
     /// Offsets of streams A, B, C in the buffer.
@@ -182,7 +97,7 @@ pub struct Layout3 {
 /// each stream gets its share. Load streams start on page boundaries; the
 /// store stream starts [`STORE_SKEW`] (half a page) further, so its low 12
 /// address bits never equal those of the loads issued beside it.
-pub fn layout(k: &Kernel, bytes: u64, shape: Shape) -> Layout3 {
+pub fn layout(k: &Kernel, bytes: u64, shape: Shape) -> StreamLayout {
     let d = &k.decl;
     let j = u64::from(shape.j);
     let per_iter = d.shaped_bytes(shape).max(1);
@@ -198,7 +113,7 @@ pub fn layout(k: &Kernel, bytes: u64, shape: Shape) -> Layout3 {
         off_b
     } + STORE_SKEW;
     let adv_a = (j * d.load_bytes_per_iter() / ls) as usize;
-    Layout3 {
+    StreamLayout {
         iters,
         offsets: [0, off_b, off_c],
         alloc: off_c + page(c).max(STREAM_GAP),
@@ -215,12 +130,12 @@ pub fn layout(k: &Kernel, bytes: u64, shape: Shape) -> Layout3 {
 /// Most parts a pass over a buffer is split into.
 ///
 /// When one pass over the buffer outlasts two minimum samples (a DRAM
-/// buffer of 128 MiB at 16 flop/byte takes about 80 ms here), a sample
+/// buffer of 128 MiB at 16 flop/byte takes tens of milliseconds), a sample
 /// walks one part of it, the next sample the next part, and so on around the
 /// buffer. Every byte is still touched once per whole buffer's worth of
 /// traffic, so what the level holds and what spills is the same as with
 /// whole passes, but a sample lasts a few milliseconds instead of one long
-/// pass: a validation sweep at DRAM took a third of the time.
+/// pass.
 pub const MAX_PARTS: u64 = 16;
 
 /// Into how many parts to split a pass that lasted `pass` seconds, so that
@@ -234,7 +149,7 @@ pub fn parts_for(pass: f64, min: f64, iters: u64) -> u64 {
     ((pass / min).floor() as u64).clamp(1, MAX_PARTS.min(iters.max(1)))
 }
 
-impl Layout3 {
+impl StreamLayout {
     /// Offsets of the streams for part `i` of `parts` (each part
     /// `iters / parts` inner iterations long).
     pub fn part_offsets(&self, i: u64, parts: u64) -> [usize; 3] {
@@ -282,11 +197,53 @@ pub struct Pool<'a> {
     n: usize,
     alloc: usize,
     cpus: &'a [usize],
+    /// When the rig that opened it started ([`Bench::now`]).
+    start: Instant,
+}
+
+/// The machine's cores as a [`Rig`]: benches of the first `threads` cores,
+/// one pinned thread on each (its first hardware thread).
+pub struct Cores {
+    cpus: Vec<usize>,
+    start: Instant,
+}
+
+impl Cores {
+    /// A rig on `cpus` (the CPU each core's thread is pinned to, in core
+    /// order), started now.
+    pub fn new(cpus: &[usize]) -> Cores {
+        Cores {
+            cpus: cpus.to_vec(),
+            start: Instant::now(),
+        }
+    }
+}
+
+impl Rig for Cores {
+    fn with_bench<R>(
+        &mut self,
+        threads: usize,
+        alloc: usize,
+        f: impl FnOnce(&dyn Bench) -> R,
+    ) -> Result<R, String> {
+        let cpus = &self.cpus[..threads.clamp(1, self.cpus.len())];
+        with_pool(cpus, alloc, self.start, |p| f(p))
+    }
+
+    fn now(&self) -> Duration {
+        self.start.elapsed()
+    }
 }
 
 /// Start a pool on `cpus` with `alloc` bytes of buffer per thread, run `f`
-/// with it, and stop it. Fails when a buffer cannot be allocated.
-pub fn with_pool<R>(cpus: &[usize], alloc: usize, f: impl FnOnce(&Pool) -> R) -> Result<R, String> {
+/// with it, and stop it. Fails when a buffer cannot be allocated. `start`
+/// is the origin of its [`Bench::now`].
+pub fn with_pool<R>(
+    cpus: &[usize],
+    alloc: usize,
+    start: Instant,
+    f: impl FnOnce(&Pool) -> R,
+) -> Result<R, String> {
     let n = cpus.len().max(1);
     let sh = Shared {
         start: Barrier::new(n + 1),
@@ -307,7 +264,7 @@ pub fn with_pool<R>(cpus: &[usize], alloc: usize, f: impl FnOnce(&Pool) -> R) ->
         let out = if sh.alloc_failed.load(Ordering::SeqCst) {
             Ok(Err(format!(
                 "cannot allocate a {} buffer per thread",
-                crate::topology::sizing::human_bytes(alloc as u64)
+                crate::units::human_bytes(alloc as u64)
             )))
         } else {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -316,6 +273,7 @@ pub fn with_pool<R>(cpus: &[usize], alloc: usize, f: impl FnOnce(&Pool) -> R) ->
                     n,
                     alloc,
                     cpus,
+                    start,
                 }))
             }))
         };
@@ -382,11 +340,6 @@ fn worker(tid: usize, cpu: usize, alloc: usize, sh: &Shared) {
 }
 
 impl Pool<'_> {
-    /// Threads in the pool.
-    pub fn threads(&self) -> usize {
-        self.n
-    }
-
     fn step(&self, step: Step) {
         *self.sh.step.lock().unwrap() = step;
         self.sh.start.wait();
@@ -398,7 +351,7 @@ impl Pool<'_> {
     /// enough: if the OS delays one worker, the workers run one after the
     /// other, each alone with the whole shared bandwidth, and the slowest
     /// single time would credit their sum of bytes to one worker's time.
-    fn slowest(&self) -> f64 {
+    fn span_of_last_run(&self) -> f64 {
         span(&self.sh.times.lock().unwrap())
     }
 
@@ -415,7 +368,7 @@ impl Pool<'_> {
         kernel: &Kernel,
         bytes: u64,
         shape: Shape,
-    ) -> Result<(Option<Layout3>, u64, [usize; 3]), String> {
+    ) -> Result<(Option<StreamLayout>, u64, [usize; 3]), String> {
         let lay = (kernel.decl.kind != Kind::Compute).then(|| layout(kernel, bytes, shape));
         if let Some(l) = lay
             && l.alloc > self.alloc
@@ -441,15 +394,24 @@ impl Pool<'_> {
         };
         per_iter as f64 * iters as f64 * passes as f64 * self.n as f64
     }
+}
 
-    /// A probe's quick look: one run of `kernel` over `bytes` per thread
-    /// lasting at least `min`, and the core clock probed once before it:
-    /// the run's rate (bytes or flops per second, all threads together) and
-    /// the clock (GHz). `passes` carries the run's length from one look to
-    /// the next (0 at first: calibrated here), so that a look costs one
-    /// clock probe and one run, not the calibration, clock, samples and
-    /// clock of [`Pool::measure`].
-    pub fn glance(
+/// See [`Bench`] for what each method does; here the pool's threads run
+/// the kernel at a barrier.
+impl Bench for Pool<'_> {
+    fn threads(&self) -> usize {
+        self.n
+    }
+
+    fn now(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    fn pause(&self, d: Duration) {
+        std::thread::sleep(d);
+    }
+
+    fn quick_rate(
         &self,
         kernel: &'static Kernel,
         bytes: u64,
@@ -468,7 +430,7 @@ impl Pool<'_> {
                 passes: *passes,
                 shape: Shape::ONE,
             });
-            let t = self.slowest().max(1e-9);
+            let t = self.span_of_last_run().max(1e-9);
             let rate = self.work(kernel, Shape::ONE, iters, *passes) / t;
             // The next run lasts about 1.25 min.
             *passes = ((*passes as f64 * (min * 1.25 / t).clamp(1e-3, 1e3)) as u64).max(1);
@@ -478,11 +440,7 @@ impl Pool<'_> {
         }
     }
 
-    /// Measure `kernel` with `bytes` of working set per thread (bandwidth
-    /// and validation kernels) and `shape` (validation kernels): calibrate
-    /// the passes until a run lasts the minimum time (that run is also the
-    /// warm-up), clock, samples, clock.
-    pub fn measure(
+    fn measure(
         &self,
         kernel: &'static Kernel,
         bytes: u64,
@@ -502,7 +460,7 @@ impl Pool<'_> {
         let mut passes = 1u64;
         loop {
             self.step(run(offsets, iters, passes));
-            let t = self.slowest();
+            let t = self.span_of_last_run();
             if t >= min {
                 break;
             }
@@ -516,14 +474,14 @@ impl Pool<'_> {
         // the samples start after that part, keeping every part's reuse
         // distance a whole buffer.
         let mut parts = match lay {
-            Some(_) if passes == 1 => parts_for(self.slowest(), min, iters),
+            Some(_) if passes == 1 => parts_for(self.span_of_last_run(), min, iters),
             _ => 1,
         };
         let mut first = 0;
         if let Some(l) = lay {
             while parts > 1 {
                 self.step(run(l.part_offsets(0, parts), iters / parts, 1));
-                let t = self.slowest();
+                let t = self.span_of_last_run();
                 first = 1;
                 if t >= min {
                     break;
@@ -538,7 +496,7 @@ impl Pool<'_> {
             clock_probes.push(self.clock());
             let offsets = lay.map_or(offsets, |l| l.part_offsets(first + i as u64, parts));
             self.step(run(offsets, part_iters, passes));
-            seconds.push(self.slowest());
+            seconds.push(self.span_of_last_run());
         }
         clock_probes.push(self.clock());
         let steal = super::steal::fraction(
@@ -580,67 +538,6 @@ pub fn alloc_for(kernel: &Kernel, bytes: u64, shape: Shape) -> usize {
     }
 }
 
-/// Run `kernel` on the given CPUs (one thread each), with `bytes` of buffer
-/// per thread for bandwidth kernels: a pool for one measurement.
-pub fn measure(
-    kernel: &'static Kernel,
-    cpus: &[usize],
-    bytes: u64,
-    s: &Settings,
-) -> Result<Measurement, String> {
-    with_pool(cpus, alloc_for(kernel, bytes, Shape::ONE), |p| {
-        p.measure(kernel, bytes, Shape::ONE, s)
-    })?
-}
-
-/// Clock drift above which a measurement counts as disturbed.
-pub const DRIFT_LIMIT: f64 = 0.05;
-/// Attempts per measurement at most, by default.
-pub const ATTEMPTS: usize = 3;
-
-/// [`Pool::measure`], measured again until its value can be trusted, up to
-/// `s.attempts` times; of the attempts, the one with the highest
-/// [`Measurement::value`] per cycle is kept (interference only ever slows a
-/// kernel down). A value is trusted when the attempt was steady (CV of the
-/// samples within `cv_limit`, clock drift within [`DRIFT_LIMIT`], the host's
-/// steal within [`super::steal::LIMIT`]), or when two attempts without
-/// steal agree per cycle within `cv_limit`: both then found the kernel on
-/// the core alone. On a shared host a kernel can run slow for
-/// tens of milliseconds at a time (AVX2 2LD1ST in L1 on a shared Zen 3:
-/// 52-94 B/cycle from one attempt to the next), longer than one attempt;
-/// `carmbench run` measures such roofs again seconds later. Stops retrying
-/// once Ctrl-C was pressed.
-pub fn measure_steady(
-    pool: &Pool,
-    kernel: &'static Kernel,
-    bytes: u64,
-    s: &Settings,
-    shape: Shape,
-    cv_limit: f64,
-) -> Result<Measurement, String> {
-    let mut best: Option<Measurement> = None;
-    for _ in 0..s.attempts.max(1) {
-        let m = pool.measure(kernel, bytes, shape, s)?;
-        let steady = m.rates.cv <= cv_limit
-            && m.clock_drift() <= DRIFT_LIMIT
-            && m.steal <= super::steal::LIMIT;
-        // Two attempts slowed alike by a host time-sharing the CPUs agree
-        // too: only attempts the host left alone count.
-        let unstolen = |x: &Measurement| x.steal <= super::steal::LIMIT;
-        let agrees = best.as_ref().is_some_and(|b| {
-            let (x, y) = (m.per_cycle(), b.per_cycle());
-            unstolen(&m) && unstolen(b) && (x - y).abs() <= cv_limit * x.max(y)
-        });
-        if best.as_ref().is_none_or(|b| m.per_cycle() > b.per_cycle()) {
-            best = Some(m);
-        }
-        if steady || agrees || super::interrupt::requested() {
-            break;
-        }
-    }
-    Ok(best.expect("at least one attempt"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -663,7 +560,7 @@ mod tests {
     #[test]
     fn a_panic_in_a_pool_stops_its_workers_and_goes_on() {
         let caught = std::panic::catch_unwind(|| {
-            with_pool(&[0], 4096, |pool| {
+            with_pool(&[0], 4096, Instant::now(), |pool| {
                 pool.clock();
                 panic!("a failing check inside a pool");
             })
@@ -672,31 +569,33 @@ mod tests {
     }
 
     #[test]
-    fn a_glance_calibrates_once_then_runs_once() {
-        use crate::isa::Isa;
-        use crate::kernels::{Mix, Op, Precision, bandwidth, compute};
-        let add = compute(Op::Add, Isa::Scalar, Precision::Dp).unwrap();
-        let load = bandwidth(Mix::Load, Isa::Scalar).unwrap();
+    fn a_quick_look_calibrates_once_then_runs_once() {
+        use crate::kernels::{Mix, Op, Precision, Role, find};
+        use crate::machine::isa::Isa;
+        let add = find(Isa::Scalar, Role::Compute(Op::Add, Precision::Dp)).unwrap();
+        let load = find(Isa::Scalar, Role::Bandwidth(Mix::Load)).unwrap();
         let bytes = 16 << 10;
         let min = Duration::from_millis(1);
-        with_pool(&[0], alloc_for(load, bytes, Shape::ONE), |pool| {
-            for k in [add, load] {
+        let mut cores = Cores::new(&[0]);
+        cores
+            .with_bench(1, alloc_for(load, bytes, Shape::ONE), |pool| {
+                for k in [add, load] {
+                    let mut passes = 0;
+                    let (first, ghz) = pool.quick_rate(k, bytes, min, &mut passes).unwrap();
+                    assert!(first.is_finite() && first > 0.0, "{}: {first}", k.decl.name);
+                    assert!(ghz > 0.1 && ghz < 10.0, "{ghz} GHz");
+                    assert!(passes >= 1, "calibrated: {passes}");
+                    // Calibrated: a clock probe and one run of at least `min`.
+                    let t = Instant::now();
+                    let (again, _) = pool.quick_rate(k, bytes, min, &mut passes).unwrap();
+                    assert!(again.is_finite() && again > 0.0);
+                    assert!(t.elapsed() >= min, "{:?}", t.elapsed());
+                }
+                // A buffer larger than the pool's is refused, not overrun.
                 let mut passes = 0;
-                let (first, ghz) = pool.glance(k, bytes, min, &mut passes).unwrap();
-                assert!(first.is_finite() && first > 0.0, "{}: {first}", k.decl.name);
-                assert!(ghz > 0.1 && ghz < 10.0, "{ghz} GHz");
-                assert!(passes >= 1, "calibrated: {passes}");
-                // Calibrated: a clock probe and one run of at least `min`.
-                let t = Instant::now();
-                let (again, _) = pool.glance(k, bytes, min, &mut passes).unwrap();
-                assert!(again.is_finite() && again > 0.0);
-                assert!(t.elapsed() >= min, "{:?}", t.elapsed());
-            }
-            // A buffer larger than the pool's is refused, not overrun.
-            let mut passes = 0;
-            assert!(pool.glance(load, 1 << 30, min, &mut passes).is_err());
-        })
-        .unwrap();
+                assert!(pool.quick_rate(load, 1 << 30, min, &mut passes).is_err());
+            })
+            .unwrap();
     }
 
     #[test]

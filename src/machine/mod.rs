@@ -1,12 +1,20 @@
-//! Topology: what the machine looks like, read from hwloc once and turned
-//! into plain data ([`Machine`]) that the rest of the pipeline uses.
+//! What this machine is: its topology read from hwloc once and turned into
+//! plain data ([`Machine`]), its memory levels ([`level`]), the buffer
+//! sizes that measure each ([`sizing`]), what its CPU runs ([`isa`]) and
+//! which CPU it is ([`cpuid`]).
 //!
 //! The walk follows each core's ancestry upwards, keeping the data and
 //! unified caches (instruction caches are skipped), and counts how many cores
 //! sit under one instance of each level. NUMA nodes are hwloc "memory
 //! children", not ancestors, so they are collected separately.
 
+pub mod cpuid;
+pub mod isa;
+pub mod level;
+pub mod report;
 pub mod sizing;
+
+pub use level::{Level, Scope};
 
 use crate::error::{Error, Result};
 use hwlocality::Topology;
@@ -30,7 +38,7 @@ pub enum Source {
 /// One data-cache level as seen from a core.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CacheLevel {
-    /// "L1d", "L2", "L3", ...
+    /// "L1d", "L2", "L3", ... (see [`Level::cache_name`]).
     pub name: String,
     /// Cache depth (1 for L1).
     pub depth: usize,
@@ -112,6 +120,39 @@ impl Machine {
     /// Last-level cache, if the machine has caches at all.
     pub fn llc(&self) -> Option<&CacheLevel> {
         self.caches.last()
+    }
+
+    /// Its memory levels, in hierarchy order: each data cache, then DRAM.
+    pub fn levels(&self) -> Vec<Level> {
+        self.caches
+            .iter()
+            .map(CacheLevel::level)
+            .chain(std::iter::once(Level::Dram))
+            .collect()
+    }
+
+    /// Whom `level` serves on this machine; a level it does not have counts
+    /// as shared.
+    pub fn scope(&self, level: Level) -> Scope {
+        match level {
+            Level::Dram => Scope::Memory,
+            l => match self.caches.iter().find(|c| c.level() == l) {
+                Some(c) if c.cores_sharing <= 1 => Scope::Core,
+                _ => Scope::Shared,
+            },
+        }
+    }
+
+    /// The scope of a roof's resource: `None` (FP pipes) is the core's own.
+    pub fn scope_of(&self, level: Option<Level>) -> Scope {
+        level.map_or(Scope::Core, |l| self.scope(l))
+    }
+}
+
+impl CacheLevel {
+    /// The memory level this cache is.
+    pub fn level(&self) -> Level {
+        Level::cache(self.depth)
     }
 }
 
@@ -200,11 +241,7 @@ pub fn from_hwloc(topo: &Topology, source: &Source) -> Result<Machine> {
                         _ => None,
                     };
                     caches.push(CacheLevel {
-                        name: if depth == 1 {
-                            "L1d".to_string()
-                        } else {
-                            format!("L{depth}")
-                        },
+                        name: Level::cache(depth).cache_name(),
                         depth,
                         size_bytes: attr.size().map(|s| s.get()).unwrap_or(0),
                         line_bytes: attr.line_size().map(|l| l.get() as u64),

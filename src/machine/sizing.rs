@@ -1,6 +1,7 @@
 //! Sizing rule: the per-thread buffer range for each memory level.
 //!
-//! After LARM's Algorithm 1 (seed 002): a buffer measures level *k* when it
+//! After Algorithm 1 of LARM (Denoyelle et al., "Modeling Large Compute
+//! Nodes with Heterogeneous Memories with Cache-Aware Roofline Model"): a buffer measures level *k* when it
 //! no longer fits level *k−1* and still fits level *k*, both counted per
 //! thread, i.e. dividing each cache by the benchmark threads that share one
 //! instance of it. Threads are placed one per core, in hwloc's logical core
@@ -25,7 +26,8 @@
 //!   [`DRAM_MEM_SHARE`] of the usable memory (MemAvailable) split among the
 //!   threads.
 
-use super::{CacheLevel, Machine};
+use super::{CacheLevel, Level, Machine};
+use crate::units::human_bytes;
 use serde::{Deserialize, Serialize};
 
 /// Share of a level's per-thread capacity a buffer may use.
@@ -46,8 +48,8 @@ pub const DRAM_NO_CACHE_MIN: u64 = 64 << 20;
 /// The per-thread buffer range for one memory level and thread count.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct BufferRange {
-    /// "L1", "L2", "L3", ..., "DRAM".
-    pub level: String,
+    /// The level the range measures.
+    pub level: Level,
     /// Benchmark threads (one per core).
     pub threads: usize,
     /// Most benchmark threads under one instance of this level (caches).
@@ -65,9 +67,36 @@ pub struct BufferRange {
     pub note: Option<String>,
 }
 
-/// Level label used in roofs: "L1" for depth 1, "L2", ...
-pub fn level_label(c: &CacheLevel) -> String {
-    format!("L{}", c.depth)
+/// The buffer ranges of every level for one thread count.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ThreadRanges {
+    /// Benchmark threads.
+    pub threads: usize,
+    /// One range per level, caches then DRAM.
+    pub levels: Vec<BufferRange>,
+}
+
+/// The ranges of `machine` for each of `counts` threads.
+pub fn thread_ranges(machine: &Machine, counts: &[usize]) -> Vec<ThreadRanges> {
+    counts
+        .iter()
+        .map(|&t| ThreadRanges {
+            threads: t,
+            levels: ranges(machine, t),
+        })
+        .collect()
+}
+
+/// The thread counts a machine's ranges are shown for: 1 and all cores.
+pub fn shown_thread_counts(m: &Machine) -> Vec<usize> {
+    let mut v = vec![1, m.cores];
+    v.dedup();
+    v
+}
+
+/// The range of `level` among `ranges`.
+pub fn range_of(ranges: &[BufferRange], level: Level) -> Option<&BufferRange> {
+    ranges.iter().find(|r| r.level == level)
 }
 
 /// Most of the first `threads` cores (logical order) that fall in one
@@ -78,11 +107,6 @@ pub fn threads_per_instance(level: &CacheLevel, threads: usize) -> usize {
         *counts.entry(*inst).or_insert(0usize) += 1;
     }
     counts.values().copied().max().unwrap_or(1).max(1)
-}
-
-/// Per-thread capacity of `level` with `threads` threads.
-pub fn share(level: &CacheLevel, threads: usize) -> u64 {
-    level.size_bytes / threads_per_instance(level, threads) as u64
 }
 
 fn down(x: f64) -> u64 {
@@ -130,7 +154,7 @@ pub fn ranges(machine: &Machine, threads: usize) -> Vec<BufferRange> {
             }
         };
         out.push(BufferRange {
-            level: level_label(c),
+            level: c.level(),
             threads,
             threads_per_instance: tpi,
             share_bytes: Some(sh),
@@ -173,7 +197,7 @@ pub fn dram_range(machine: &Machine, threads: usize) -> BufferRange {
         (min, (2 * min).min(cap), true, None)
     };
     BufferRange {
-        level: "DRAM".to_string(),
+        level: Level::Dram,
         threads,
         threads_per_instance: threads,
         share_bytes: None,
@@ -200,35 +224,4 @@ pub fn sizes_in_range(r: &BufferRange, n: usize) -> Vec<u64> {
         .collect();
     v.dedup();
     v
-}
-
-/// Bytes as KiB/MiB/GiB text.
-pub fn human_bytes(b: u64) -> String {
-    const U: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut x = b as f64;
-    let mut i = 0;
-    while x >= 1024.0 && i + 1 < U.len() {
-        x /= 1024.0;
-        i += 1;
-    }
-    if i == 0 {
-        format!("{b} B")
-    } else if (x - x.round()).abs() < 0.005 {
-        format!("{} {}", x.round() as u64, U[i])
-    } else {
-        format!("{x:.2} {}", U[i])
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn human_bytes_units() {
-        assert_eq!(human_bytes(512), "512 B");
-        assert_eq!(human_bytes(48 * 1024), "48 KiB");
-        assert_eq!(human_bytes(1536 * 1024), "1.50 MiB");
-        assert_eq!(human_bytes(32 << 30), "32 GiB");
-    }
 }

@@ -1,0 +1,68 @@
+//! `carmbench compare`'s table, one format per file: every roof across the
+//! files with its ratio to the first, then the ridge points.
+
+mod csv;
+mod json;
+mod markdown;
+mod text;
+
+use crate::compare::{Cell, RidgeTable, Row};
+
+/// What a comparison shows.
+#[derive(Debug)]
+pub struct Comparison<'a> {
+    /// The files' short names, in order.
+    pub names: &'a [String],
+    /// The roofs across the files.
+    pub rows: &'a [Row],
+    /// The ridges per thread count.
+    pub ridges: &'a [RidgeTable],
+}
+
+/// Output formats of `carmbench compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareFormat {
+    /// Aligned text.
+    Text,
+    /// A Markdown table.
+    Markdown,
+    /// CSV.
+    Csv,
+    /// JSON.
+    Json,
+}
+
+/// The comparison in `format`.
+pub fn render(c: &Comparison, format: CompareFormat) -> String {
+    match format {
+        CompareFormat::Text => text::render(c),
+        CompareFormat::Markdown => markdown::render(c),
+        CompareFormat::Csv => csv::render(c),
+        CompareFormat::Json => json::render(c),
+    }
+}
+
+/// A cell as text: value, per cycle, ratio ("missing" where the file lacks
+/// the roof; the first file's ratio is 1).
+fn cell_text(c: &Option<Cell>, first: bool) -> (String, String, String) {
+    match c {
+        Some(c) => (
+            format!("{:.1}", c.value),
+            format!("{:.2}", c.per_cycle),
+            if first {
+                "1.00".into()
+            } else {
+                c.ratio.map_or("-".into(), |r| format!("{r:.2}"))
+            },
+        ),
+        None => ("missing".into(), "-".into(), "-".into()),
+    }
+}
+
+/// A file's ridges as "L1 0.123" items.
+fn ridge_items(r: &crate::compare::FileRidges) -> Vec<String> {
+    r.ridges
+        .iter()
+        .map(|x| format!("{} {:.3}", x.level, x.ai))
+        .collect()
+}

@@ -1,0 +1,51 @@
+//! The comparison as aligned text.
+
+use super::{Comparison, cell_text, ridge_items};
+use std::fmt::Write as _;
+
+pub(super) fn render(c: &Comparison) -> String {
+    let mut s = String::new();
+    for (i, n) in c.names.iter().enumerate() {
+        let _ = writeln!(s, "[{}] {n}", i + 1);
+    }
+    let _ = write!(s, "{:>3} {:<13} {:<16} {:<8}", "thr", "isa", "roof", "unit");
+    for i in 0..c.names.len() {
+        let _ = write!(
+            s,
+            " {:>10} {:>9} {:>6}",
+            format!("[{}]", i + 1),
+            "per cyc",
+            "ratio"
+        );
+    }
+    s.push('\n');
+    for r in c.rows {
+        let _ = write!(
+            s,
+            "{:>3} {:<13} {:<16} {:<8}",
+            r.key.threads,
+            r.isa_text(),
+            r.key.label(),
+            r.key.unit()
+        );
+        for (i, cell) in r.cells.iter().enumerate() {
+            let (v, p, q) = cell_text(cell, i == 0);
+            let _ = write!(s, " {v:>10} {p:>9} {q:>6}");
+        }
+        s.push('\n');
+    }
+    s.push_str("\nridge points (AI where each level's roof meets the top FP roof, flop/byte):\n");
+    for rd in c.ridges {
+        for f in &rd.files {
+            let _ = writeln!(
+                s,
+                "  {} thread(s) {} ({}): {}",
+                rd.threads,
+                f.file,
+                f.isa,
+                ridge_items(f).join("  ")
+            );
+        }
+    }
+    s
+}

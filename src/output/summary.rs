@@ -1,0 +1,111 @@
+//! The table `carmbench run` prints: every roof with its value, value per
+//! cycle, % of the theoretical limit, CV and flags, and a line under it for
+//! the flags that need one.
+
+use crate::kernels::Kernel;
+use crate::results::{Document, Flag};
+use std::fmt::Write as _;
+
+/// Flags explained under the table when a roof carries them.
+const EXPLAINED: [Flag; 2] = [Flag::SharedCore, Flag::Steal];
+
+/// The summary of `doc`; `skipped` are kernels of the plan this CPU cannot
+/// run.
+pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
+    let mut s = String::new();
+    let c = &doc.machine.clock.measured;
+    let _ = writeln!(
+        s,
+        "{} | {} | clock {:.2} GHz (TSC {:.2} GHz){}",
+        doc.cpu_name(),
+        doc.machine
+            .microarchitecture
+            .as_deref()
+            .unwrap_or("unknown microarchitecture"),
+        c.core_ghz(),
+        doc.machine.clock.tsc_ghz,
+        if doc.interrupted {
+            " | INTERRUPTED"
+        } else {
+            ""
+        }
+    );
+    let _ = writeln!(
+        s,
+        "bandwidths count the bytes the cores request (loads + stores), not write-allocate traffic"
+    );
+    let _ = writeln!(
+        s,
+        "{:<16} {:<7} {:>3} {:>16} {:>18} {:>8} {:>6}  flags",
+        "roof", "isa", "thr", "value", "per cycle", "% limit", "cv %"
+    );
+    for r in &doc.roofs {
+        let flags: Vec<&str> = r.flags.iter().map(|f| f.name()).collect();
+        let _ = writeln!(
+            s,
+            "{:<16} {:<7} {:>3} {:>8.1} {:<7} {:>7.2} {:<10} {:>8} {:>6.2}  {}",
+            r.label(),
+            r.isa.name(),
+            r.threads,
+            r.value(),
+            r.unit(),
+            r.per_cycle,
+            r.unit_per_cycle(),
+            r.percent_of_theoretical
+                .map_or("-".to_string(), |p| format!("{p:.1}")),
+            r.cv * 100.0,
+            flags.join(",")
+        );
+    }
+    for flag in EXPLAINED {
+        if doc.roofs.iter().any(|r| r.has(flag)) {
+            let _ = writeln!(s, "{flag}: {}", flag.meaning());
+        }
+    }
+    let isas: Vec<&str> = doc.machine.isa.skipped.iter().map(|i| i.name()).collect();
+    if !isas.is_empty() {
+        let _ = writeln!(s, "skipped ISAs (this CPU lacks them): {}", isas.join(", "));
+    }
+    for k in skipped {
+        let _ = writeln!(
+            s,
+            "skipped kernel {} (this CPU lacks {})",
+            k.decl.name,
+            k.decl.required_features().join(", ")
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> Document {
+        crate::results::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/zen5-avx512.yaml"
+        )))
+        .unwrap()
+    }
+
+    #[test]
+    fn every_roof_is_a_row_and_flags_that_need_it_are_explained() {
+        let mut d = fixture();
+        let plain = summary(&d, &[]);
+        assert_eq!(
+            plain.lines().filter(|l| l.contains(" avx512 ")).count(),
+            d.roofs.len()
+        );
+        assert!(!plain.contains("shared_core:") && !plain.contains("steal:"));
+        d.roofs[1].flags.push(Flag::SharedCore);
+        d.roofs[0].flags.push(Flag::Steal);
+        let flagged = summary(&d, &[]);
+        assert!(flagged.contains(&format!("shared_core: {}", Flag::SharedCore.meaning())));
+        assert!(flagged.contains("steal: the hypervisor took more than 5%"));
+        let fma = crate::kernels::named("avx2_dp_fma").unwrap();
+        assert!(
+            summary(&d, &[fma]).contains("skipped kernel avx2_dp_fma (this CPU lacks avx2, fma)")
+        );
+    }
+}

@@ -1,0 +1,135 @@
+//! The text `carmbench topology` prints.
+
+use super::ghz;
+use crate::machine::report::TopologyReport;
+use crate::units::human_bytes;
+use std::fmt::Write;
+
+fn assoc(a: Option<u32>) -> String {
+    match a {
+        Some(0) => "full".to_string(),
+        Some(w) => format!("{w}-way"),
+        None => "?".to_string(),
+    }
+}
+
+/// Human-readable report.
+pub fn render_text(r: &TopologyReport) -> String {
+    let m = &r.machine;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "CPU        {} ({})",
+        m.cpu_model.as_deref().unwrap_or("unknown model"),
+        m.cpu_vendor.as_deref().unwrap_or("unknown vendor")
+    );
+    let _ = writeln!(s, "source     {}", m.source);
+    let _ = writeln!(
+        s,
+        "packages   {}   cores {}   hardware threads {}",
+        m.packages, m.cores, m.hardware_threads
+    );
+    for n in &m.numa_nodes {
+        let _ = writeln!(
+            s,
+            "NUMA {}     {} local memory, {} cores",
+            n.os_index,
+            human_bytes(n.memory_bytes),
+            n.cores
+        );
+    }
+    if let Some(a) = m.mem_available_bytes {
+        let _ = writeln!(s, "memory     {} available", human_bytes(a));
+    }
+    let _ = writeln!(
+        s,
+        "\ncache  size        line  assoc    cores/instance  instances"
+    );
+    for c in &m.caches {
+        let _ = writeln!(
+            s,
+            "{:<6} {:<11} {:<5} {:<8} {:<15} {}",
+            c.name,
+            human_bytes(c.size_bytes),
+            c.line_bytes.map_or("?".into(), |l| format!("{l} B")),
+            assoc(c.associativity),
+            c.cores_sharing,
+            c.instances
+        );
+    }
+    for tr in &r.buffer_ranges {
+        let _ = writeln!(
+            s,
+            "\nbuffer per thread, {} thread(s), one per core:",
+            tr.threads
+        );
+        for b in &tr.levels {
+            let _ = writeln!(
+                s,
+                "  {:<5} {:>11} .. {:<11}{}{}",
+                b.level,
+                human_bytes(b.min_bytes),
+                human_bytes(b.max_bytes),
+                if !b.level.is_memory() {
+                    format!(
+                        " ({} per thread, {} thread(s) per instance)",
+                        human_bytes(b.share_bytes.unwrap_or(0)),
+                        b.threads_per_instance
+                    )
+                } else {
+                    String::new()
+                },
+                b.note
+                    .as_ref()
+                    .map(|n| format!("  [{}{n}]", if b.isolated { "" } else { "NOT ISOLATED: " }))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    if let Some(i) = &r.isa {
+        let _ = writeln!(s, "\nISA features  {}", i.features.join(" "));
+        let _ = writeln!(
+            s,
+            "benchmarked   {}",
+            i.benchmarked
+                .iter()
+                .map(|x| x.name())
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        if !i.skipped.is_empty() {
+            let _ = writeln!(
+                s,
+                "skipped       {} (not supported by this CPU)",
+                i.skipped
+                    .iter()
+                    .map(|x| x.name())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
+    }
+    if let Some(c) = &r.clock {
+        let g = &c.measured.ghz;
+        let _ = writeln!(
+            s,
+            "\ncore clock    {} measured (dependent adds; fastest of {} runs of {:.0} ms, as other work only slows a run; quartiles {:.2}..{:.2}, range {:.2}..{:.2})",
+            ghz(c.measured.core_ghz()),
+            g.n,
+            c.measured.run_ms,
+            g.q1,
+            g.q3,
+            g.min,
+            g.max
+        );
+        let _ = writeln!(
+            s,
+            "TSC           {}{}",
+            ghz(c.tsc_ghz),
+            c.cpuinfo_ghz
+                .map(|x| format!("   (/proc/cpuinfo says {})", ghz(x)))
+                .unwrap_or_default()
+        );
+    }
+    s
+}

@@ -1,0 +1,118 @@
+//! From a roof's measurements (one per buffer size) to the roof: its value,
+//! statistics, clock, % of the theoretical limit and flags.
+
+use super::plan::RoofTask;
+use crate::config::limits::Uarch;
+use crate::kernels::Kind;
+use crate::measure::bench::{DRIFT_LIMIT, Measurement};
+use crate::measure::stats::median;
+use crate::results::{Flag, Roof, SizePoint};
+
+/// Above this % of the theoretical limit a roof is flagged (the clock probe
+/// has about 1 % of noise).
+pub const ABOVE_LIMIT_PERCENT: f64 = 103.0;
+
+/// How far apart the values of a level's sizes are: largest over smallest,
+/// minus 1 (0 for one size). Within a level's range the rate should not
+/// depend on the size; when it does, a size spilled to the next level or
+/// ran while other work slowed the core for the whole of its attempts.
+pub fn spread(values: &[f64]) -> f64 {
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(0.0, f64::max);
+    if lo > 0.0 && lo.is_finite() {
+        hi / lo - 1.0
+    } else {
+        0.0
+    }
+}
+
+/// The roof of `task` from its measurements, one per size: the median of
+/// the sizes' values, with the statistics of the size closest to it.
+pub fn roof_of(task: &RoofTask, ms: &[Measurement], uarch: Option<&Uarch>) -> Roof {
+    let d = &task.kernel.decl;
+    let values: Vec<f64> = ms.iter().map(Measurement::value).collect();
+    let value = median(&values);
+    let rep = ms
+        .iter()
+        .min_by(|a, b| {
+            (a.value() - value)
+                .abs()
+                .total_cmp(&(b.value() - value).abs())
+        })
+        .expect("at least one measurement");
+    let clock = median(&ms.iter().map(Measurement::clock_ghz).collect::<Vec<_>>());
+    let drift = ms.iter().map(Measurement::clock_drift).fold(0.0, f64::max);
+    let per_cycle = value / 1e9 / clock;
+    let theoretical = uarch
+        .and_then(|u| u.per_cycle(d, task.level))
+        .map(|x| x * task.threads as f64);
+    let percent = theoretical.map(|t| 100.0 * per_cycle / t);
+    let cv_limit = task.scope.cv_limit();
+    let flags = [
+        (drift > DRIFT_LIMIT, Flag::ClockDrift),
+        (ms.iter().any(Measurement::stolen), Flag::Steal),
+        (rep.rates.cv > cv_limit, Flag::HighCv),
+        (spread(&values) > cv_limit, Flag::SizesDisagree),
+        (task.not_isolated, Flag::NotIsolated),
+        (
+            percent.is_some_and(|p| p > ABOVE_LIMIT_PERCENT),
+            Flag::AboveTheoretical,
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(on, f)| on.then_some(f))
+    .collect();
+    let g = |x: f64| x / 1e9;
+    let bw = d.kind == Kind::Bandwidth;
+    Roof {
+        kind: d.kind,
+        level: task.level,
+        mix: d.mix,
+        op: d.op,
+        isa: d.isa,
+        precision: d.precision,
+        threads: task.threads,
+        gb_per_s: bw.then(|| g(value)),
+        gflop_per_s: (!bw).then(|| g(value)),
+        per_cycle,
+        median: g(rep.rates.median),
+        q1: g(rep.rates.q1),
+        q3: g(rep.rates.q3),
+        cv: rep.rates.cv,
+        clock_ghz: clock,
+        clock_drift: drift,
+        theoretical_per_cycle: theoretical,
+        percent_of_theoretical: percent,
+        kernel: d.name.to_string(),
+        sizes: if bw {
+            ms.iter()
+                .map(|m| SizePoint {
+                    bytes_per_thread: m.bytes_per_thread,
+                    value: g(m.value()),
+                    median: g(m.rates.median),
+                    cv: m.rates.cv,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
+        flags,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::Scope;
+
+    #[test]
+    fn sizes_that_disagree_are_told_apart_from_agreeing_ones() {
+        // Two sizes held at 2/3 of the third.
+        assert!((spread(&[42.3, 40.0, 64.4]) - 0.61).abs() < 0.01);
+        assert!(spread(&[42.3, 40.0, 64.4]) > Scope::Core.cv_limit());
+        // Three sizes within 1%: no flag at any level.
+        assert!(spread(&[63.2, 63.7, 63.0]) < Scope::Core.cv_limit());
+        assert_eq!(spread(&[5.0]), 0.0);
+        assert_eq!(spread(&[]), 0.0);
+    }
+}

@@ -1,0 +1,399 @@
+//! The roofs of `carmbench run`: one task per roof ([`plan`]), measured size
+//! by size on benches of pinned threads and turned into roofs
+//! ([`assemble`]), then those that look disturbed measured again
+//! ([`remeasure`]).
+
+pub mod assemble;
+pub mod plan;
+pub mod remeasure;
+
+use crate::config::limits::Uarch;
+use crate::error::{Error, Result};
+use crate::kernels::{self, Kind, Mix, Op, Role, Shape};
+use crate::machine::Level;
+use crate::machine::isa::Isa;
+use crate::measure::bench::{Bench, Rig, Settings, measure_steady};
+use crate::measure::guard::{CoreGuard, Probe, Sharing, WAIT_BUDGET};
+use crate::measure::{campaign, interrupt, keep_faster, pool};
+use crate::results::{Flag, Roof};
+use crate::units::human_bytes;
+use indicatif::ProgressBar;
+use plan::RoofTask;
+use remeasure::{ROUND_SAMPLES, ROUNDS, poorly_scaling, suspect};
+use std::time::Duration;
+
+/// What measuring the roofs gave.
+#[derive(Debug)]
+pub struct Measured {
+    /// One roof per task measured, in the order of the tasks.
+    pub roofs: Vec<Roof>,
+    /// What the core guard saw of multi-thread roofs sharing cores, when
+    /// there were any.
+    pub sharing: Option<Sharing>,
+}
+
+/// What every measurement of a campaign shares.
+struct Ctx<'a> {
+    settings: Settings,
+    uarch: Option<&'a Uarch>,
+    bar: &'a ProgressBar,
+    until: Option<Duration>,
+}
+
+/// Measure every task, then up to [`ROUNDS`] rounds of the ones that look
+/// disturbed ([`suspect`]) with [`ROUND_SAMPLES`] times the samples, within
+/// as long again as the first measurement of all took, keeping the faster
+/// per cycle of each; flag the all-core roofs that still scale badly.
+/// Stops early, keeping what it has, on Ctrl-C.
+pub fn measure_all(
+    rig: &mut impl Rig,
+    todo: &[RoofTask],
+    settings: Settings,
+    uarch: Option<&Uarch>,
+    bar: &ProgressBar,
+) -> Result<Measured> {
+    let started = rig.now();
+    let mut guard = None;
+    let first = Ctx {
+        settings,
+        uarch,
+        bar,
+        until: None,
+    };
+    let mut roofs = measure_tasks(rig, todo, &first, &[], &mut guard)?;
+    let deadline = rig.now() + (rig.now() - started);
+    let rounds = Ctx {
+        settings: Settings::new(settings.min_sample, settings.samples * ROUND_SAMPLES),
+        until: Some(deadline),
+        ..first
+    };
+    for _ in 0..ROUNDS {
+        if interrupt::requested() || rig.now() >= deadline {
+            break;
+        }
+        let again: Vec<RoofTask> = suspect(todo, &roofs)
+            .into_iter()
+            .map(|i| todo[i].clone())
+            .collect();
+        if again.is_empty() {
+            break;
+        }
+        bar.inc_length(again.iter().map(|t| t.sizes.len() as u64).sum());
+        for new in measure_tasks(rig, &again, &rounds, &roofs, &mut guard)? {
+            if let Some(old) = roofs.iter_mut().find(|r| r.same_roof(&new)) {
+                keep_faster(old, new);
+            }
+        }
+    }
+    for i in poorly_scaling(todo, &roofs) {
+        roofs[i].flags.push(Flag::SharedCore);
+    }
+    Ok(Measured {
+        roofs,
+        sharing: guard.map(|g| g.seen),
+    })
+}
+
+/// Measure tasks, one bench per run of tasks sharing a thread count and
+/// level. Multi-thread tasks are guarded ([`CoreGuard`]) once a 1-thread
+/// FMA roof is known (among `known` and the roofs measured here).
+fn measure_tasks(
+    rig: &mut impl Rig,
+    todo: &[RoofTask],
+    ctx: &Ctx,
+    known: &[Roof],
+    guard: &mut Option<CoreGuard>,
+) -> Result<Vec<Roof>> {
+    let mut out: Vec<Roof> = Vec::new();
+    for chunk in todo.chunk_by(|a, b| a.threads == b.threads) {
+        let several = chunk[0].threads > 1;
+        if several && guard.is_none() {
+            let so_far: Vec<Roof> = known.iter().chain(&out).cloned().collect();
+            *guard = core_guard(&so_far, None);
+        }
+        let guard_alloc = guard
+            .as_ref()
+            .filter(|_| several)
+            .map_or(0, CoreGuard::alloc);
+        let roofs = campaign::in_benches(
+            rig,
+            chunk,
+            |t| (t.threads, t.level),
+            |group| {
+                group
+                    .iter()
+                    .flat_map(|t| {
+                        t.sizes
+                            .iter()
+                            .map(|&b| pool::alloc_for(t.kernel, b, Shape::ONE))
+                    })
+                    .max()
+                    .unwrap_or(0)
+                    .max(guard_alloc)
+            },
+            ctx.until,
+            |bench, group| measure_group(bench, group, ctx, guard.as_mut().filter(|_| several)),
+        )?;
+        out.extend(roofs);
+    }
+    Ok(out)
+}
+
+/// Measure the tasks of one bench, size by size, each size guarded when a
+/// guard is given.
+fn measure_group(
+    bench: &dyn Bench,
+    group: &[RoofTask],
+    ctx: &Ctx,
+    mut guard: Option<&mut CoreGuard>,
+) -> Result<Vec<Roof>> {
+    if let Some(g) = guard.as_deref_mut() {
+        // Roofs of a core's own caches need its load path: a tenant on an
+        // SMT sibling can take it and leave FMA alone.
+        g.guard_loads(
+            group
+                .iter()
+                .any(|t| t.level.is_some() && t.scope.own_core()),
+        );
+        g.wait_alone(bench).map_err(Error::Io)?;
+    }
+    let mut roofs = Vec::new();
+    for task in group {
+        if ctx.until.is_some_and(|u| bench.now() >= u) {
+            break;
+        }
+        let mut ms = Vec::new();
+        for &bytes in &task.sizes {
+            if interrupt::requested() {
+                return Ok(roofs);
+            }
+            ctx.bar.set_message(format!(
+                "{} {} {} threads{}",
+                task.kernel.decl.name,
+                task.level.map_or(String::new(), Level::name),
+                task.threads,
+                if bytes > 0 {
+                    format!(" {}", human_bytes(bytes))
+                } else {
+                    String::new()
+                }
+            ));
+            let measure = |b: &dyn Bench| {
+                measure_steady(
+                    b,
+                    task.kernel,
+                    bytes,
+                    &ctx.settings,
+                    Shape::ONE,
+                    task.scope.cv_limit(),
+                )
+                .map_err(|e| format!("{}: {e}", task.kernel.decl.name))
+            };
+            let m = match guard.as_deref_mut() {
+                Some(g) => g.measure(bench, measure).map(|(m, _)| m),
+                None => measure(bench),
+            }
+            .map_err(Error::Io)?;
+            ms.push(m);
+            ctx.bar.inc(1);
+        }
+        roofs.push(assemble::roof_of(task, &ms, ctx.uarch));
+    }
+    Ok(roofs)
+}
+
+/// The core guard of a set of roofs: probing with the FMA kernel of `isa`
+/// (or of the first ISA with one) and the first precision with a 1-thread
+/// FMA roof, against that roof, and with the load kernel of that ISA
+/// against its 1-thread L1 load roof, on the middle of that roof's sizes,
+/// while told to; none without such an FMA roof.
+pub fn core_guard(roofs: &[Roof], isa: Option<Isa>) -> Option<CoreGuard> {
+    let fma = roofs.iter().find(|r| {
+        r.kind == Kind::Compute
+            && r.op == Some(Op::Fma)
+            && r.threads == 1
+            && isa.is_none_or(|i| r.isa == i)
+    })?;
+    let k = kernels::find(fma.isa, Role::Compute(Op::Fma, fma.precision?))?;
+    let load = roofs
+        .iter()
+        .find(|r| {
+            r.kind == Kind::Bandwidth
+                && r.level == Some(Level::L1)
+                && r.mix == Some(Mix::Load)
+                && r.threads == 1
+                && r.isa == fma.isa
+        })
+        .and_then(|r| {
+            let mut sizes: Vec<u64> = r.sizes.iter().map(|s| s.bytes_per_thread).collect();
+            sizes.sort_unstable();
+            Some(Probe::new(
+                kernels::find(r.isa, Role::Bandwidth(Mix::Load))?,
+                *sizes.get(sizes.len() / 2)?,
+                r.per_cycle,
+            ))
+        });
+    Some(CoreGuard::new(
+        Probe::new(k, 0, fma.per_cycle),
+        load,
+        WAIT_BUDGET,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plan::tests::tasks_with;
+    use super::*;
+    use crate::machine::{Machine, Source};
+    use crate::measure::fake::{Call, FakeRig, Outcome};
+    use std::cell::Cell;
+    use std::rc::Rc;
+
+    fn machine() -> Machine {
+        Machine::load(&Source::Synthetic(
+            "pack:1 numa:1(memory=64GiB) l3:1(size=32MiB) core:2 l2:1(size=1MiB) l1d:1(size=48KiB) pu:1".into(),
+        ))
+        .unwrap()
+    }
+
+    fn settings() -> Settings {
+        Settings::new(Duration::from_millis(1), 3)
+    }
+
+    fn todo() -> Vec<RoofTask> {
+        tasks_with(
+            &machine(),
+            "isa: [scalar]\nmixes: [load]\nops: [fma]\nlevels: [L1, L3]\nthreads: [1, 2]\nsizes_per_level: 1",
+        )
+    }
+
+    /// Runs `measure_all` on a fake whose outcome for each call `outcome`
+    /// gives; the roofs and the calls.
+    fn run(outcome: impl FnMut(&Call) -> Outcome + 'static) -> (Vec<Roof>, Vec<Call>) {
+        let mut rig = FakeRig::new(outcome);
+        let todo = todo();
+        let m = measure_all(&mut rig, &todo, settings(), None, &ProgressBar::hidden()).unwrap();
+        (m.roofs, rig.measured())
+    }
+
+    fn is_l3(c: &Call) -> bool {
+        c.bytes >= 1 << 20
+    }
+
+    #[test]
+    fn steady_roofs_are_measured_once() {
+        let (roofs, calls) = run(|c| Outcome::steady(4.0 * c.threads as f64));
+        assert_eq!(roofs.len(), todo().len());
+        assert_eq!(calls.len(), todo().len());
+        assert!(roofs.iter().all(|r| r.flags.is_empty()), "{roofs:?}");
+    }
+
+    #[test]
+    fn a_disturbed_roof_is_measured_again_and_the_faster_kept() {
+        // The 1-thread L3 roof's first three attempts are noisy, slow and
+        // disagree (a host busy for longer than the attempts); later ones
+        // are steady.
+        let seen = Rc::new(Cell::new(0));
+        let n = Rc::clone(&seen);
+        let (roofs, calls) = run(move |c| {
+            if is_l3(c) && c.threads == 1 && n.get() < 3 {
+                n.set(n.get() + 1);
+                Outcome {
+                    cv: 0.3,
+                    ..Outcome::steady(n.get() as f64)
+                }
+            } else {
+                Outcome::steady(4.0 * c.threads as f64)
+            }
+        });
+        let l3 = roofs
+            .iter()
+            .find(|r| r.level == Some(Level::L3) && r.threads == 1)
+            .unwrap();
+        assert!((l3.per_cycle - 4.0).abs() < 1e-9, "{l3:?}");
+        assert!(l3.flags.is_empty(), "the round's flags are kept");
+        // Three attempts in the first pass, one in the round.
+        let l3_calls = calls.iter().filter(|c| is_l3(c) && c.threads == 1).count();
+        assert_eq!(l3_calls, 4);
+        // The others were steady: measured once.
+        assert_eq!(calls.len(), todo().len() + 3);
+    }
+
+    #[test]
+    fn rounds_take_the_core_own_roofs_first_and_stop_at_the_deadline() {
+        // Every roof always noisy: rounds until the deadline.
+        let (_, calls) = run(|c| Outcome {
+            cv: 0.3,
+            per_cycle: 4.0 * c.threads as f64 + if is_l3(c) { 0.0 } else { 0.5 },
+            ..Outcome::steady(0.0)
+        });
+        let n = todo().len();
+        // The first pass: each roof twice (two noisy attempts that agree).
+        let first_pass = 2 * n;
+        let first_end = calls[first_pass].at;
+        let deadline = first_end * 2;
+        assert!(calls.len() > first_pass, "rounds ran");
+        // No measurement started after the deadline: a round's last task may
+        // finish past it, none begins.
+        assert!(
+            calls
+                .iter()
+                .all(|c| c.at < deadline + Duration::from_millis(60))
+        );
+        let round: Vec<&Call> = calls[first_pass..].iter().collect();
+        // In a round, the 2-thread L1 roof (the core's own) comes before
+        // the 1-thread L3 roof (shared), though planned after it.
+        let pos = |pred: &dyn Fn(&Call) -> bool| round.iter().position(|c| pred(c));
+        let l1_two = pos(&|c| !is_l3(c) && c.bytes > 0 && c.threads == 2).unwrap();
+        let l3_one = pos(&|c| is_l3(c) && c.threads == 1);
+        assert!(l3_one.is_none_or(|p| l1_two < p), "{l1_two} vs {l3_one:?}");
+    }
+
+    #[test]
+    fn an_all_core_roof_at_one_core_worth_is_flagged_shared_core() {
+        let (roofs, _) = run(|c| Outcome::steady(4.0 + if is_l3(c) { 4.0 } else { 0.0 }));
+        let flagged: Vec<(usize, Option<Level>)> = roofs
+            .iter()
+            .filter(|r| r.has(Flag::SharedCore))
+            .map(|r| (r.threads, r.level))
+            .collect();
+        assert_eq!(flagged, [(2, Some(Level::L1)), (2, None)]);
+    }
+
+    #[test]
+    fn the_guard_probes_with_the_one_thread_fma_and_l1_load_roofs() {
+        let doc = crate::results::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/zen5-avx512.yaml"
+        )))
+        .unwrap();
+        let g = core_guard(&doc.roofs, Some(Isa::Avx512)).unwrap();
+        let l1 = doc
+            .roofs
+            .iter()
+            .find(|r| r.level == Some(Level::L1) && r.mix == Some(Mix::Load) && r.threads == 1)
+            .unwrap();
+        let mut sizes: Vec<u64> = l1.sizes.iter().map(|s| s.bytes_per_thread).collect();
+        sizes.sort_unstable();
+        assert!(
+            g.alloc() as u64 >= sizes[sizes.len() / 2],
+            "the load probe's buffer"
+        );
+        // Without a 1-thread L1 load roof, no load probe; without a 1-thread
+        // FMA roof, no guard.
+        let no_l1: Vec<Roof> = doc
+            .roofs
+            .iter()
+            .filter(|r| !(r.level == Some(Level::L1) && r.threads == 1))
+            .cloned()
+            .collect();
+        assert_eq!(core_guard(&no_l1, Some(Isa::Avx512)).unwrap().alloc(), 0);
+        let no_fma: Vec<Roof> = doc
+            .roofs
+            .iter()
+            .filter(|r| r.op != Some(Op::Fma))
+            .cloned()
+            .collect();
+        assert!(core_guard(&no_fma, None).is_none());
+    }
+}

@@ -1,0 +1,220 @@
+//! What `carmbench run` measures: one task per roof of the plan on this
+//! machine, each with its kernel, level, threads and buffer sizes.
+
+use crate::config::plan::Plan;
+use crate::error::{Error, Result};
+use crate::kernels::{self, Kernel, Mix, Role};
+use crate::machine::sizing::{self, range_of};
+use crate::machine::{Level, Machine, Scope};
+
+/// One roof to measure.
+#[derive(Debug, Clone)]
+pub struct RoofTask {
+    /// Its kernel.
+    pub kernel: &'static Kernel,
+    /// Memory level (bandwidth roofs).
+    pub level: Option<Level>,
+    /// Threads, one per core.
+    pub threads: usize,
+    /// Buffer sizes per thread (one `0` for compute roofs).
+    pub sizes: Vec<u64>,
+    /// The level cannot be measured apart from the one below with these
+    /// threads.
+    pub not_isolated: bool,
+    /// Each thread has the resource to itself (FP pipes, or a cache instance
+    /// per thread with these threads), so the roof should grow with the
+    /// threads.
+    pub one_per_thread: bool,
+    /// Whom the resource serves on this machine.
+    pub scope: Scope,
+}
+
+/// The tasks of `plan` on `machine`, in the order they run: by thread
+/// count, ISA, then each level's mixes and the FP ops. Kernels this CPU
+/// cannot run are left out and returned beside.
+pub fn tasks(plan: &Plan, m: &Machine) -> Result<(Vec<RoofTask>, Vec<&'static Kernel>)> {
+    tasks_where(plan, m, Kernel::runnable)
+}
+
+/// [`tasks`], with a chosen answer to "can this CPU run that kernel?".
+pub fn tasks_where(
+    plan: &Plan,
+    m: &Machine,
+    runnable: impl Fn(&Kernel) -> bool,
+) -> Result<(Vec<RoofTask>, Vec<&'static Kernel>)> {
+    let (mut out, mut skipped) = (Vec::new(), Vec::new());
+    let mut keep = |task: RoofTask| {
+        if runnable(task.kernel) {
+            out.push(task);
+        } else if !skipped
+            .iter()
+            .any(|k: &&Kernel| k.decl.name == task.kernel.decl.name)
+        {
+            skipped.push(task.kernel);
+        }
+    };
+    for &t in &plan.threads {
+        let ranges = sizing::ranges(m, t);
+        for &isa in &plan.isa {
+            for &level in &plan.levels {
+                let r = range_of(&ranges, level).expect("levels resolved against this machine");
+                if level.is_memory() && !r.isolated {
+                    return Err(Error::input(format!(
+                        "the DRAM buffer does not fit with {t} threads: {}; run fewer threads or leave DRAM out (--levels)",
+                        r.note.as_deref().unwrap_or("")
+                    )));
+                }
+                let sizes = sizing::sizes_in_range(r, plan.sizes_per_level);
+                for &mix in &plan.mixes {
+                    // Non-temporal stores bypass the caches: they measure DRAM only.
+                    if mix == Mix::NtStore && !level.is_memory() {
+                        continue;
+                    }
+                    keep(RoofTask {
+                        kernel: kernels::find(isa, Role::Bandwidth(mix))
+                            .expect("every mix has a kernel per ISA"),
+                        level: Some(level),
+                        threads: t,
+                        sizes: sizes.clone(),
+                        not_isolated: !r.isolated,
+                        one_per_thread: r.threads_per_instance == 1 && !level.is_memory(),
+                        scope: m.scope(level),
+                    });
+                }
+            }
+            for &p in &plan.precision {
+                for &op in &plan.ops {
+                    keep(RoofTask {
+                        kernel: kernels::find(isa, Role::Compute(op, p))
+                            .expect("every op has a kernel per ISA"),
+                        level: None,
+                        threads: t,
+                        sizes: vec![0],
+                        not_isolated: false,
+                        one_per_thread: true,
+                        scope: Scope::Core,
+                    });
+                }
+            }
+        }
+    }
+    Ok((out, skipped))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::config::plan::{self, PlanFile};
+    use crate::machine::Source;
+
+    /// The tasks of the default plan with `yaml` laid over it, on `m`.
+    pub fn tasks_with(m: &Machine, yaml: &str) -> Vec<RoofTask> {
+        let pf = PlanFile::default_plan().overlay(PlanFile::parse(yaml, "t").unwrap());
+        tasks(&plan::resolve(&pf, m, false).unwrap(), m).unwrap().0
+    }
+
+    fn synthetic(d: &str) -> Machine {
+        Machine::load(&Source::Synthetic(d.into())).unwrap()
+    }
+
+    #[test]
+    fn dram_buffers_above_memory_are_refused_before_running() {
+        let m = synthetic(
+            "pack:1 numa:1(memory=512MiB) l3:1(size=32MiB) core:4 l2:1(size=1MiB) l1d:1(size=32KiB) pu:1",
+        );
+        let pf = PlanFile::default_plan()
+            .overlay(PlanFile::parse("isa: [scalar]\nlevels: [DRAM]\n", "t").unwrap());
+        let plan = plan::resolve(&pf, &m, false).unwrap();
+        let e = tasks(&plan, &m).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        let e = e.to_string();
+        assert!(
+            e.contains("DRAM buffer does not fit with 4 threads") && e.contains("--levels"),
+            "{e}"
+        );
+        // One thread fits: 128 MiB of the 256 MiB allowed.
+        let t = tasks_with(&m, "isa: [scalar]\nlevels: [DRAM]\nthreads: [1]");
+        assert!(t.iter().any(|t| t.level == Some(Level::Dram)));
+    }
+
+    #[test]
+    fn nt_store_runs_at_dram_only_and_sizes_follow_the_ranges() {
+        let m = synthetic(
+            "pack:1 numa:1(memory=64GiB) l3:1(size=32MiB) core:2 l2:1(size=1MiB) l1d:1(size=48KiB) pu:1",
+        );
+        let t = tasks_with(
+            &m,
+            "isa: [scalar]\nmixes: [load, nt_store]\nops: []\nthreads: [1]",
+        );
+        let nt: Vec<_> = t
+            .iter()
+            .filter(|t| t.kernel.decl.mix == Some(Mix::NtStore))
+            .collect();
+        assert_eq!(nt.len(), 1);
+        assert_eq!(nt[0].level, Some(Level::Dram));
+        assert_eq!(t.len(), 4 + 1);
+        let l2 = t.iter().find(|t| t.level == Some(Level::L2)).unwrap();
+        assert_eq!(l2.sizes, vec![96 << 10, 271 << 10, 768 << 10]);
+    }
+
+    #[test]
+    fn per_core_resources_are_the_ones_expected_to_scale() {
+        // 2-socket SMT server: L1/L2 per core, L3 per socket.
+        let m = synthetic(
+            "pack:2 numa:1(memory=64GiB) l3:1(size=32MiB) core:4 l2:1(size=1MiB) l1d:1(size=48KiB) pu:2",
+        );
+        let t = tasks_with(
+            &m,
+            "isa: [scalar]\nmixes: [load]\nops: [fma]\nthreads: [all]",
+        );
+        let at = |l: Option<Level>| t.iter().find(|t| t.level == l).unwrap();
+        assert!(at(None).one_per_thread && at(Some(Level::L1)).one_per_thread);
+        assert!(at(Some(Level::L2)).one_per_thread);
+        assert!(!at(Some(Level::L3)).one_per_thread && !at(Some(Level::Dram)).one_per_thread);
+        // One core's own resources whatever the threads: with 1 thread, when
+        // L3 has its instance to itself, L3 is still shared.
+        let t1 = tasks_with(&m, "isa: [scalar]\nmixes: [load]\nops: [fma]\nthreads: [1]");
+        let at1 = |l: Option<Level>| t1.iter().find(|t| t.level == l).unwrap();
+        for l in [None, Some(Level::L1), Some(Level::L2)] {
+            assert_eq!(at1(l).scope, Scope::Core, "{l:?}");
+        }
+        assert_eq!(at1(Some(Level::L3)).scope, Scope::Shared);
+        assert_eq!(at1(Some(Level::Dram)).scope, Scope::Memory);
+        assert!(at1(Some(Level::L3)).one_per_thread);
+        // An L2 shared by a cluster of four cores is not the core's own,
+        // whatever its name.
+        let cluster = synthetic(
+            "pack:1 numa:1(memory=16GiB) l3:1(size=8MiB) l2:2(size=2MiB) core:4 l1d:1(size=32KiB) pu:1",
+        );
+        let tc = tasks_with(
+            &cluster,
+            "isa: [scalar]\nmixes: [load]\nops: []\nthreads: [1]",
+        );
+        let l2 = tc.iter().find(|t| t.level == Some(Level::L2)).unwrap();
+        assert_eq!(l2.scope, Scope::Shared);
+    }
+
+    #[test]
+    fn kernels_the_cpu_lacks_are_skipped_and_listed() {
+        let m = synthetic(
+            "pack:1 numa:1(memory=64GiB) l3:1(size=32MiB) core:2 l2:1(size=1MiB) l1d:1(size=48KiB) pu:1",
+        );
+        let pf = PlanFile::default_plan().overlay(
+            PlanFile::parse(
+                "isa: [scalar]\nmixes: [load]\nops: [add, fma]\nthreads: [1]",
+                "t",
+            )
+            .unwrap(),
+        );
+        let plan = plan::resolve(&pf, &m, false).unwrap();
+        // A CPU without FMA: the FMA kernel is not planned, and named.
+        let (t, skipped) = tasks_where(&plan, &m, |k| k.decl.fmas == 0).unwrap();
+        assert!(t.iter().all(|t| t.kernel.decl.fmas == 0));
+        assert!(t.iter().any(|t| t.kernel.decl.name == "scalar_dp_add"));
+        let names: Vec<_> = skipped.iter().map(|k| k.decl.name).collect();
+        assert_eq!(names, ["scalar_dp_fma"]);
+        let (all, none) = tasks_where(&plan, &m, |_| true).unwrap();
+        assert_eq!(all.len(), t.len() + 1);
+        assert!(none.is_empty());
+    }
+}
