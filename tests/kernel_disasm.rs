@@ -96,6 +96,8 @@ struct Counts {
     touched: Vec<(String, i64, i64, bool)>,
     /// Prefetches: (mnemonic, base register, displacement).
     prefetches: Vec<(String, String, i64)>,
+    /// Pointer advances: (register, bytes added to it per iteration).
+    advances: Vec<(String, i64)>,
     /// Vector register widths of FP instructions in bytes (element size for scalar).
     fp_widths: Vec<u32>,
     /// FP precision suffixes seen: 'd' or 's'.
@@ -158,6 +160,14 @@ fn count(body: &[Insn]) -> Counts {
                 !is_mem(&i.operands),
                 "no memory operand in loop control: {i:?}"
             );
+            // A stream's pointer moving on: `add reg, imm`.
+            if let (Some(reg), Some(imm)) = (
+                ops.first().filter(|_| m == "add"),
+                ops.get(1).and_then(|o| o.trim().strip_prefix("0x")),
+            ) {
+                let imm = i64::from_str_radix(imm, 16).expect("hex immediate");
+                c.advances.push((reg.trim().to_string(), imm));
+            }
             continue;
         }
         if m.starts_with("prefetch") {
@@ -278,6 +288,8 @@ fn check_validation(d: &Decl, code: &[Insn]) {
     both.loads = mem.loads;
     both.stores = mem.stores;
     both.mem_widths = mem.mem_widths;
+    both.touched = mem.touched;
+    both.advances = mem.advances;
     check_counts(d, mem_loop, both);
 }
 
@@ -309,7 +321,83 @@ fn check_prefetches(d: &Decl, mem: &Counts) {
     assert_eq!(got, want, "prefetches of {} ({})", d.name, d.file);
 }
 
+/// The registers of the streams (`asm/common.S`): A and B are read, C is
+/// written.
+const STREAMS: [(&str, char); 3] = [("r10", 'A'), ("r11", 'B'), ("rax", 'C')];
+
+/// Every stream's pointer moves on, once per iteration (per memory unit in
+/// a validation kernel), by exactly the bytes the body touches on that
+/// stream, which tile it without gap or overlap, and which are what the
+/// declaration gives that stream: its share of the loads (A, and B when the
+/// mix reads two streams) or its stores (C).
+fn check_strides(d: &Decl, c: &Counts) {
+    let streams = d.load_streams().max(1) as i64;
+    for (reg, stream) in STREAMS {
+        let declared = match stream {
+            'A' => d.load_bytes_per_iter() as i64 / streams,
+            'B' if d.load_streams() == 2 => d.load_bytes_per_iter() as i64 / streams,
+            'C' => d.store_bytes_per_iter() as i64,
+            _ => 0,
+        };
+        let adv: Vec<i64> = c
+            .advances
+            .iter()
+            .filter(|a| a.0 == reg)
+            .map(|a| a.1)
+            .collect();
+        let mut spans: Vec<(i64, i64)> = c
+            .touched
+            .iter()
+            .filter(|t| t.0 == reg)
+            .map(|t| (t.1, t.2))
+            .collect();
+        spans.sort_unstable();
+        if declared == 0 {
+            assert!(
+                spans.is_empty() && adv.is_empty(),
+                "{}: stream {stream} ({reg}) is not declared but used",
+                d.name
+            );
+            continue;
+        }
+        assert_eq!(
+            adv.len(),
+            1,
+            "{}: stream {stream} ({reg}) moves on once: {adv:?}",
+            d.name
+        );
+        let mut next = 0;
+        for (first, last) in &spans {
+            assert_eq!(
+                *first, next,
+                "{}: stream {stream} has a gap or an overlap at {first}",
+                d.name
+            );
+            next = last + 1;
+        }
+        assert_eq!(
+            next, declared,
+            "{}: stream {stream} touches {next} bytes, declared {declared}",
+            d.name
+        );
+        assert_eq!(
+            adv[0], declared,
+            "{}: stream {stream} moves on by {}, touches {declared}",
+            d.name, adv[0]
+        );
+    }
+}
+
 fn check_counts(d: &Decl, body: &[Insn], c: Counts) {
+    if d.kind != Kind::Compute {
+        check_strides(d, &c);
+    } else {
+        assert!(
+            c.advances.is_empty(),
+            "{}: an FP kernel moves no pointer",
+            d.name
+        );
+    }
     let ctx = format!("{} ({}): {body:#?}", d.name, d.file);
     assert_eq!(c.loads, d.loads, "loads of {ctx}");
     assert_eq!(c.stores, d.stores, "stores of {ctx}");
@@ -386,6 +474,118 @@ fn every_kernel_matches_its_declaration() {
             check(&k.decl, inner_loop(insns));
         }
     }
+}
+
+/// The arguments of a validation kernel's `VKERNEL` line in its source:
+/// name, ISA, precision, mix, op, instruction suffix, END macro, prefetch.
+fn vkernel_args(d: &Decl) -> Vec<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(d.file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.trim().starts_with(&format!("VKERNEL {},", d.name)))
+        .unwrap_or_else(|| panic!("VKERNEL line of {} in {}", d.name, d.file));
+    line.trim()
+        .trim_start_matches("VKERNEL")
+        .split(',')
+        .map(|a| a.trim().to_string())
+        .collect()
+}
+
+/// A validation kernel is built (`VKERNEL`) from the units its declaration
+/// names: ISA, precision, mix, op, the suffix of scalar or packed
+/// instructions of that precision, and the prefetch distance.
+fn check_vkernel(d: &Decl, args: &[String]) {
+    let p = d.precision.unwrap();
+    let mix = match d.mix.unwrap() {
+        carmbench::kernels::Mix::TwoLdOneSt => "ldldst".to_string(),
+        m => m.to_string(),
+    };
+    let packed = if d.width == p.bytes() { "s" } else { "p" };
+    let suffix = format!("{packed}{}", if p.bytes() == 8 { "d" } else { "s" });
+    let want = [
+        d.name.to_string(),
+        d.isa.to_string(),
+        p.to_string(),
+        mix,
+        d.op.unwrap().to_string(),
+        suffix,
+    ];
+    assert_eq!(
+        &args[..6],
+        &want[..],
+        "VKERNEL arguments of {} ({})",
+        d.name,
+        d.file
+    );
+    let pf: u32 = args.get(7).map_or(0, |a| a.parse().unwrap());
+    assert_eq!(pf, d.prefetch, "VKERNEL prefetch of {}", d.name);
+}
+
+#[test]
+fn every_validation_kernel_is_built_from_what_it_declares() {
+    let mut n = 0;
+    for k in KERNELS.iter().filter(|k| k.decl.kind == Kind::Validation) {
+        check_vkernel(&k.decl, &vkernel_args(&k.decl));
+        n += 1;
+    }
+    assert!(n > 0);
+    // A line that builds another mix, or forgets the prefetching, fails.
+    let twin = KERNELS
+        .iter()
+        .find(|k| k.decl.name == "avx2_dp_v_2ld1st_fma_pf")
+        .unwrap();
+    let mut args = vkernel_args(&twin.decl);
+    args[3] = "load".into();
+    assert!(std::panic::catch_unwind(|| check_vkernel(&twin.decl, &args)).is_err());
+    let mut args = vkernel_args(&twin.decl);
+    args.truncate(7);
+    assert!(std::panic::catch_unwind(|| check_vkernel(&twin.decl, &args)).is_err());
+}
+
+#[test]
+fn a_stride_that_differs_from_the_declaration_fails() {
+    let code = disassemble();
+    for name in ["avx2_load", "avx512_2ld1st", "sse_1ld1st"] {
+        let k = KERNELS.iter().find(|k| k.decl.name == name).unwrap();
+        let body = inner_loop(&code[&k.decl.symbol()]).to_vec();
+        check(&k.decl, &body);
+        // Double one stream's pointer advance, as a typo in the asm would.
+        let mut doubled = body.clone();
+        let add = doubled
+            .iter_mut()
+            .find(|i| i.mnemonic == "add")
+            .expect("a pointer advance");
+        let (reg, imm) = add.operands.split_once(',').unwrap();
+        let imm = i64::from_str_radix(imm.trim_start_matches("0x"), 16).unwrap();
+        add.operands = format!("{reg},{:#x}", 2 * imm);
+        let r = std::panic::catch_unwind(|| check(&k.decl, &doubled));
+        assert!(r.is_err(), "{name}: a doubled stride must fail");
+        // Drop one advance: the stream never moves on.
+        let dropped: Vec<Insn> = body
+            .iter()
+            .filter(|i| i.mnemonic != "add")
+            .cloned()
+            .collect();
+        let r = std::panic::catch_unwind(|| check(&k.decl, &dropped));
+        assert!(
+            r.is_err(),
+            "{name}: a stream that does not move on must fail"
+        );
+    }
+    // A validation kernel's memory unit, its advance doubled.
+    let v = KERNELS
+        .iter()
+        .find(|k| k.decl.name == "avx2_dp_v_load_fma")
+        .unwrap();
+    let mut insns = code[&v.decl.symbol()].clone();
+    let add = insns
+        .iter_mut()
+        .find(|i| i.mnemonic == "add" && i.operands.starts_with("r10,"))
+        .unwrap();
+    add.operands = "r10,0x400".into();
+    let r = std::panic::catch_unwind(|| check_validation(&v.decl, &insns));
+    assert!(r.is_err(), "a validation kernel's doubled stride must fail");
 }
 
 #[test]
