@@ -7,6 +7,8 @@ fn assert_input_error(out: &Output, needles: &[&str]) {
     assert!(out.stdout.is_empty(), "nothing on stdout");
 }
 
+use carmbench::machine::Source;
+use carmbench::machine::report::TopologyReport;
 use std::process::Output;
 
 #[test]
@@ -43,10 +45,41 @@ fn invalid_synthetic_string() {
 }
 
 #[test]
-fn synthetic_without_cache_sizes_is_explained() {
+fn a_topology_without_cache_sizes_is_explained() {
+    // A saved topology whose L2 lost its sizes: the sizing rule has nothing
+    // to size with, and says which cache and what to give.
+    let xml = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/topologies/zen5-epyc-2core.xml"
+    ))
+    .unwrap();
+    let sizeless = xml
+        .lines()
+        .map(|l| {
+            if l.contains("type=\"L2Cache\"") {
+                let (head, tail) = l.split_once("cache_size=\"").unwrap();
+                let (_, rest) = tail.split_once('"').unwrap();
+                format!("{head}cache_size=\"0\"{rest}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(sizeless, xml);
+    let dir = std::env::temp_dir().join(format!("carmbench-sizeless-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("sizeless.xml");
+    std::fs::write(&f, sizeless).unwrap();
+    assert_input_error(
+        &carmbench(&["topology", "--topology-xml", f.to_str().unwrap()]),
+        &["no size for the L2 cache", "give sizes"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+    // A topology without any cache is valid: DRAM only.
     let out = carmbench(&["topology", "--synthetic", "pack:1 core:2 pu:1"]);
-    // Without caches the topology is still valid: DRAM only.
-    assert!(success(&out).contains("DRAM"));
+    let text = success(&out);
+    assert!(text.contains("DRAM") && !text.contains("L1"), "{text}");
 }
 
 #[test]
@@ -92,8 +125,18 @@ fn topology_yaml_round_trips() {
         "--format",
         "yaml",
     ]);
-    assert_eq!(out.status.code(), Some(0));
-    let v: serde_yaml::Value = serde_yaml::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["machine"]["cores"].as_u64(), Some(4));
-    assert!(v["clock"].is_null(), "no clock for a loaded topology");
+    let text = success(&out);
+    // Read back into the report type and written again: the same text.
+    let back: TopologyReport = serde_yaml::from_str(&text).unwrap();
+    assert_eq!(serde_yaml::to_string(&back).unwrap(), text);
+    assert_eq!(back.machine.cores, 4);
+    assert_eq!(back.machine.caches.len(), 3);
+    assert_eq!(back.buffer_ranges.len(), 2, "1 thread and all cores");
+    assert!(back.clock.is_none(), "no clock for a loaded topology");
+    // And it is the report of that topology.
+    let direct = TopologyReport::of(&Source::Synthetic(
+        "pack:1 l3:1(size=8MiB) core:4 l2:1(size=512KiB) l1d:1(size=32KiB) pu:2".into(),
+    ))
+    .unwrap();
+    assert_eq!(serde_yaml::to_string(&direct).unwrap(), text);
 }

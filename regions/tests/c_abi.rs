@@ -1,6 +1,7 @@
 //! The C header compiles and links against the library, and a C program's
 //! regions reach the output file.
 
+use carmbench_regions::Record;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -84,19 +85,17 @@ fn c_program_links_and_writes_its_regions() {
         .unwrap();
     assert!(run.status.success());
     let text = std::fs::read_to_string(&regions).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 2, "{text}");
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.contains(r#""name":"triad \"loop\"""#) && l.contains(r#""calls":3"#)),
-        "{text}"
-    );
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.contains(r#""name":"tail""#) && l.contains(r#""calls":1"#)),
-        "{text}"
-    );
+    // Read back with the type `carmbench profile` reads them with.
+    let records: Vec<Record> = text
+        .lines()
+        .map(|l| Record::parse_line(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 2, "{text}");
+    let triad = records.iter().find(|r| r.name == "triad \"loop\"").unwrap();
+    assert_eq!(triad.calls, 3);
+    assert!(triad.seconds > 0.0);
+    let tail = records.iter().find(|r| r.name == "tail").unwrap();
+    assert_eq!(tail.calls, 1);
+    assert!(tail.seconds < triad.seconds);
     std::fs::remove_dir_all(&dir).unwrap();
 }

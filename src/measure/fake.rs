@@ -40,7 +40,8 @@ impl Outcome {
         }
     }
 
-    fn measurement(&self, bytes: u64) -> Measurement {
+    /// The measurement it gives over `bytes` per thread.
+    pub fn measurement(&self, bytes: u64) -> Measurement {
         let rate = self.per_cycle * 1e9 * CLOCK;
         let slow = CLOCK / (1.0 + self.clock_drift);
         Measurement {

@@ -389,3 +389,37 @@ pub fn load(path: &Path) -> Result<Document> {
     }
     crate::config::parse_yaml(&text, &format!("results file '{}'", path.display()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_atomic_write_replaces_a_file_whole_or_leaves_it() {
+        let dir = std::env::temp_dir().join(format!("carmbench-atomic-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("carm.yaml");
+        std::fs::write(&f, "old\n").unwrap();
+        write_atomic(&f, "new\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "new\n");
+        // The rename cannot happen (a directory is in the way): an error,
+        // the directory untouched, no temporary file left.
+        let blocked = dir.join("blocked");
+        std::fs::create_dir(&blocked).unwrap();
+        std::fs::write(blocked.join("inside"), "kept").unwrap();
+        let e = write_atomic(&blocked, "text").unwrap_err();
+        assert!(e.to_string().contains("cannot write"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(blocked.join("inside")).unwrap(),
+            "kept"
+        );
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(left.iter().all(|n| !n.ends_with(".tmp")), "{left:?}");
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "new\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

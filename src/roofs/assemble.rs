@@ -103,7 +103,77 @@ pub fn roof_of(task: &RoofTask, ms: &[Measurement], uarch: Option<&Uarch>) -> Ro
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::machine::Scope;
+    use crate::config::limits;
+    use crate::kernels::{Mix, Role, find};
+    use crate::machine::isa::Isa;
+    use crate::machine::{Level, Scope};
+    use crate::measure::fake::{CLOCK, Outcome};
+
+    fn task(threads: usize) -> RoofTask {
+        RoofTask {
+            kernel: find(Isa::Avx2, Role::Bandwidth(Mix::Load)).unwrap(),
+            level: Some(Level::L1),
+            threads,
+            sizes: vec![16 << 10, 20 << 10, 24 << 10],
+            not_isolated: false,
+            one_per_thread: true,
+            scope: Scope::Core,
+        }
+    }
+
+    #[test]
+    fn a_roof_is_the_median_of_its_sizes_with_its_limit_and_flags() {
+        let zen3 = limits::all()
+            .into_iter()
+            .find(|u| u.name == "zen3")
+            .unwrap();
+        let t = task(2);
+        let ms: Vec<Measurement> = [(60.0, 0.01), (126.0, 0.01), (124.0, 0.2)]
+            .iter()
+            .zip(&t.sizes)
+            .map(|(&(v, cv), &b)| {
+                Outcome {
+                    cv,
+                    ..Outcome::steady(v)
+                }
+                .measurement(b)
+            })
+            .collect();
+        let r = roof_of(&t, &ms, Some(&zen3));
+        // The median of 60, 126 and 124, with the statistics of that size.
+        assert!((r.per_cycle - 124.0).abs() < 1e-9, "{}", r.per_cycle);
+        assert!((r.gb_per_s.unwrap() - 124.0 * CLOCK).abs() < 1e-6);
+        assert_eq!(r.cv, 0.2);
+        assert_eq!(r.sizes.len(), 3);
+        // Zen 3: 64 B/cycle of AVX2 loads per core, two threads.
+        assert_eq!(r.theoretical_per_cycle, Some(128.0));
+        assert!((r.percent_of_theoretical.unwrap() - 100.0 * 124.0 / 128.0).abs() < 1e-9);
+        assert_eq!(r.flags, [Flag::HighCv, Flag::SizesDisagree]);
+        // Above the limit, stolen, drifting, not isolated: each flagged.
+        let odd = Outcome {
+            steal: 0.3,
+            clock_drift: 0.2,
+            ..Outcome::steady(140.0)
+        }
+        .measurement(16 << 10);
+        let lone = RoofTask {
+            not_isolated: true,
+            sizes: vec![16 << 10],
+            ..t
+        };
+        let r = roof_of(&lone, &[odd], Some(&zen3));
+        assert_eq!(
+            r.flags,
+            [
+                Flag::ClockDrift,
+                Flag::Steal,
+                Flag::NotIsolated,
+                Flag::AboveTheoretical
+            ]
+        );
+        // An unknown CPU: no limit, no percentage.
+        assert_eq!(roof_of(&task(1), &ms, None).percent_of_theoretical, None);
+    }
 
     #[test]
     fn sizes_that_disagree_are_told_apart_from_agreeing_ones() {
