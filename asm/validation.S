@@ -10,9 +10,8 @@
 # Prefetching twins (declared with prefetch=D, D bytes): each memory unit first asks for
 # every line it holds, D bytes further on, with prefetcht0 (prefetchw for a stream it
 # stores to). A prefetch retires without waiting for its line, so the lines in flight are
-# no longer bounded by how many FP instructions the reorder buffer holds beside the loads:
-# without it, one Zen 3 core kept about 14 DRAM lines in flight at 2 flop/byte; points at
-# 3-4 flop/byte ran 10-34% under min(P, AI x B), with it 6-13%, and flat ones 0-5%.
+# no longer bounded by how many FP instructions the reorder buffer holds beside the loads
+# (docs/evidence.md, "Prefetching twins").
 # A prefetch never faults, so asking past the end of a buffer is harmless.
 
 .macro VBEGIN name

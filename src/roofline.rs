@@ -169,11 +169,11 @@ mod tests {
 
     #[test]
     fn tightest_roof_above_a_point() {
-        let lv = vec![("L1".to_string(), 600.0), ("DRAM".to_string(), 36.0)];
+        let lv = vec![("fast".to_string(), 600.0), ("slow".to_string(), 36.0)];
         let pk = vec![("FMA".to_string(), 116.0), ("ADD".to_string(), 58.0)];
         assert_eq!(
             tightest_roof(0.5, 10.0, &lv, &pk),
-            Some(("DRAM".to_string(), 18.0))
+            Some(("slow".to_string(), 18.0))
         );
         assert_eq!(
             tightest_roof(0.5, 20.0, &lv, &pk),

@@ -27,9 +27,8 @@
 # The two-op mixes (addmul, fma_add) keep one op in 12 accumulator chains and make the
 # other op independent: it reads the constants and writes a scratch register (ymm12,
 # ymm13) that nothing reads. With 16 registers, two chained ops get 6 chains each, which
-# is no more than pipes x latency on Zen 3 (2 x 3 for ADD, 2 x 4 for FMA): measured there,
-# 6 + 6 chains reached 79 % (addmul) and 8 + 6 chains 86 % (fma_add) of the 4 FP pipes,
-# this layout 98 %. s is the precision suffix (pd, ps).
+# is no more than pipes x latency (2 x 3 for ADD, 2 x 4 for FMA) and leaves the pipes idle
+# part of the time (docs/evidence.md, "FP kernels"). s is the precision suffix (pd, ps).
 .macro ADDMUL_avx2 s
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11
     vadd\s ymm\i, ymm\i, ymm15

@@ -2,9 +2,8 @@
 //!
 //! A guest's vCPU can be descheduled by its host: the kernel counts that
 //! time as steal. A kernel timed across it runs slow for reasons no sample
-//! shows (seen here: two vCPUs time-shared for seconds, so every 2-thread
-//! validation point read exactly half its expected value). Measurements
-//! compare the steal of their CPUs with their wall time.
+//! shows (two vCPUs time-shared for seconds halve every 2-thread rate).
+//! Measurements compare the steal of their CPUs with their wall time.
 
 /// Steal of each listed CPU, seconds; `None` where /proc/stat cannot be read
 /// (not Linux, no such CPU).

@@ -23,12 +23,12 @@ pub struct Fit {
     /// Median signed deviation of the sloped points far from the ridge
     /// (AI at most a quarter of it), where the bandwidth alone matters.
     pub far_sloped_bias: f64,
-    /// Median [`overlap`] of the points near the ridge (NaN without any).
+    /// Median [`crate::roofline::overlap`] of the points near the ridge (NaN without any).
     pub overlap: f64,
 }
 
 /// Fit of (ai, deviation) points against a roof whose ridge is at `ridge`;
-/// `overlaps` are the [`overlap`] values of the points near the ridge.
+/// `overlaps` are the [`crate::roofline::overlap`] values of the points near the ridge.
 pub fn fit(points: &[(f64, f64)], ridge: f64, overlaps: &[f64]) -> Fit {
     let abs: Vec<f64> = points.iter().map(|p| p.1.abs()).collect();
     let worst = points
