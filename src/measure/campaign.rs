@@ -9,30 +9,41 @@ use crate::error::{Error, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::Duration;
 
-/// Run `items` in groups of consecutive items with the same `key` (their
-/// thread count first): one bench per group, with as many bytes of buffer
-/// per thread as `alloc` says the group needs, on which `run` measures the
-/// group. Stops before a group once Ctrl-C was pressed or the rig's clock
-/// passed `until`, keeping what was done.
-pub fn in_benches<T, K: PartialEq, R>(
+/// Work that runs on a bench: its thread count and level (what groups
+/// items on one bench), and the bytes of buffer per thread it needs.
+pub trait Work {
+    /// What groups items on one bench: the thread count first.
+    type Key: PartialEq;
+    /// Its key.
+    fn key(&self) -> (usize, Self::Key);
+    /// Bytes of buffer it needs per thread.
+    fn alloc(&self) -> usize;
+}
+
+/// Run `items` in groups of consecutive items with the same key: one bench
+/// per group, with buffers as large as the group's largest need (and
+/// `extra`, what probes between the items need), on which `run` measures
+/// the group. Stops before a group once Ctrl-C was pressed or the rig's
+/// clock passed `until`, keeping what was done.
+pub fn in_benches<T: Work, R>(
     rig: &mut impl Rig,
     items: &[T],
-    key: impl Fn(&T) -> (usize, K),
-    alloc: impl Fn(&[T]) -> usize,
+    extra: usize,
     until: Option<Duration>,
     mut run: impl FnMut(&dyn Bench, &[T]) -> Result<Vec<R>>,
 ) -> Result<Vec<R>> {
     let mut out = Vec::new();
     let mut start = 0;
     while start < items.len() && !interrupt::requested() && until.is_none_or(|u| rig.now() < u) {
-        let k = key(&items[start]);
+        let k = items[start].key();
         let end = items[start..]
             .iter()
-            .position(|x| key(x) != k)
+            .position(|x| x.key() != k)
             .map_or(items.len(), |p| start + p);
         let group = &items[start..end];
+        let alloc = group.iter().map(Work::alloc).max().unwrap_or(0).max(extra);
         let done = rig
-            .with_bench(k.0, alloc(group), |bench| run(bench, group))
+            .with_bench(k.0, alloc, |bench| run(bench, group))
             .map_err(Error::Io)??;
         out.extend(done);
         start = end;
@@ -57,10 +68,20 @@ mod tests {
     use super::super::fake::{FakeRig, Outcome};
     use super::*;
 
+    /// (threads, level, bytes)
+    impl Work for (usize, char, usize) {
+        type Key = char;
+        fn key(&self) -> (usize, char) {
+            (self.0, self.1)
+        }
+        fn alloc(&self) -> usize {
+            self.2
+        }
+    }
+
     #[test]
     fn one_bench_per_run_of_items_sharing_threads_and_level() {
         let mut rig = FakeRig::scripted(vec![Outcome::steady(1.0)]);
-        // (threads, level, bytes)
         let items = [
             (1, 'a', 10),
             (1, 'a', 30),
@@ -68,36 +89,31 @@ mod tests {
             (2, 'b', 7),
             (1, 'a', 1),
         ];
-        let groups = in_benches(
-            &mut rig,
-            &items,
-            |i| (i.0, i.1),
-            |g| g.iter().map(|i| i.2).max().unwrap(),
-            None,
-            |b, g| Ok(vec![(b.threads(), g.len())]),
-        )
+        let groups = in_benches(&mut rig, &items, 6, None, |b, g| {
+            Ok(vec![(b.threads(), g.len())])
+        })
         .unwrap();
         assert_eq!(groups, [(1, 2), (1, 1), (2, 1), (1, 1)]);
-        assert_eq!(rig.benches(), [(1, 30), (1, 5), (2, 7), (1, 1)]);
+        // The largest need of each group, and never less than the extra.
+        assert_eq!(rig.benches(), [(1, 30), (1, 6), (2, 7), (1, 6)]);
     }
 
     #[test]
     fn no_group_starts_after_the_deadline() {
         let mut rig = FakeRig::scripted(vec![Outcome::steady(1.0)]);
-        let items = [1usize, 2, 3];
+        let items = [(1, 'a', 0), (1, 'b', 0), (1, 'c', 0)];
         let done = in_benches(
             &mut rig,
             &items,
-            |i| (1, *i),
-            |_| 0,
+            0,
             Some(Duration::from_millis(50)),
             |b, g| {
                 b.pause(Duration::from_millis(30));
-                Ok(g.to_vec())
+                Ok(g.iter().map(|i| i.1).collect())
             },
         )
         .unwrap();
-        // 0 ms: group 1 runs; 30 ms: group 2 runs; 60 ms: past the deadline.
-        assert_eq!(done, [1, 2]);
+        // 0 ms: group a runs; 30 ms: group b runs; 60 ms: past the deadline.
+        assert_eq!(done, ['a', 'b']);
     }
 }

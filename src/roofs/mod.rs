@@ -14,7 +14,7 @@ use crate::machine::Level;
 use crate::machine::isa::Isa;
 use crate::measure::bench::{Bench, Rig, Settings, measure_steady};
 use crate::measure::guard::{CoreGuard, Probe, Sharing, WAIT_BUDGET};
-use crate::measure::{campaign, interrupt, keep_faster, pool};
+use crate::measure::{campaign, interrupt, keep_faster};
 use crate::results::{Flag, Roof};
 use crate::units::human_bytes;
 use indicatif::ProgressBar;
@@ -115,25 +115,9 @@ fn measure_tasks(
             .as_ref()
             .filter(|_| several)
             .map_or(0, CoreGuard::alloc);
-        let roofs = campaign::in_benches(
-            rig,
-            chunk,
-            |t| (t.threads, t.level),
-            |group| {
-                group
-                    .iter()
-                    .flat_map(|t| {
-                        t.sizes
-                            .iter()
-                            .map(|&b| pool::alloc_for(t.kernel, b, Shape::ONE))
-                    })
-                    .max()
-                    .unwrap_or(0)
-                    .max(guard_alloc)
-            },
-            ctx.until,
-            |bench, group| measure_group(bench, group, ctx, guard.as_mut().filter(|_| several)),
-        )?;
+        let roofs = campaign::in_benches(rig, chunk, guard_alloc, ctx.until, |bench, group| {
+            measure_group(bench, group, ctx, guard.as_mut().filter(|_| several))
+        })?;
         out.extend(roofs);
     }
     Ok(out)

@@ -29,6 +29,20 @@ pub struct RoofTask {
     pub scope: Scope,
 }
 
+impl crate::measure::campaign::Work for RoofTask {
+    type Key = Option<Level>;
+    fn key(&self) -> (usize, Option<Level>) {
+        (self.threads, self.level)
+    }
+    fn alloc(&self) -> usize {
+        self.sizes
+            .iter()
+            .map(|&b| crate::measure::pool::alloc_for(self.kernel, b, crate::kernels::Shape::ONE))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 /// The tasks of `plan` on `machine`, in the order they run: by thread
 /// count, ISA, then each level's mixes and the FP ops. Kernels this CPU
 /// cannot run are left out and returned beside.

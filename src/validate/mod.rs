@@ -15,13 +15,13 @@ pub mod verdict;
 
 use crate::config::plan::Plan;
 use crate::error::{Error, Result};
-use crate::kernels::{self, Kind, Mix, Op, Precision, Role, Shape};
+use crate::kernels::{self, Kind, Mix, Op, Precision, Role};
 use crate::machine::isa::Isa;
 use crate::machine::sizing::{self, range_of};
 use crate::machine::{Level, Machine, Scope};
 use crate::measure::bench::{Rig, Settings};
 use crate::measure::guard::Sharing;
-use crate::measure::pool::{self, Cores};
+use crate::measure::pool::Cores;
 use crate::measure::{campaign, interrupt};
 use crate::results::{Document, Roof};
 use fit::Fit;
@@ -358,54 +358,35 @@ pub fn run_sweeps(
     // any threads.
     let mut guard = crate::roofs::core_guard(&doc.roofs, Some(isa));
     let guard_alloc = guard.as_ref().map_or(0, |g| g.alloc());
-    let done = campaign::in_benches(
-        rig,
-        sweeps,
-        |s| (s.threads, s.level),
-        |group| {
-            group
-                .iter()
-                .flat_map(|s| {
-                    s.shapes
-                        .iter()
-                        .map(|sh| pool::alloc_for(s.kernel_for(*sh), s.bytes, *sh))
-                        .chain(s.reference.map(|r| pool::alloc_for(r, s.bytes, Shape::ONE)))
-                })
-                .max()
-                .unwrap_or(0)
-                .max(guard_alloc)
-        },
-        None,
-        |bench, group| {
-            if let Some(g) = guard.as_mut() {
-                g.guard_loads(group[0].scope.own_core());
+    let done = campaign::in_benches(rig, sweeps, guard_alloc, None, |bench, group| {
+        if let Some(g) = guard.as_mut() {
+            g.guard_loads(group[0].scope.own_core());
+        }
+        let started = bench.now();
+        let mut sw = Sweeper {
+            bench,
+            settings: &settings,
+            bar,
+            guard: guard.as_mut(),
+        };
+        let mut data = Vec::new();
+        for s in group {
+            if let Some(d) = sw.run(s)? {
+                data.push((s, d));
             }
-            let started = bench.now();
-            let mut sw = Sweeper {
-                bench,
-                settings: &settings,
-                bar,
-                guard: guard.as_mut(),
-            };
-            let mut data = Vec::new();
-            for s in group {
-                if let Some(d) = sw.run(s)? {
-                    data.push((s, d));
-                }
-            }
-            // Second looks take at most half as long as the sweeps did.
-            let until = bench.now() + (bench.now() - started) / 2;
-            for (s, d) in &mut data {
-                let (_, pts) = evaluate::evaluate(s, isa, d);
-                let deviations: Vec<f64> = pts.iter().map(|p| p.deviation).collect();
-                sw.second_look(s, d, &deviations, until)?;
-            }
-            Ok(data
-                .iter()
-                .map(|(s, d)| evaluate::evaluate(s, isa, d))
-                .collect::<Vec<_>>())
-        },
-    )?;
+        }
+        // Second looks take at most half as long as the sweeps did.
+        let until = bench.now() + (bench.now() - started) / 2;
+        for (s, d) in &mut data {
+            let (_, pts) = evaluate::evaluate(s, isa, d);
+            let deviations: Vec<f64> = pts.iter().map(|p| p.deviation).collect();
+            sw.second_look(s, d, &deviations, until)?;
+        }
+        Ok(data
+            .iter()
+            .map(|(s, d)| evaluate::evaluate(s, isa, d))
+            .collect::<Vec<_>>())
+    })?;
     let mut out = Vec::new();
     for (r, pts) in done {
         doc.replace_points(pts);
@@ -461,6 +442,18 @@ mod tests {
         plan_sweeps(doc, &machine_of(doc), o).unwrap()
     }
 
+    /// The fixture and its one sweep: the load mix at L1, 1 thread.
+    fn load_sweep() -> (Document, Vec<Sweep>) {
+        let doc = fixture();
+        let o = Options {
+            mixes: vec![Mix::Load],
+            ..Options::default()
+        };
+        let sw = sweeps(&doc, &o);
+        assert_eq!(sw.len(), 1);
+        (doc, sw)
+    }
+
     #[test]
     fn points_on_the_roofs_hold_and_replace_earlier_points() {
         let mut doc = fixture();
@@ -513,12 +506,7 @@ mod tests {
 
     #[test]
     fn points_that_look_slowed_get_a_second_look_and_the_faster_is_kept() {
-        let mut doc = fixture();
-        let o = Options {
-            mixes: vec![Mix::Load],
-            ..Options::default()
-        };
-        let sw = sweeps(&doc, &o);
+        let (mut doc, sw) = load_sweep();
         let n = sw[0].shapes.len();
         // The first two points ran at 80% (a slow moment), then all at the roof.
         let d0 = doc.clone();
@@ -540,12 +528,7 @@ mod tests {
 
     #[test]
     fn the_second_looks_stop_at_half_the_sweeps_time() {
-        let mut doc = fixture();
-        let o = Options {
-            mixes: vec![Mix::Load],
-            ..Options::default()
-        };
-        let sw = sweeps(&doc, &o);
+        let (mut doc, sw) = load_sweep();
         let n = sw[0].shapes.len();
         // Every point always at half its expected value, the second looks
         // taking 5 times as long as the sweep's points.

@@ -71,6 +71,22 @@ impl Sweep {
     }
 }
 
+impl crate::measure::campaign::Work for Sweep {
+    type Key = Level;
+    fn key(&self) -> (usize, Level) {
+        (self.threads, self.level)
+    }
+    fn alloc(&self) -> usize {
+        use crate::measure::pool::alloc_for;
+        self.shapes
+            .iter()
+            .map(|&s| alloc_for(self.kernel_for(s), self.bytes, s))
+            .chain(self.reference.map(|r| alloc_for(r, self.bytes, Shape::ONE)))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 /// What one sweep measured.
 #[derive(Debug)]
 pub struct SweepData {

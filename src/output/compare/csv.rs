@@ -1,6 +1,6 @@
 //! The comparison as CSV: one row per roof, three columns per file.
 
-use super::{Comparison, cell_text};
+use super::{Comparison, row_text};
 use std::fmt::Write as _;
 
 pub(super) fn render(c: &Comparison) -> String {
@@ -11,19 +11,10 @@ pub(super) fn render(c: &Comparison) -> String {
     }
     s.push('\n');
     for r in c.rows {
-        let _ = write!(
-            s,
-            "{},{},{},{}",
-            r.key.threads,
-            r.isa_text(),
-            r.key.label(),
-            r.key.unit()
-        );
-        for (i, cell) in r.cells.iter().enumerate() {
-            let (v, p, q) = cell_text(cell, i == 0);
-            let _ = write!(s, ",{v},{p},{q}");
-        }
-        s.push('\n');
+        let (head, cells) = row_text(r);
+        let mut fields: Vec<String> = head.to_vec();
+        fields.extend(cells.into_iter().flatten());
+        let _ = writeln!(s, "{}", fields.join(","));
     }
     s
 }

@@ -1,6 +1,6 @@
 //! The comparison as Markdown tables.
 
-use super::{Comparison, cell_text, ridge_items};
+use super::{Comparison, ridge_items, row_text};
 use std::fmt::Write as _;
 
 pub(super) fn render(c: &Comparison) -> String {
@@ -15,17 +15,10 @@ pub(super) fn render(c: &Comparison) -> String {
     }
     s.push('\n');
     for r in c.rows {
-        let _ = write!(
-            s,
-            "| {} | {} | {} | {} |",
-            r.key.threads,
-            r.isa_text(),
-            r.key.label(),
-            r.key.unit()
-        );
-        for (i, cell) in r.cells.iter().enumerate() {
-            let (v, p, q) = cell_text(cell, i == 0);
-            let _ = write!(s, " {v} | {p} | {q} |");
+        let (head, cells) = row_text(r);
+        let _ = write!(s, "| {} |", head.join(" | "));
+        for cell in cells {
+            let _ = write!(s, " {} |", cell.join(" | "));
         }
         s.push('\n');
     }

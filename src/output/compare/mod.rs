@@ -44,9 +44,9 @@ pub fn render(c: &Comparison, format: CompareFormat) -> String {
 
 /// A cell as text: value, per cycle, ratio ("missing" where the file lacks
 /// the roof; the first file's ratio is 1).
-fn cell_text(c: &Option<Cell>, first: bool) -> (String, String, String) {
+fn cell_text(c: &Option<Cell>, first: bool) -> [String; 3] {
     match c {
-        Some(c) => (
+        Some(c) => [
             format!("{:.1}", c.value),
             format!("{:.2}", c.per_cycle),
             if first {
@@ -54,9 +54,27 @@ fn cell_text(c: &Option<Cell>, first: bool) -> (String, String, String) {
             } else {
                 c.ratio.map_or("-".into(), |r| format!("{r:.2}"))
             },
-        ),
-        None => ("missing".into(), "-".into(), "-".into()),
+        ],
+        None => ["missing".into(), "-".into(), "-".into()],
     }
+}
+
+/// A row as text: threads, ISA, roof, unit; then value, per cycle and
+/// ratio per file. Each format lays these out its own way.
+fn row_text(r: &Row) -> ([String; 4], Vec<[String; 3]>) {
+    (
+        [
+            r.key.threads.to_string(),
+            r.isa_text(),
+            r.key.label(),
+            r.key.unit().to_string(),
+        ],
+        r.cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| cell_text(c, i == 0))
+            .collect(),
+    )
 }
 
 /// A file's ridges as "L1 0.123" items.

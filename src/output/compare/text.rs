@@ -1,6 +1,6 @@
 //! The comparison as aligned text.
 
-use super::{Comparison, cell_text, ridge_items};
+use super::{Comparison, ridge_items, row_text};
 use std::fmt::Write as _;
 
 pub(super) fn render(c: &Comparison) -> String {
@@ -20,16 +20,9 @@ pub(super) fn render(c: &Comparison) -> String {
     }
     s.push('\n');
     for r in c.rows {
-        let _ = write!(
-            s,
-            "{:>3} {:<13} {:<16} {:<8}",
-            r.key.threads,
-            r.isa_text(),
-            r.key.label(),
-            r.key.unit()
-        );
-        for (i, cell) in r.cells.iter().enumerate() {
-            let (v, p, q) = cell_text(cell, i == 0);
+        let ([t, isa, roof, unit], cells) = row_text(r);
+        let _ = write!(s, "{t:>3} {isa:<13} {roof:<16} {unit:<8}");
+        for [v, p, q] in cells {
             let _ = write!(s, " {v:>10} {p:>9} {q:>6}");
         }
         s.push('\n');
