@@ -41,7 +41,29 @@ fn variant(v: &str) -> String {
     }
 }
 
+/// Tells the tests whether the parts they need beside Rust are here: tests
+/// that need a missing part are ignored, with the reason, not passed.
+fn detect_test_parts() {
+    println!("cargo::rustc-check-cfg=cfg(has_qemu)");
+    println!("cargo::rerun-if-env-changed=PATH");
+    let on_path = |name: &str| {
+        std::env::var_os("PATH").and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join(name))
+                .find(|f| f.is_file())
+        })
+    };
+    if let Some(q) = on_path("qemu-x86_64") {
+        println!("cargo::rerun-if-changed={}", q.display());
+        let help = std::process::Command::new(&q).arg("-h").output();
+        if help.is_ok_and(|h| String::from_utf8_lossy(&h.stdout).contains("-plugin")) {
+            println!("cargo::rustc-cfg=has_qemu");
+        }
+    }
+}
+
 fn main() {
+    detect_test_parts();
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let asm = root.join("asm");
     println!("cargo:rerun-if-changed=asm");

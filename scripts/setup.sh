@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Installs what carmbench needs to build on Debian, or says how.
+# Installs what carmbench needs on Debian, or says how: `setup.sh` for the
+# main job, `setup.sh --tests` for the test suite as well.
 # Sourced by scripts/carm.sh and scripts/test.sh; safe to run on its own.
 set -euo pipefail
 
-# Debian packages: hwloc headers, libudev (hwlocality links -ludev), pkg-config
-# (finds hwloc), binutils (objdump, used by the kernel disassembly tests),
-# fonts-dejavu-core (text in PNG charts).
+# The main job: hwloc headers, libudev (hwlocality links -ludev), pkg-config
+# (finds hwloc), fonts-dejavu-core (text in PNG charts); binutils (objdump)
+# for the kernel disassembly tests.
 CARMBENCH_PACKAGES=(libhwloc-dev libudev-dev pkg-config binutils fonts-dejavu-core)
+# The tests: gcc builds the programs profiled, qemu-user runs them under the
+# counting plugin.
+if [ "${1:-}" = "--tests" ]; then
+    CARMBENCH_PACKAGES+=(gcc libc6-dev qemu-user)
+fi
 
 missing=()
 for p in "${CARMBENCH_PACKAGES[@]}"; do

@@ -5,6 +5,7 @@ use crate::error::Error;
 use crate::machine::Source;
 use crate::output::Format;
 use crate::output::compare::CompareFormat;
+use crate::profile::CountsMode;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -104,6 +105,12 @@ pub struct ProfileArgs {
     /// Name of the point [default: the command's file name].
     #[arg(long)]
     pub name: Option<String>,
+    /// How to count flops and bytes: the PMU where usable, else emulation (auto); or one of them.
+    #[arg(long, value_enum, default_value_t = CountsMode::Auto)]
+    pub counts: CountsMode,
+    /// The QEMU counting plugin [default: beside carmbench].
+    #[arg(long, value_name = "PATH")]
+    pub plugin: Option<PathBuf>,
     /// Manual mode: floating-point operations the command performs (an FMA counts two).
     #[arg(long, value_name = "N")]
     pub flops: Option<f64>,

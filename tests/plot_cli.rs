@@ -7,11 +7,6 @@ use carmbench::machine::Level;
 use carmbench::results::{self, Document};
 use std::path::Path;
 
-const FIXTURE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/zen5-avx512.yaml"
-);
-
 fn fixture() -> Document {
     results::load(Path::new(FIXTURE)).unwrap()
 }

@@ -7,11 +7,6 @@ use carmbench::results::apps;
 use std::path::Path;
 use std::process::Command;
 
-const FIXTURE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/zen5-avx512.yaml"
-);
-
 /// STREAM-like triad: a[i] = b[i] + s * c[i], n elements, r repetitions:
 /// 2 flops and 24 bytes (two 8-byte loads, one 8-byte store) per element.
 const TRIAD: &str = r#"
@@ -114,15 +109,14 @@ fn manual_counts_time_and_place_a_program() {
 #[test]
 fn without_a_pmu_the_cause_and_the_fix_are_named() {
     let dir = tmpdir("pmu");
-    let out = carmbench_in(&["profile", "--", "true"], &dir);
+    let out = carmbench_in(&["profile", "--counts", "pmu", "--", "true"], &dir);
     let err = String::from_utf8_lossy(&out.stderr);
     let has_pmu = Path::new("/sys/bus/event_source/devices/cpu").exists();
     if !has_pmu {
-        assert_eq!(out.status.code(), Some(2), "{err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-        assert!(
-            err.contains("not available") && err.contains("--flops N --bytes M"),
-            "{err}"
+        // The cause, and both ways around it.
+        assert_input_error(
+            &out,
+            &["not available", "--counts emulate", "--flops N --bytes M"],
         );
         assert!(!dir.join("apps.yaml").exists(), "nothing made up");
     } else {
@@ -145,6 +139,16 @@ fn bad_profile_input() {
         (
             vec!["profile", "--flops", "0", "--bytes", "1", "--", "true"],
             "positive",
+        ),
+        (
+            vec!["profile", "--counts", "manual", "--", "true"],
+            "needs --flops N and --bytes M",
+        ),
+        (
+            vec![
+                "profile", "--counts", "pmu", "--flops", "1", "--bytes", "1", "--", "true",
+            ],
+            "manual counts",
         ),
         (
             vec![

@@ -8,11 +8,6 @@ use carmbench::machine::{Level, Machine, Source};
 use carmbench::results::{self, Document};
 use std::path::Path;
 
-const FIXTURE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/fixtures/zen5-avx512.yaml"
-);
-
 /// The fixture, made to look measured on this machine.
 fn fixture_here() -> Document {
     let mut d = results::load(Path::new(FIXTURE)).unwrap();

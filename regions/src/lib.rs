@@ -6,7 +6,10 @@
 //! Run under `carmbench profile`, each region's hardware counts and time are
 //! summed over its calls and threads and written at exit to the file that
 //! `carmbench profile` names in `CARMBENCH_REGIONS_OUT`, with the events it
-//! lists in `CARMBENCH_REGIONS_EVENTS` (`name=rawconfig,...`, hex). Outside
+//! lists in `CARMBENCH_REGIONS_EVENTS` (`name=rawconfig,...`, hex). When
+//! `carmbench profile` counts the program under emulation, it sets
+//! `CARMBENCH_REGIONS_EMULATED` instead, and each begin and end becomes a
+//! system call the counting plugin sees ([`emulated`]). Outside
 //! `carmbench profile` every call returns at once.
 
 use perf_event::events::Raw;
@@ -23,6 +26,107 @@ use std::time::Instant;
 pub const OUT_ENV: &str = "CARMBENCH_REGIONS_OUT";
 /// Environment variable listing the events.
 pub const EVENTS_ENV: &str = "CARMBENCH_REGIONS_EVENTS";
+/// Environment variable set when the program runs under carmbench's
+/// emulation: regions are marked with [`emulated::SYSCALL`].
+pub const EMULATED_ENV: &str = "CARMBENCH_REGIONS_EMULATED";
+
+/// Regions marked for the counting plugin of `carmbench profile --counts
+/// emulate`: a system call of a number no kernel uses (natively it returns
+/// ENOSYS), which the plugin sees with its arguments. A region's name goes
+/// out once, 24 bytes per call; begin and end carry only its number, so the
+/// plugin reads no guest memory. The plugin (`qemu-plugin/src/protocol.rs`)
+/// has the same numbers.
+pub mod emulated {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+
+    /// The system call number.
+    pub const SYSCALL: i64 = 0xCA7B;
+    /// Part of a name: number, offset, then 24 bytes in three words.
+    pub const DEFINE: u64 = 1;
+    /// A region begins on this thread: its number.
+    pub const BEGIN: u64 = 2;
+    /// A region ends on this thread: its number.
+    pub const END: u64 = 3;
+
+    static IDS: OnceLock<Mutex<HashMap<Vec<u8>, u64>>> = OnceLock::new();
+
+    thread_local! {
+        /// The regions open on this thread, innermost last: where the name
+        /// was (its address and length) and its number. `end` finds its
+        /// number here with a few loads instead of a hashed lookup, which
+        /// would run inside the region and count in its bytes.
+        static OPEN: std::cell::RefCell<Vec<(usize, usize, u64)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    fn call(op: u64, id: u64, a3: u64, a4: u64, a5: u64, a6: u64) {
+        // SAFETY: an unknown system call number only returns ENOSYS.
+        unsafe { libc::syscall(SYSCALL, op, id, a3, a4, a5, a6) };
+    }
+
+    /// The number of `name`, sending the name first when it is new.
+    fn id(name: &[u8]) -> u64 {
+        let mut ids = IDS.get_or_init(Default::default).lock().unwrap();
+        if let Some(&id) = ids.get(name) {
+            return id;
+        }
+        let id = ids.len() as u64 + 1;
+        let mut padded = name.to_vec();
+        padded.push(0);
+        for (k, part) in padded.chunks(24).enumerate() {
+            let mut w = [0u64; 3];
+            for (j, b) in part.iter().enumerate() {
+                w[j / 8] |= u64::from(*b) << (8 * (j % 8));
+            }
+            call(DEFINE, id, (k * 24) as u64, w[0], w[1], w[2]);
+        }
+        ids.insert(name.to_vec(), id);
+        id
+    }
+
+    /// Begin `name`: the system call comes last, so nothing of this
+    /// function runs inside the region.
+    pub fn begin(name: &[u8]) {
+        let id = id(name);
+        OPEN.with(|o| {
+            o.borrow_mut()
+                .push((name.as_ptr() as usize, name.len(), id))
+        });
+        call(BEGIN, id, 0, 0, 0, 0);
+    }
+
+    /// End `name` (one never begun is ignored by the plugin).
+    pub fn end(name: &[u8]) {
+        let key = (name.as_ptr() as usize, name.len());
+        let open = OPEN.with(|o| {
+            let mut o = o.borrow_mut();
+            let at = o.iter().rposition(|e| (e.0, e.1) == key)?;
+            Some(o.remove(at).2)
+        });
+        // A name passed from another address than at its begin: by its
+        // bytes (never for names given as the same literal).
+        let id = open.or_else(|| {
+            let id = IDS
+                .get()
+                .and_then(|m| m.lock().unwrap().get(name).copied())?;
+            OPEN.with(|o| {
+                let mut o = o.borrow_mut();
+                let at = o.iter().rposition(|e| e.2 == id)?;
+                Some(o.remove(at).2)
+            })
+        });
+        if let Some(id) = id {
+            call(END, id, 0, 0, 0, 0);
+        }
+    }
+}
+
+/// Whether regions go to the counting plugin.
+fn emulated_mode() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os(EMULATED_ENV).is_some())
+}
 
 /// One region's record, one JSON object per line of the output file:
 /// written here at exit, read by `carmbench profile`.
@@ -127,6 +231,9 @@ fn read_all(st: &State) -> Vec<u64> {
 
 /// Start region `name` on this thread.
 pub fn begin(name: &str) {
+    if emulated_mode() {
+        return emulated::begin(name.as_bytes());
+    }
     let Some(st) = state() else { return };
     let counts = read_all(st);
     OPEN.with(|o| {
@@ -137,6 +244,9 @@ pub fn begin(name: &str) {
 
 /// End region `name` on this thread (a region not begun is ignored).
 pub fn end(name: &str) {
+    if emulated_mode() {
+        return emulated::end(name.as_bytes());
+    }
     let Some(st) = state() else { return };
     let now = read_all(st);
     let Some((t0, before)) = OPEN.with(|o| o.borrow_mut().remove(name)) else {
@@ -204,16 +314,21 @@ extern "C" fn flush_at_exit() {
 }
 
 fn name_of(p: *const c_char) -> Option<String> {
-    if p.is_null() {
-        return None;
-    }
+    bytes_of(p).map(|b| String::from_utf8_lossy(b).into_owned())
+}
+
+/// The bytes of a NUL-terminated C string, without copying them.
+fn bytes_of<'a>(p: *const c_char) -> Option<&'a [u8]> {
     // SAFETY: the caller passes a NUL-terminated string (see carmbench.h).
-    Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+    (!p.is_null()).then(|| unsafe { CStr::from_ptr(p) }.to_bytes())
 }
 
 /// C ABI: begin the region `name` (NUL-terminated) on this thread.
 #[unsafe(no_mangle)]
 pub extern "C" fn carmbench_region_begin(name: *const c_char) {
+    if emulated_mode() {
+        return bytes_of(name).into_iter().for_each(emulated::begin);
+    }
     if let Some(n) = name_of(name) {
         begin(&n);
     }
@@ -222,6 +337,10 @@ pub extern "C" fn carmbench_region_begin(name: *const c_char) {
 /// C ABI: end the region `name` on this thread.
 #[unsafe(no_mangle)]
 pub extern "C" fn carmbench_region_end(name: *const c_char) {
+    // Under emulation, without allocating: this runs inside the region.
+    if emulated_mode() {
+        return bytes_of(name).into_iter().for_each(emulated::end);
+    }
     if let Some(n) = name_of(name) {
         end(&n);
     }

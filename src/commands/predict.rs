@@ -45,6 +45,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                 threads: a.threads,
                 fma_flops: a.fma_flops,
                 source: Some("given".into()),
+                mix: None,
             }]
         }
         (None, Some(_), Some(_)) => {

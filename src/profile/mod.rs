@@ -1,316 +1,300 @@
-//! Profiling applications: PMU event tables per CPU family
-//! (`configs/events.yaml`), the arithmetic from counts to W (flops), Q (bytes
-//! requested by the core) and AI, and counting a command with perf_event.
+//! Placing applications on the chart: their work W (flops), traffic Q
+//! (bytes requested by the core) and time T, counted with the PMU
+//! ([`pmu`]), by emulation ([`emulate`]) or given by hand, for the whole
+//! program and for each region it marks with the regions library.
+
+pub mod emulate;
+pub mod pmu;
 
 use crate::error::{Error, Result};
-use crate::machine::cpuid::{CpuId, CpuMatch};
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use crate::machine::cpuid;
+use crate::results::Document;
+use crate::results::apps::AppPoint;
+use carmbench_regions::Record;
+use emulate::Emulator;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus};
+use std::time::Instant;
 
-/// The embedded event table.
-pub const EVENTS_YAML: &str = include_str!("../../configs/events.yaml");
-
-/// What an event counts (see the file's header).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Counts {
-    /// Floating-point operations (FMA = 2).
-    Flops,
-    /// FP instructions of one width (FMA counted twice).
-    FpInstr,
-    /// FP operations of one width, for the access-width estimate only.
-    FpWidth,
-    /// Memory load instructions.
-    Loads,
-    /// Memory store instructions.
-    Stores,
+/// How W and Q are counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CountsMode {
+    /// The PMU where it is usable, else emulation where QEMU is installed.
+    Auto,
+    /// Hardware counters.
+    Pmu,
+    /// QEMU user-mode emulation with carmbench's counting plugin.
+    Emulate,
+    /// Counts given with --flops and --bytes.
+    Manual,
 }
 
-/// One raw event.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Event {
-    /// Name in the Linux pmu-events JSON.
-    pub name: String,
-    /// Event select (12 bits on AMD).
-    pub event: u32,
-    /// Unit mask.
-    pub umask: u32,
-    /// What it counts.
-    pub counts: Counts,
-    /// Bytes per operand (FP events).
-    #[serde(default)]
-    pub width: Option<u32>,
-    /// Elements per instruction (fp_instr events).
-    #[serde(default)]
-    pub lanes: Option<u32>,
-}
-
-impl Event {
-    /// perf_event raw config for this event on `vendor`.
-    pub fn config(&self, vendor: &str) -> u64 {
-        let ev = u64::from(self.event);
-        let base = (ev & 0xFF) | (u64::from(self.umask) << 8);
-        if vendor == "AuthenticAMD" {
-            base | ((ev >> 8) & 0xF) << 32
-        } else {
-            base
-        }
-    }
-}
-
-/// A CPU family's events.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Family {
-    /// Short name.
-    pub name: String,
-    /// CPUID vendor.
-    pub vendor: String,
-    /// CPUID family.
-    pub family: u32,
-    /// Exact models.
-    #[serde(default)]
-    pub models: Vec<u32>,
-    /// Model ranges.
-    #[serde(default)]
-    pub model_ranges: Vec<[u32; 2]>,
-    /// Where the encodings come from.
-    pub source: String,
-    /// The events.
-    pub events: Vec<Event>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct EventsFile {
-    families: Vec<Family>,
-}
-
-/// Every family in the table.
-pub fn families() -> Vec<Family> {
-    let f: EventsFile =
-        serde_yaml::from_str(EVENTS_YAML).expect("embedded configs/events.yaml is valid");
-    f.families
-}
-
-/// The family of a CPU, if the table has it.
-pub fn family_of(id: &CpuId) -> Option<Family> {
-    families().into_iter().find(|f| {
-        CpuMatch {
-            vendor: &f.vendor,
-            family: f.family,
-            models: &f.models,
-            ranges: &f.model_ranges,
-        }
-        .matches(id)
-    })
-}
-
-/// W, Q and AI derived from counts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Derived {
-    /// Floating-point operations.
-    pub flops: f64,
-    /// Load instructions.
-    pub loads: u64,
-    /// Store instructions.
-    pub stores: u64,
-    /// Bytes per access assumed.
-    pub access_bytes: f64,
-    /// Bytes requested: (loads + stores) × access_bytes.
-    pub bytes: f64,
-    /// The approximation made, in words.
-    pub note: String,
-}
-
-/// Access width assumed when nothing tells it.
-pub const DEFAULT_ACCESS_BYTES: f64 = 8.0;
-
-/// Derive W and Q from event counts (by event name). `access_bytes`
-/// overrides the width estimate.
-pub fn derive(f: &Family, counts: &BTreeMap<String, u64>, access_bytes: Option<f64>) -> Derived {
-    let mut flops = 0.0;
-    let (mut loads, mut stores) = (0u64, 0u64);
-    let (mut wsum, mut wn) = (0.0, 0.0);
-    for e in &f.events {
-        let n = counts.get(&e.name).copied().unwrap_or(0);
-        match e.counts {
-            Counts::Flops => flops += n as f64,
-            Counts::FpInstr => {
-                flops += n as f64 * f64::from(e.lanes.unwrap_or(1));
-                wsum += n as f64 * f64::from(e.width.unwrap_or(8));
-                wn += n as f64;
-            }
-            Counts::FpWidth => {
-                wsum += n as f64 * f64::from(e.width.unwrap_or(8));
-                wn += n as f64;
-            }
-            Counts::Loads => loads += n,
-            Counts::Stores => stores += n,
-        }
-    }
-    let (w, note) = match access_bytes {
-        Some(b) => (
-            b,
-            format!("bytes = (loads + stores) x {b} B, the access width given with --access-bytes"),
-        ),
-        None if wn > 0.0 => {
-            let w = wsum / wn;
-            (
-                w,
-                format!(
-                    "bytes = (loads + stores) x {w:.1} B, the mean width of the FP instructions: the PMU counts memory instructions, not bytes (give --access-bytes to set it)"
-                ),
-            )
-        }
-        None => (
-            DEFAULT_ACCESS_BYTES,
-            format!(
-                "bytes = (loads + stores) x {DEFAULT_ACCESS_BYTES} B: the PMU counts memory instructions, not bytes, and no FP width was counted (give --access-bytes to set it)"
-            ),
-        ),
-    };
-    Derived {
-        flops,
-        loads,
-        stores,
-        access_bytes: w,
-        bytes: (loads + stores) as f64 * w,
-        note,
-    }
-}
-
-/// The one-line explanation for a perf_event_open failure.
-pub fn explain_open_error(e: &std::io::Error) -> Error {
-    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "?".into());
-    let manual = "or give the counts yourself: carmbench profile --flops N --bytes M -- COMMAND";
-    let msg = match e.raw_os_error() {
-        Some(libc::ENOENT) | Some(libc::ENODEV) | Some(libc::EOPNOTSUPP) => format!(
-            "hardware performance counters are not available here (perf_event_open: {e}): this CPU's PMU is not exposed (typical of a VM without PMU passthrough); run on bare metal or a VM with a virtual PMU, {manual}"
-        ),
-        Some(libc::EACCES) | Some(libc::EPERM) => format!(
-            "not allowed to count hardware events (perf_event_open: {e}; kernel.perf_event_paranoid = {paranoid}); run `sysctl kernel.perf_event_paranoid=1` as root or profile as root, {manual}"
-        ),
-        _ => format!("cannot open the hardware counters (perf_event_open: {e}); {manual}"),
-    };
-    Error::input(msg)
-}
-
-/// Counts of one run of a command.
+/// What to profile and how.
 #[derive(Debug, Clone)]
-pub struct Run {
-    /// Counts by event name (and "cycles").
-    pub counts: BTreeMap<String, u64>,
-    /// Wall time, seconds.
-    pub seconds: f64,
-    /// Exit status of the command.
-    pub status: std::process::ExitStatus,
+pub struct Request {
+    /// The point's name.
+    pub name: String,
+    /// The program and its arguments, run directly (no shell).
+    pub command: Vec<String>,
+    /// How to count.
+    pub counts: CountsMode,
+    /// Manual counts: flops.
+    pub flops: Option<f64>,
+    /// Manual counts: bytes.
+    pub bytes: Option<f64>,
+    /// Bytes per access for the PMU's estimate of Q.
+    pub access_bytes: Option<f64>,
+    /// Threads to compare with.
+    pub threads: Option<usize>,
+    /// The counting plugin, when not beside carmbench.
+    pub plugin: Option<PathBuf>,
 }
 
-/// Run `cmd` (directly, no shell) counting `family`'s events for it and
-/// every thread and process it starts. The counters are opened on this
-/// process, inherited by the child and enabled when it execs.
-pub fn count_command(family: &Family, cmd: &mut std::process::Command) -> Result<Run> {
-    use perf_event::Builder;
-    use perf_event::events::{Hardware, Raw};
-    let mut counters = Vec::new();
-    let build = |b: &mut Builder| {
-        b.observe_self()
-            .any_cpu()
-            .inherit(true)
-            .enabled(false)
-            .enable_on_exec(true);
-        b.build()
-    };
-    for e in &family.events {
-        let mut b = Builder::new(Raw::new(e.config(&family.vendor)));
-        let c = build(&mut b).map_err(|err| explain_open_error(&err))?;
-        counters.push((e.name.clone(), c));
-    }
-    let mut b = Builder::new(Hardware::CPU_CYCLES);
-    if let Ok(c) = build(&mut b) {
-        counters.push(("cycles".to_string(), c));
-    }
-    let t0 = std::time::Instant::now();
-    let status = cmd
-        .status()
-        .map_err(|e| Error::input(format!("cannot run {:?}: {e}", cmd.get_program())))?;
-    let seconds = t0.elapsed().as_secs_f64();
-    let mut counts = BTreeMap::new();
-    for (name, mut c) in counters {
-        let v = c
-            .read()
-            .map_err(|e| Error::Io(format!("cannot read counter {name}: {e}")))?;
-        counts.insert(name, v);
-    }
-    Ok(Run {
-        counts,
-        seconds,
-        status,
-    })
-}
-
-/// What was counted of a program: the whole run, or one of its regions.
+/// What profiling gave: the program's point first, then its regions'; and
+/// how it was counted, when there is more to say.
 #[derive(Debug, Clone)]
-pub struct Counted {
-    /// The region's name; `None` for the whole program.
-    pub region: Option<String>,
-    /// W and Q.
-    pub derived: Derived,
-    /// Seconds (the region's, summed over calls and threads).
-    pub seconds: f64,
-    /// Calls of the region (1 for the whole program).
-    pub calls: u64,
+pub struct Profiled {
+    /// The points.
+    pub points: Vec<AppPoint>,
+    /// How they were counted, for people.
+    pub note: Option<String>,
 }
 
-/// Count `cmd` with `family`'s events, and the regions it marks with the
-/// regions library (which reads what to count from its environment and
-/// writes a record per region at exit): the whole run first, then each
-/// region. Also the command's exit status.
-pub fn count_program(
-    family: &Family,
-    cmd: &mut std::process::Command,
-    access_bytes: Option<f64>,
-) -> Result<(Vec<Counted>, std::process::ExitStatus)> {
-    let dir = std::env::temp_dir().join(format!("carmbench-profile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| Error::Io(e.to_string()))?;
-    let regions = dir.join("regions.jsonl");
-    let events: Vec<String> = family
-        .events
-        .iter()
-        .map(|e| format!("{}={:x}", e.name, e.config(&family.vendor)))
-        .collect();
-    cmd.env(carmbench_regions::OUT_ENV, &regions)
-        .env(carmbench_regions::EVENTS_ENV, events.join(","));
-    let run = count_command(family, cmd);
-    let records = std::fs::read_to_string(&regions).unwrap_or_default();
+/// Run `cmd` with the regions library writing its records to a private
+/// file, counting `events` (empty: time only); what `run` returned and the
+/// records.
+pub fn with_regions<T>(
+    cmd: &mut Command,
+    events: &str,
+    run: impl FnOnce(&mut Command) -> T,
+) -> Result<(T, Vec<Record>)> {
+    let dir = emulate::tempdir("regions")?;
+    let file = dir.join("regions.jsonl");
+    cmd.env(carmbench_regions::OUT_ENV, &file)
+        .env(carmbench_regions::EVENTS_ENV, events)
+        .env_remove(carmbench_regions::EMULATED_ENV);
+    let out = run(cmd);
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
     let _ = std::fs::remove_dir_all(&dir);
-    let run = run?;
-    let mut out = vec![Counted {
-        region: None,
-        derived: derive(family, &run.counts, access_bytes),
-        seconds: run.seconds,
-        calls: 1,
-    }];
-    for line in records.lines() {
-        let r = carmbench_regions::Record::parse_line(line).map_err(Error::Io)?;
-        if let Some(e) = &r.error {
-            eprintln!(
-                "carmbench: warning: region {} counted without hardware events: {e}",
-                r.name
-            );
-        }
-        out.push(Counted {
-            derived: derive(family, &r.counts, access_bytes),
-            region: Some(r.name),
-            seconds: r.seconds,
-            calls: r.calls,
-        });
+    let records = text
+        .lines()
+        .map(|l| Record::parse_line(l).map_err(Error::Io))
+        .collect::<Result<_>>()?;
+    Ok((out, records))
+}
+
+/// The program of `command`, checked before anything runs: one line saying
+/// why it cannot run.
+fn program(command: &[String]) -> Result<(&str, &[String])> {
+    let (prog, args) = command.split_first().ok_or_else(|| {
+        Error::input(
+            "no command to profile; write it after --, e.g. carmbench profile -- ./app arg",
+        )
+    })?;
+    let path = if prog.contains('/') {
+        Some(PathBuf::from(prog))
+    } else {
+        emulate::on_path(prog)
+    };
+    let Some(path) = path.filter(|p| p.is_file()) else {
+        return Err(Error::input(format!(
+            "cannot run '{prog}': no such program (give its path, or a command on PATH)"
+        )));
+    };
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&path).map_or(0, |m| m.permissions().mode());
+    if mode & 0o111 == 0 {
+        return Err(Error::input(format!(
+            "cannot run '{prog}': it is not executable (chmod +x {prog})"
+        )));
     }
-    Ok((out, run.status))
+    Ok((prog, args))
+}
+
+/// An error for a command that did not exit with 0.
+fn failed(prog: &str, status: &ExitStatus) -> Error {
+    Error::input(format!(
+        "'{prog}' {}; no point written",
+        match status.code() {
+            Some(c) => format!("exited with status {c}"),
+            None => format!("was stopped ({status})"),
+        }
+    ))
+}
+
+/// The native run of an emulated or manual profile: the program's own
+/// output passed through, its time and its regions' times.
+fn timed(prog: &str, args: &[String]) -> Result<(f64, Vec<Record>)> {
+    let mut cmd = Command::new(prog);
+    cmd.args(args);
+    let ((status, seconds), records) = with_regions(&mut cmd, "", |cmd| {
+        let t0 = Instant::now();
+        let status = cmd.status();
+        (status, t0.elapsed().as_secs_f64())
+    })?;
+    let status = status.map_err(|e| Error::input(format!("cannot run '{prog}': {e}")))?;
+    if !status.success() {
+        return Err(failed(prog, &status));
+    }
+    Ok((seconds, records))
+}
+
+/// Profile one command.
+pub fn profile(r: &Request) -> Result<Profiled> {
+    let (prog, args) = program(&r.command)?;
+    match mode(r)? {
+        Resolved::Manual(flops, bytes) => {
+            let (seconds, _) = timed(prog, args)?;
+            Ok(Profiled {
+                points: vec![AppPoint {
+                    name: r.name.clone(),
+                    flops,
+                    bytes,
+                    seconds,
+                    threads: r.threads,
+                    fma_flops: None,
+                    source: Some("manual counts".into()),
+                    mix: None,
+                }],
+                note: None,
+            })
+        }
+        Resolved::Pmu(family) => {
+            let mut cmd = Command::new(prog);
+            cmd.args(args);
+            let (counted, status) = pmu::count_program(&family, &mut cmd, r.access_bytes)?;
+            if !status.success() {
+                return Err(failed(prog, &status));
+            }
+            let points = counted
+                .iter()
+                .map(|c| AppPoint {
+                    name: point_name(&r.name, c.region.as_deref()),
+                    flops: c.derived.flops,
+                    bytes: c.derived.bytes,
+                    seconds: c.seconds,
+                    threads: r.threads,
+                    fma_flops: None,
+                    source: Some(match &c.region {
+                        Some(_) => format!("perf region, {} call(s): {}", c.calls, c.derived.note),
+                        None => format!("perf: {}", c.derived.note),
+                    }),
+                    mix: None,
+                })
+                .collect();
+            Ok(Profiled { points, note: None })
+        }
+        Resolved::Emulate(emu) => {
+            let (native, records) = timed(prog, args)?;
+            let t0 = Instant::now();
+            let out = emu.count(prog, args)?;
+            let emulated = t0.elapsed().as_secs_f64();
+            let threads = r.threads.or(Some(out.threads));
+            let point =
+                |name: String, c: &emulate::Counts, seconds: f64, source: String| AppPoint {
+                    name,
+                    flops: c.flops() as f64,
+                    bytes: c.bytes() as f64,
+                    seconds,
+                    threads,
+                    fma_flops: Some(c.fma_flops() as f64),
+                    source: Some(source),
+                    mix: Some(c.mix()),
+                };
+            let mut points = vec![point(r.name.clone(), &out.total, native, emu.source())];
+            for reg in &out.regions {
+                let Some(timed) = records.iter().find(|t| t.name == reg.name) else {
+                    eprintln!(
+                        "carmbench: warning: region {} was counted under emulation but not timed natively; left out",
+                        reg.name
+                    );
+                    continue;
+                };
+                points.push(point(
+                    point_name(&r.name, Some(&reg.name)),
+                    &reg.counts,
+                    timed.seconds,
+                    format!("{} region, {} call(s)", emu.source(), reg.calls),
+                ));
+            }
+            Ok(Profiled {
+                points,
+                note: Some(format!(
+                    "counted under QEMU {} ({}, {} thread(s)): native run {native:.3} s, emulated run {emulated:.3} s ({:.1}x)",
+                    emu.version,
+                    emulate::LEVEL,
+                    out.threads,
+                    emulated / native.max(1e-9)
+                )),
+            })
+        }
+    }
+}
+
+/// "APP" or "APP/region".
+fn point_name(app: &str, region: Option<&str>) -> String {
+    match region {
+        Some(r) => format!("{app}/{r}"),
+        None => app.to_string(),
+    }
+}
+
+/// How a request counts, resolved.
+enum Resolved {
+    Manual(f64, f64),
+    Pmu(pmu::Family),
+    Emulate(Emulator),
+}
+
+/// The PMU's event family for this CPU, when the PMU counts here.
+fn pmu_here() -> Result<pmu::Family> {
+    let id = cpuid::cpuid();
+    let family = pmu::family_of(&id).ok_or_else(|| {
+        Error::input(format!(
+            "no PMU event table for this CPU ({} family {:#x} model {:#x}; configs/events.yaml lists Zen 3/4/5, Skylake-SP, Ice Lake-SP, Sapphire Rapids)",
+            id.vendor, id.family, id.model
+        ))
+    })?;
+    pmu::usable(&family)?;
+    Ok(family)
+}
+
+fn mode(r: &Request) -> Result<Resolved> {
+    let manual = match (r.flops, r.bytes) {
+        (Some(f), Some(b)) => {
+            if !(f > 0.0 && b > 0.0 && f.is_finite() && b.is_finite()) {
+                return Err(Error::input("--flops and --bytes must be positive numbers"));
+            }
+            Some((f, b))
+        }
+        (None, None) => None,
+        _ => {
+            return Err(Error::input(
+                "give both --flops and --bytes (manual counts), or neither (counted)",
+            ));
+        }
+    };
+    match (r.counts, manual) {
+        (CountsMode::Auto | CountsMode::Manual, Some((f, b))) => Ok(Resolved::Manual(f, b)),
+        (CountsMode::Manual, None) => Err(Error::input(
+            "--counts manual needs --flops N and --bytes M",
+        )),
+        (_, Some(_)) => Err(Error::input(
+            "--flops and --bytes are manual counts; leave out --counts, or count without them",
+        )),
+        (CountsMode::Pmu, None) => pmu_here().map(Resolved::Pmu),
+        (CountsMode::Emulate, None) => Emulator::find(r.plugin.as_deref()).map(Resolved::Emulate),
+        (CountsMode::Auto, None) => match pmu_here() {
+            Ok(f) => Ok(Resolved::Pmu(f)),
+            Err(p) => Emulator::find(r.plugin.as_deref())
+                .map(Resolved::Emulate)
+                .map_err(|e| {
+                    Error::input(format!(
+                        "cannot count this command's flops and bytes here: the PMU: {p}; emulation: {e}; or give the counts (--flops N --bytes M)"
+                    ))
+                }),
+        },
+    }
 }
 
 /// Where a point sits under a machine's roofs.
@@ -326,11 +310,7 @@ pub struct Placement {
 
 /// Place `p` under the default view of `doc` for `threads` (or the fewest
 /// threads measured, when `doc` has none of that count).
-pub fn placement(
-    doc: &crate::results::Document,
-    p: &crate::results::apps::AppPoint,
-    threads: usize,
-) -> Option<Placement> {
+pub fn placement(doc: &Document, p: &AppPoint, threads: usize) -> Option<Placement> {
     let counts = doc.thread_counts();
     let t = if counts.contains(&threads) {
         threads
@@ -354,137 +334,7 @@ pub fn placement(
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn fam(n: &str) -> Family {
-        families().into_iter().find(|f| f.name == n).unwrap()
-    }
-
-    #[test]
-    fn table_covers_the_families() {
-        let names: Vec<_> = families().into_iter().map(|f| f.name).collect();
-        for n in [
-            "zen3",
-            "zen4",
-            "zen5",
-            "skylake_sp",
-            "icelake_sp",
-            "sapphire_rapids",
-        ] {
-            assert!(names.iter().any(|x| x == n), "{n}");
-        }
-        for f in families() {
-            assert!(
-                f.events.iter().any(|e| e.counts == Counts::Loads),
-                "{}",
-                f.name
-            );
-            assert!(
-                f.events.iter().any(|e| e.counts == Counts::Stores),
-                "{}",
-                f.name
-            );
-            assert!(
-                f.events
-                    .iter()
-                    .any(|e| matches!(e.counts, Counts::Flops | Counts::FpInstr)),
-                "{}",
-                f.name
-            );
-        }
-        let id = |v: &str, f, m| CpuId {
-            vendor: v.into(),
-            family: f,
-            model: m,
-        };
-        assert_eq!(
-            family_of(&id("AuthenticAMD", 0x1A, 2)).unwrap().name,
-            "zen5"
-        );
-        assert_eq!(
-            family_of(&id("AuthenticAMD", 0x19, 0x61)).unwrap().name,
-            "zen4"
-        );
-        assert_eq!(
-            family_of(&id("AuthenticAMD", 0x19, 0x21)).unwrap().name,
-            "zen3"
-        );
-        assert_eq!(
-            family_of(&id("GenuineIntel", 6, 0x55)).unwrap().name,
-            "skylake_sp"
-        );
-        assert!(family_of(&id("GenuineIntel", 6, 0x9A)).is_none());
-    }
-
-    #[test]
-    fn raw_configs_follow_the_x86_layout() {
-        let z = fam("zen5");
-        let ld = z.events.iter().find(|e| e.counts == Counts::Loads).unwrap();
-        assert_eq!(ld.config("AuthenticAMD"), 0x0129);
-        let high = Event {
-            name: "x".into(),
-            event: 0x1C4,
-            umask: 0x03,
-            counts: Counts::Loads,
-            width: None,
-            lanes: None,
-        };
-        assert_eq!(high.config("AuthenticAMD"), (1 << 32) | 0x03C4);
-        let i = fam("icelake_sp");
-        let st = i
-            .events
-            .iter()
-            .find(|e| e.counts == Counts::Stores)
-            .unwrap();
-        assert_eq!(st.config("GenuineIntel"), 0x82D0);
-    }
-
-    #[test]
-    fn w_q_ai_from_amd_counts() {
-        let z = fam("zen4");
-        let c: BTreeMap<String, u64> = [
-            ("fp_ret_sse_avx_ops.all", 1_600_000u64),
-            ("fp_ops_retired_by_width.pack_512_uops_retired", 100_000),
-            ("fp_ops_retired_by_width.pack_256_uops_retired", 100_000),
-            ("ls_dispatch.ld_dispatch", 200_000),
-            ("ls_dispatch.store_dispatch", 100_000),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
-        .collect();
-        let d = derive(&z, &c, None);
-        assert_eq!(d.flops, 1.6e6);
-        assert_eq!(d.access_bytes, 48.0);
-        assert_eq!(d.bytes, 300_000.0 * 48.0);
-        assert!((d.flops / d.bytes - 1.6e6 / 14.4e6).abs() < 1e-15);
-        assert!(d.note.contains("mean width"));
-        let forced = derive(&z, &c, Some(64.0));
-        assert_eq!(forced.bytes, 300_000.0 * 64.0);
-        let z3 = derive(&fam("zen3"), &c, None);
-        assert_eq!((z3.flops, z3.access_bytes), (1.6e6, DEFAULT_ACCESS_BYTES));
-    }
-
-    #[test]
-    fn w_q_ai_from_intel_counts() {
-        for name in ["skylake_sp", "icelake_sp", "sapphire_rapids"] {
-            let f = fam(name);
-            let c: BTreeMap<String, u64> = [
-                ("FP_ARITH_INST_RETIRED.512B_PACKED_DOUBLE", 1000u64),
-                ("FP_ARITH_INST_RETIRED.SCALAR_DOUBLE", 500),
-                ("FP_ARITH_INST_RETIRED.256B_PACKED_SINGLE", 250),
-                ("MEM_INST_RETIRED.ALL_LOADS", 800),
-                ("MEM_INST_RETIRED.ALL_STORES", 200),
-            ]
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect();
-            let d = derive(&f, &c, None);
-            assert_eq!(d.flops, 1000.0 * 8.0 + 500.0 + 250.0 * 8.0, "{name}");
-            let w = (1000.0 * 64.0 + 500.0 * 8.0 + 250.0 * 32.0) / 1750.0;
-            assert!((d.access_bytes - w).abs() < 1e-12);
-            assert!((d.bytes - 1000.0 * w).abs() < 1e-9);
-        }
-    }
+/// The path a results file is read from by default.
+pub fn default_results() -> PathBuf {
+    Path::new("carm-results").join("carm.yaml")
 }

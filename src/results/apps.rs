@@ -28,9 +28,49 @@ pub struct AppPoint {
     /// (adjusts the attainable peak in `carmbench predict`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fma_flops: Option<f64>,
-    /// Where the counts came from ("perf", "manual", ...).
+    /// Where the counts came from ("perf", "manual", "emulation, qemu 7.2,
+    /// x86-64-v3", ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
+    /// The instruction mix behind the counts, when they were counted
+    /// instruction by instruction (emulation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<InstructionMix>,
+}
+
+/// What an application's flops and bytes were made of.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstructionMix {
+    /// Double-precision flops.
+    pub dp_flops: f64,
+    /// Single-precision flops.
+    pub sp_flops: f64,
+    /// Flops done by FMA instructions (both precisions).
+    pub fma_flops: f64,
+    /// Flops of other FP instructions.
+    pub other_flops: f64,
+    /// FP arithmetic instructions on one element.
+    pub fp_scalar: f64,
+    /// On 128-bit vectors.
+    pub fp_128: f64,
+    /// On 256-bit vectors.
+    pub fp_256: f64,
+    /// On 512-bit vectors.
+    pub fp_512: f64,
+    /// x87 arithmetic instructions (not in the flops: the PMUs' FP events
+    /// leave them out).
+    pub x87: f64,
+    /// Bytes loaded.
+    pub bytes_loaded: f64,
+    /// Bytes stored.
+    pub bytes_stored: f64,
+    /// Memory reads.
+    pub loads: f64,
+    /// Memory writes.
+    pub stores: f64,
+    /// Instructions executed.
+    pub instructions: f64,
 }
 
 impl AppPoint {

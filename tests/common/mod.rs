@@ -52,3 +52,72 @@ pub fn assert_input_error(out: &Output, needles: &[&str]) {
         assert!(err.contains(n), "'{n}' in: {err}");
     }
 }
+
+/// The Zen 5 results fixture.
+pub const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/zen5-avx512.yaml"
+);
+
+/// The newest modification time of the files under `dir`.
+fn newest(dir: &Path) -> std::time::SystemTime {
+    let mut t = std::time::SystemTime::UNIX_EPOCH;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let m = if p.is_dir() {
+            newest(&p)
+        } else {
+            std::fs::metadata(&p).unwrap().modified().unwrap()
+        };
+        t = t.max(m);
+    }
+    t
+}
+
+/// `file` of workspace package `package` (in folder `folder`), built in
+/// release mode: the one beside the carmbench binary when it is newer than
+/// the package's sources (`scripts/test.sh` builds the workspace first),
+/// else built into a target directory of its own, so as not to wait on the
+/// build lock of the `cargo test` running this.
+pub fn workspace_artifact(package: &str, folder: &str, file: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let beside = Path::new(env!("CARGO_BIN_EXE_carmbench")).with_file_name(file);
+    let sources = newest(&root.join(folder));
+    let fresh = |p: &Path| {
+        std::fs::metadata(p)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t >= sources)
+    };
+    if fresh(&beside) {
+        return beside;
+    }
+    let target = root.join("target").join("test-parts");
+    let st = Command::new(env!("CARGO"))
+        .args(["build", "--release", "-p", package, "--offline"])
+        .env("CARGO_TARGET_DIR", &target)
+        .current_dir(root)
+        .status()
+        .expect("cargo runs");
+    assert!(st.success(), "{package} builds");
+    target.join("release").join(file)
+}
+
+/// The QEMU counting plugin.
+pub fn qemu_plugin() -> PathBuf {
+    static P: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    P.get_or_init(|| {
+        workspace_artifact(
+            "carmbench-qemu-plugin",
+            "qemu-plugin",
+            "libcarmbench_qemu_plugin.so",
+        )
+    })
+    .clone()
+}
+
+/// The regions library, static.
+pub fn regions_static_lib() -> PathBuf {
+    static P: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    P.get_or_init(|| workspace_artifact("carmbench-regions", "regions", "libcarmbench_regions.a"))
+        .clone()
+}

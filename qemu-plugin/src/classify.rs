@@ -1,0 +1,329 @@
+//! What one x86-64 instruction counts for: decoded once, when QEMU
+//! translates it, into the flops and bytes it requests each time it runs.
+//!
+//! Flops are counted as the PMUs' FP-arithmetic events count them: an FMA
+//! is 2 per lane; add, sub, mul, div, sqrt, min, max, rcp and rsqrt (and
+//! addsub, hadd, hsub) 1 per lane; by precision and vector width. x87
+//! arithmetic is counted apart. Bytes come from the decoded memory operands
+//! (implicit stack accesses included); instructions whose bytes depend on
+//! run-time state (rep-prefixed string operations, gathers and scatters,
+//! masked moves, xsave and its kin) are left to QEMU's memory callbacks.
+
+use iced_x86::{Decoder, DecoderOptions, Instruction, InstructionInfoFactory, OpAccess, OpKind};
+
+/// The counters, by index into [`Counts`].
+pub mod field {
+    /// Instructions executed.
+    pub const INSTRUCTIONS: usize = 0;
+    /// Double-precision flops done by FMA instructions.
+    pub const DP_FMA: usize = 1;
+    /// Double-precision flops of other instructions.
+    pub const DP_OTHER: usize = 2;
+    /// Single-precision flops done by FMA instructions.
+    pub const SP_FMA: usize = 3;
+    /// Single-precision flops of other instructions.
+    pub const SP_OTHER: usize = 4;
+    /// FP arithmetic instructions on one element.
+    pub const FP_SCALAR: usize = 5;
+    /// FP arithmetic instructions on 128-bit vectors.
+    pub const FP_128: usize = 6;
+    /// On 256-bit vectors.
+    pub const FP_256: usize = 7;
+    /// On 512-bit vectors.
+    pub const FP_512: usize = 8;
+    /// x87 arithmetic instructions.
+    pub const X87: usize = 9;
+    /// Memory reads.
+    pub const LOADS: usize = 10;
+    /// Memory writes.
+    pub const STORES: usize = 11;
+    /// Bytes read.
+    pub const BYTES_LOADED: usize = 12;
+    /// Bytes written.
+    pub const BYTES_STORED: usize = 13;
+    /// How many counters.
+    pub const N: usize = 14;
+    /// Their names in the output, in index order.
+    pub const NAMES: [&str; N] = [
+        "instructions",
+        "dp_fma_flops",
+        "dp_other_flops",
+        "sp_fma_flops",
+        "sp_other_flops",
+        "fp_scalar",
+        "fp_128",
+        "fp_256",
+        "fp_512",
+        "x87",
+        "loads",
+        "stores",
+        "bytes_loaded",
+        "bytes_stored",
+    ];
+}
+
+/// Counters.
+pub type Counts = [u64; field::N];
+
+/// One instruction's static counts, and whether its memory traffic must be
+/// taken from QEMU's memory callbacks instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Insn {
+    /// What it counts each time it runs (memory left out when `dynamic`).
+    pub counts: Counts,
+    /// Its bytes depend on run-time state.
+    pub dynamic: bool,
+}
+
+/// What an FP mnemonic does.
+enum FpOp {
+    /// Fused multiply-add family: 2 flops per lane.
+    Fma,
+    /// One flop per lane.
+    Simple,
+}
+
+/// The FP operation, precision (true for double) and packedness of a
+/// mnemonic written without its `v` prefix, e.g. "fmadd231pd", "addss".
+fn fp_kind(m: &str) -> Option<(FpOp, bool, bool)> {
+    let (stem, packed, double) = if let Some(s) = m.strip_suffix("pd") {
+        (s, true, true)
+    } else if let Some(s) = m.strip_suffix("ps") {
+        (s, true, false)
+    } else if let Some(s) = m.strip_suffix("sd") {
+        (s, false, true)
+    } else if let Some(s) = m.strip_suffix("ss") {
+        (s, false, false)
+    } else {
+        return None;
+    };
+    // AVX-512's approximations carry their precision: rcp14, rsqrt28.
+    let stem = stem.trim_end_matches(|c: char| c.is_ascii_digit());
+    let fma = ["fmadd", "fmsub", "fnmadd", "fnmsub", "fmaddsub", "fmsubadd"];
+    if fma.iter().any(|f| stem.starts_with(f)) {
+        return Some((FpOp::Fma, double, packed));
+    }
+    let simple = [
+        "add", "sub", "mul", "div", "sqrt", "min", "max", "rcp", "rsqrt", "addsub", "hadd", "hsub",
+    ];
+    simple
+        .contains(&stem)
+        .then_some((FpOp::Simple, double, packed))
+}
+
+/// x87 arithmetic mnemonics.
+fn is_x87_arith(m: &str) -> bool {
+    matches!(
+        m,
+        "fadd"
+            | "faddp"
+            | "fiadd"
+            | "fsub"
+            | "fsubp"
+            | "fisub"
+            | "fsubr"
+            | "fsubrp"
+            | "fisubr"
+            | "fmul"
+            | "fmulp"
+            | "fimul"
+            | "fdiv"
+            | "fdivp"
+            | "fidiv"
+            | "fdivr"
+            | "fdivrp"
+            | "fidivr"
+            | "fsqrt"
+    )
+}
+
+/// Bytes of the widest vector register among the instruction's operands.
+fn vector_bytes(i: &Instruction) -> u32 {
+    (0..i.op_count())
+        .filter(|&k| i.op_kind(k) == OpKind::Register)
+        .map(|k| {
+            let r = i.op_register(k);
+            if r.is_zmm() {
+                64
+            } else if r.is_ymm() {
+                32
+            } else if r.is_xmm() {
+                16
+            } else {
+                0
+            }
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Whether the instruction's memory traffic depends on run-time state.
+fn dynamic_memory(i: &Instruction, m: &str) -> bool {
+    let string = i.is_string_instruction();
+    (string && (i.has_rep_prefix() || i.has_repne_prefix()))
+        || i.is_vsib()
+        || m.contains("maskmov")
+        || m.starts_with("xsave")
+        || m.starts_with("xrstor")
+        || m.starts_with("fxsave")
+        || m.starts_with("fxrstor")
+        || (i.op_mask() != iced_x86::Register::None && has_memory_operand(i))
+}
+
+fn has_memory_operand(i: &Instruction) -> bool {
+    (0..i.op_count()).any(|k| i.op_kind(k) == OpKind::Memory)
+}
+
+/// Counts of one decoded instruction.
+pub fn classify(i: &Instruction, info: &mut InstructionInfoFactory) -> Insn {
+    let mut c: Counts = [0; field::N];
+    c[field::INSTRUCTIONS] = 1;
+    let name = format!("{:?}", i.mnemonic()).to_ascii_lowercase();
+    let bare = name.strip_prefix('v').unwrap_or(&name);
+    if let Some((op, double, packed)) = fp_kind(bare) {
+        let elem = if double { 8 } else { 4 };
+        let width = if packed { vector_bytes(i) } else { elem };
+        if width >= elem {
+            let lanes = u64::from(width / elem);
+            let per_lane = match op {
+                FpOp::Fma => 2,
+                FpOp::Simple => 1,
+            };
+            let slot = match (double, op) {
+                (true, FpOp::Fma) => field::DP_FMA,
+                (true, FpOp::Simple) => field::DP_OTHER,
+                (false, FpOp::Fma) => field::SP_FMA,
+                (false, FpOp::Simple) => field::SP_OTHER,
+            };
+            c[slot] = lanes * per_lane;
+            c[match width {
+                64 => field::FP_512,
+                32 => field::FP_256,
+                16 => field::FP_128,
+                _ => field::FP_SCALAR,
+            }] = 1;
+        }
+    } else if is_x87_arith(&name) {
+        c[field::X87] = 1;
+    }
+    let dynamic = dynamic_memory(i, &name);
+    if !dynamic {
+        for m in info.info(i).used_memory() {
+            let bytes = m.memory_size().size() as u64;
+            let (load, store) = match m.access() {
+                OpAccess::Read | OpAccess::CondRead => (true, false),
+                OpAccess::Write | OpAccess::CondWrite => (false, true),
+                OpAccess::ReadWrite | OpAccess::ReadCondWrite => (true, true),
+                _ => (false, false),
+            };
+            if load {
+                c[field::LOADS] += 1;
+                c[field::BYTES_LOADED] += bytes;
+            }
+            if store {
+                c[field::STORES] += 1;
+                c[field::BYTES_STORED] += bytes;
+            }
+        }
+    }
+    Insn { counts: c, dynamic }
+}
+
+/// Decode the instruction in `bytes` at address `ip` and count it; an
+/// instruction that does not decode counts as one instruction and nothing
+/// else.
+pub fn decode(bytes: &[u8], ip: u64, info: &mut InstructionInfoFactory) -> Insn {
+    let mut d = Decoder::with_ip(64, bytes, ip, DecoderOptions::NONE);
+    let i = d.decode();
+    if i.is_invalid() {
+        let mut c = [0; field::N];
+        c[field::INSTRUCTIONS] = 1;
+        return Insn {
+            counts: c,
+            dynamic: false,
+        };
+    }
+    classify(&i, info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field::*;
+    use super::*;
+
+    fn count(bytes: &[u8]) -> Insn {
+        decode(bytes, 0x1000, &mut InstructionInfoFactory::new())
+    }
+
+    #[test]
+    fn fma_counts_two_flops_per_lane_by_width_and_precision() {
+        // vfmadd231pd ymm0, ymm1, ymm2
+        let i = count(&[0xc4, 0xe2, 0xf5, 0xb8, 0xc2]);
+        assert_eq!((i.counts[DP_FMA], i.counts[FP_256]), (8, 1));
+        // vfmadd231sd xmm0, xmm1, [rdi]: 2 flops, an 8-byte load.
+        let i = count(&[0xc4, 0xe2, 0xf1, 0xb9, 0x07]);
+        assert_eq!((i.counts[DP_FMA], i.counts[FP_SCALAR]), (2, 1));
+        assert_eq!((i.counts[LOADS], i.counts[BYTES_LOADED]), (1, 8));
+        // vfmadd231ps ymm0, ymm1, ymm2: 8 lanes of single precision.
+        let i = count(&[0xc4, 0xe2, 0x75, 0xb8, 0xc2]);
+        assert_eq!((i.counts[SP_FMA], i.counts[DP_FMA]), (16, 0));
+    }
+
+    #[test]
+    fn other_fp_ops_count_one_flop_per_lane() {
+        // addsd xmm0, xmm1
+        let i = count(&[0xf2, 0x0f, 0x58, 0xc1]);
+        assert_eq!((i.counts[DP_OTHER], i.counts[FP_SCALAR]), (1, 1));
+        // mulps xmm0, xmm1: 4 single-precision lanes.
+        let i = count(&[0x0f, 0x59, 0xc1]);
+        assert_eq!((i.counts[SP_OTHER], i.counts[FP_128]), (4, 1));
+        // vsqrtpd ymm0, ymm1
+        let i = count(&[0xc5, 0xfd, 0x51, 0xc1]);
+        assert_eq!(i.counts[DP_OTHER], 4);
+        // xorpd, a move or an integer add: no flops.
+        for b in [
+            &[0x66, 0x0f, 0x57, 0xc1][..],
+            &[0x48, 0x01, 0xc8][..],
+            &[0xc5, 0xfd, 0x28, 0xc1][..],
+        ] {
+            let i = count(b);
+            assert_eq!(
+                i.counts[DP_FMA] + i.counts[DP_OTHER] + i.counts[SP_OTHER],
+                0
+            );
+        }
+        // fadd st(0), st(1): x87, apart.
+        let i = count(&[0xd8, 0xc1]);
+        assert_eq!((i.counts[X87], i.counts[DP_OTHER]), (1, 0));
+    }
+
+    #[test]
+    fn bytes_come_from_the_operands_and_dynamic_ones_from_callbacks() {
+        // vmovupd ymm0, [rsi]: a 32-byte load.
+        let i = count(&[0xc5, 0xfd, 0x10, 0x06]);
+        assert_eq!((i.counts[BYTES_LOADED], i.counts[BYTES_STORED]), (32, 0));
+        // movsd [rdi], xmm0: an 8-byte store.
+        let i = count(&[0xf2, 0x0f, 0x11, 0x07]);
+        assert_eq!((i.counts[BYTES_STORED], i.counts[STORES]), (8, 1));
+        // add [rdi], rax: read and written.
+        let i = count(&[0x48, 0x01, 0x07]);
+        assert_eq!((i.counts[BYTES_LOADED], i.counts[BYTES_STORED]), (8, 8));
+        // push rbp: the stack write.
+        let i = count(&[0x55]);
+        assert_eq!(i.counts[BYTES_STORED], 8);
+        // lea rax, [rdi+8]: no access.
+        let i = count(&[0x48, 0x8d, 0x47, 0x08]);
+        assert_eq!(i.counts[LOADS] + i.counts[STORES], 0);
+        // rep movsb: left to the callbacks; movsb alone is one byte each way.
+        let rep = count(&[0xf3, 0xa4]);
+        assert!(rep.dynamic && rep.counts[BYTES_LOADED] == 0);
+        let one = count(&[0xa4]);
+        assert!(!one.dynamic);
+        assert_eq!((one.counts[BYTES_LOADED], one.counts[BYTES_STORED]), (1, 1));
+        // vgatherdpd ymm0, [rdi+xmm1*8], ymm2: dynamic.
+        assert!(count(&[0xc4, 0xe2, 0xed, 0x92, 0x04, 0xcf]).dynamic);
+        // An undecodable byte: one instruction, nothing else.
+        let bad = count(&[0x0f, 0xff]);
+        assert_eq!(bad.counts.iter().sum::<u64>(), 1);
+    }
+}

@@ -1,0 +1,284 @@
+//! QEMU's plugin C API, version 1 (`include/qemu/qemu-plugin.h` of QEMU
+//! 7.2), declared here for the few functions used, and the plugin's entry
+//! points. QEMU resolves these symbols from its own binary when it loads
+//! the plugin.
+
+use crate::classify::{self, Counts, field};
+use crate::protocol;
+use crate::tally::{Tally, Thread};
+use iced_x86::InstructionInfoFactory;
+use std::cell::Cell;
+use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_void};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+type PluginId = u64;
+
+#[repr(C)]
+struct Tb {
+    _opaque: [u8; 0],
+}
+
+#[repr(C)]
+struct Insn {
+    _opaque: [u8; 0],
+}
+
+/// `qemu_info_t`: the fields read here come first.
+#[repr(C)]
+pub struct QemuInfo {
+    target_name: *const c_char,
+    version_min: c_int,
+    version_cur: c_int,
+    system_emulation: bool,
+}
+
+/// `QEMU_PLUGIN_CB_NO_REGS`.
+const CB_NO_REGS: c_int = 0;
+/// `QEMU_PLUGIN_MEM_RW`.
+const MEM_RW: c_int = 3;
+
+type TbTransCb = extern "C" fn(PluginId, *mut Tb);
+type VcpuUdataCb = extern "C" fn(c_uint, *mut c_void);
+type MemCb = extern "C" fn(c_uint, u32, u64, *mut c_void);
+type SyscallCb = extern "C" fn(PluginId, c_uint, i64, u64, u64, u64, u64, u64, u64, u64, u64);
+type UdataCb = extern "C" fn(PluginId, *mut c_void);
+
+unsafe extern "C" {
+    fn qemu_plugin_register_vcpu_tb_trans_cb(id: PluginId, cb: TbTransCb);
+    fn qemu_plugin_register_vcpu_tb_exec_cb(
+        tb: *mut Tb,
+        cb: VcpuUdataCb,
+        flags: c_int,
+        userdata: *mut c_void,
+    );
+    fn qemu_plugin_tb_n_insns(tb: *const Tb) -> usize;
+    fn qemu_plugin_tb_get_insn(tb: *const Tb, idx: usize) -> *mut Insn;
+    fn qemu_plugin_insn_data(insn: *const Insn) -> *const c_void;
+    fn qemu_plugin_insn_size(insn: *const Insn) -> usize;
+    fn qemu_plugin_insn_vaddr(insn: *const Insn) -> u64;
+    fn qemu_plugin_register_vcpu_mem_cb(
+        insn: *mut Insn,
+        cb: MemCb,
+        flags: c_int,
+        rw: c_int,
+        userdata: *mut c_void,
+    );
+    fn qemu_plugin_mem_size_shift(info: u32) -> c_uint;
+    fn qemu_plugin_mem_is_store(info: u32) -> bool;
+    fn qemu_plugin_register_vcpu_syscall_cb(id: PluginId, cb: SyscallCb);
+    fn qemu_plugin_register_atexit_cb(id: PluginId, cb: UdataCb, userdata: *mut c_void);
+    fn qemu_plugin_outs(s: *const c_char);
+}
+
+/// The API version this plugin is written for; QEMU refuses a plugin whose
+/// version it does not implement.
+#[unsafe(no_mangle)]
+pub static qemu_plugin_version: c_int = 1;
+
+static TALLY: OnceLock<Tally> = OnceLock::new();
+static OUT: OnceLock<PathBuf> = OnceLock::new();
+
+thread_local! {
+    /// This thread's counters (kept alive by the tally).
+    static MINE: Cell<*const Thread> = const { Cell::new(std::ptr::null()) };
+}
+
+fn tally() -> &'static Tally {
+    TALLY.get_or_init(Tally::default)
+}
+
+/// The calling thread's counters.
+fn mine() -> &'static Thread {
+    MINE.with(|m| {
+        if m.get().is_null() {
+            // The tally keeps the Arc until exit, so the pointer stays valid.
+            m.set(Arc::as_ptr(&tally().thread()));
+        }
+        // SAFETY: see above; never freed while QEMU runs.
+        unsafe { &*m.get() }
+    })
+}
+
+fn say(msg: &str) {
+    if let Ok(c) = CString::new(format!("carmbench-qemu-plugin: {msg}\n")) {
+        // SAFETY: a NUL-terminated string QEMU copies out.
+        unsafe { qemu_plugin_outs(c.as_ptr()) };
+    }
+}
+
+/// A translated block's counts, only those not zero (a block mostly counts
+/// instructions and a few accesses: fewer additions each time it runs),
+/// leaked: QEMU may run the block until exit.
+struct Block {
+    counts: Vec<(usize, u64)>,
+}
+
+extern "C" fn on_block(_vcpu: c_uint, udata: *mut c_void) {
+    // SAFETY: udata is the Block leaked for this block in `on_translate`.
+    let b = unsafe { &*(udata as *const Block) };
+    mine().add_sparse(&b.counts);
+}
+
+extern "C" fn on_memory(_vcpu: c_uint, info: u32, _vaddr: u64, _udata: *mut c_void) {
+    // SAFETY: plain queries of the access QEMU passes in.
+    let (shift, store) = unsafe {
+        (
+            qemu_plugin_mem_size_shift(info),
+            qemu_plugin_mem_is_store(info),
+        )
+    };
+    let mut c: Counts = [0; field::N];
+    let (n, bytes) = if store {
+        (field::STORES, field::BYTES_STORED)
+    } else {
+        (field::LOADS, field::BYTES_LOADED)
+    };
+    c[n] = 1;
+    c[bytes] = 1 << shift;
+    mine().add(&c);
+}
+
+thread_local! {
+    static DECODER_INFO: std::cell::RefCell<InstructionInfoFactory> =
+        std::cell::RefCell::new(InstructionInfoFactory::new());
+}
+
+extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
+    let mut block: Counts = [0; field::N];
+    // SAFETY: QEMU's handles, valid for this callback.
+    let n = unsafe { qemu_plugin_tb_n_insns(tb) };
+    for k in 0..n {
+        // SAFETY: as above; the data spans the instruction's size.
+        let (insn, bytes, ip) = unsafe {
+            let insn = qemu_plugin_tb_get_insn(tb, k);
+            let data = qemu_plugin_insn_data(insn) as *const u8;
+            let size = qemu_plugin_insn_size(insn);
+            (
+                insn,
+                std::slice::from_raw_parts(data, size).to_vec(),
+                qemu_plugin_insn_vaddr(insn),
+            )
+        };
+        let i = DECODER_INFO.with(|f| classify::decode(&bytes, ip, &mut f.borrow_mut()));
+        for (s, x) in block.iter_mut().zip(i.counts) {
+            *s += x;
+        }
+        if i.dynamic {
+            // SAFETY: registering a callback on this instruction.
+            unsafe {
+                qemu_plugin_register_vcpu_mem_cb(
+                    insn,
+                    on_memory,
+                    CB_NO_REGS,
+                    MEM_RW,
+                    std::ptr::null_mut(),
+                )
+            };
+        }
+    }
+    let counts = block
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| **v > 0)
+        .map(|(i, v)| (i, *v))
+        .collect();
+    let b = Box::into_raw(Box::new(Block { counts }));
+    // SAFETY: registering a callback on this block with its counts.
+    unsafe { qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, CB_NO_REGS, b.cast()) };
+}
+
+#[allow(clippy::too_many_arguments)]
+extern "C" fn on_syscall(
+    _id: PluginId,
+    _vcpu: c_uint,
+    num: i64,
+    op: u64,
+    region: u64,
+    a3: u64,
+    a4: u64,
+    a5: u64,
+    a6: u64,
+    _a7: u64,
+    _a8: u64,
+) {
+    if num != protocol::SYSCALL {
+        return;
+    }
+    match op {
+        protocol::DEFINE => {
+            let mut bytes = Vec::with_capacity(24);
+            for w in [a4, a5, a6] {
+                bytes.extend_from_slice(&w.to_le_bytes());
+            }
+            tally().define(region, a3 as usize, &bytes);
+        }
+        protocol::BEGIN => mine().begin(region),
+        protocol::END => mine().end(region),
+        _ => {}
+    }
+}
+
+extern "C" fn on_exit(_id: PluginId, _udata: *mut c_void) {
+    let Some(path) = OUT.get() else { return };
+    let text = serde_json::to_string(&tally().output()).unwrap_or_default();
+    let tmp = path.with_extension("tmp");
+    if std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .is_err()
+    {
+        say(&format!("cannot write {}", path.display()));
+    }
+}
+
+/// Called by QEMU when it loads the plugin: checks the API version and the
+/// target, reads `out=FILE`, registers the callbacks. Non-zero refuses.
+///
+/// # Safety
+/// QEMU passes a valid `info` and `argc` NUL-terminated strings in `argv`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qemu_plugin_install(
+    id: PluginId,
+    info: *const QemuInfo,
+    argc: c_int,
+    argv: *const *const c_char,
+) -> c_int {
+    // SAFETY: see the function's contract.
+    let info = unsafe { &*info };
+    if info.version_min > qemu_plugin_version || info.version_cur < qemu_plugin_version {
+        say(&format!(
+            "plugin API version {} is not among QEMU's ({}..{})",
+            qemu_plugin_version, info.version_min, info.version_cur
+        ));
+        return 1;
+    }
+    // SAFETY: QEMU's target name string.
+    let target = unsafe { CStr::from_ptr(info.target_name) }.to_string_lossy();
+    if target != "x86_64" || info.system_emulation {
+        say(&format!(
+            "counts x86-64 user-mode programs, not target {target}"
+        ));
+        return 1;
+    }
+    for k in 0..usize::try_from(argc).unwrap_or(0) {
+        // SAFETY: argc strings.
+        let arg = unsafe { CStr::from_ptr(*argv.add(k)) }.to_string_lossy();
+        if let Some(p) = arg.strip_prefix("out=") {
+            let _ = OUT.set(PathBuf::from(p));
+        } else {
+            say(&format!("unknown argument '{arg}'; give out=FILE"));
+            return 1;
+        }
+    }
+    if OUT.get().is_none() {
+        say("no output file; give out=FILE");
+        return 1;
+    }
+    // SAFETY: registering this plugin's callbacks.
+    unsafe {
+        qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+        qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
+        qemu_plugin_register_atexit_cb(id, on_exit, std::ptr::null_mut());
+    }
+    0
+}

@@ -1,0 +1,205 @@
+//! The counters of each thread, and of the regions each thread ran, summed
+//! at exit. A thread only ever writes its own counters, so its updates are
+//! plain loads and stores, without a locked instruction.
+
+use crate::classify::{Counts, field};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+
+/// One thread's counters and regions.
+#[derive(Default)]
+pub struct Thread {
+    counts: [AtomicU64; field::N],
+    /// Regions open on this thread: number → the counters when each began.
+    open: Mutex<HashMap<u64, Vec<Counts>>>,
+    /// Regions ended on this thread: number → (counts, calls).
+    done: Mutex<HashMap<u64, (Counts, u64)>>,
+}
+
+impl Thread {
+    /// Add a block's counts (only from the thread itself).
+    pub fn add(&self, c: &Counts) {
+        for (a, b) in self.counts.iter().zip(c) {
+            a.store(a.load(Relaxed) + b, Relaxed);
+        }
+    }
+
+    /// Add the counters given as (field, value) pairs.
+    pub fn add_sparse(&self, c: &[(usize, u64)]) {
+        for &(i, v) in c {
+            let a = &self.counts[i];
+            a.store(a.load(Relaxed) + v, Relaxed);
+        }
+    }
+
+    /// Its counters now.
+    pub fn now(&self) -> Counts {
+        std::array::from_fn(|i| self.counts[i].load(Relaxed))
+    }
+
+    /// Region `id` begins on this thread.
+    pub fn begin(&self, id: u64) {
+        let now = self.now();
+        self.open.lock().unwrap().entry(id).or_default().push(now);
+    }
+
+    /// Region `id` ends on this thread; one not begun is ignored.
+    pub fn end(&self, id: u64) {
+        let Some(start) = self.open.lock().unwrap().get_mut(&id).and_then(Vec::pop) else {
+            return;
+        };
+        let now = self.now();
+        let mut done = self.done.lock().unwrap();
+        let (sum, calls) = done.entry(id).or_insert(([0; field::N], 0));
+        for ((s, n), b) in sum.iter_mut().zip(now).zip(start) {
+            *s += n - b;
+        }
+        *calls += 1;
+    }
+}
+
+/// Every thread's counters, and the regions' names.
+#[derive(Default)]
+pub struct Tally {
+    threads: Mutex<Vec<Arc<Thread>>>,
+    names: Mutex<BTreeMap<u64, Vec<u8>>>,
+}
+
+/// Counters by name, as written.
+pub type Named = BTreeMap<&'static str, u64>;
+
+fn named(c: &Counts) -> Named {
+    field::NAMES
+        .iter()
+        .copied()
+        .zip(c.iter().copied())
+        .collect()
+}
+
+/// A region in the output.
+#[derive(Serialize)]
+pub struct RegionOut {
+    /// Its name.
+    pub name: String,
+    /// Calls over all threads.
+    pub calls: u64,
+    /// Its counts, summed over calls and threads.
+    pub counts: Named,
+}
+
+/// What the plugin writes at exit.
+#[derive(Serialize)]
+pub struct Output {
+    /// The layout's version.
+    pub version: u32,
+    /// Threads the program ran.
+    pub threads: usize,
+    /// The whole program.
+    pub total: Named,
+    /// Each region.
+    pub regions: Vec<RegionOut>,
+}
+
+impl Tally {
+    /// A new thread's counters, kept until exit.
+    pub fn thread(&self) -> Arc<Thread> {
+        let t = Arc::new(Thread::default());
+        self.threads.lock().unwrap().push(Arc::clone(&t));
+        t
+    }
+
+    /// Part of a region's name: `bytes` at `offset`.
+    pub fn define(&self, id: u64, offset: usize, bytes: &[u8]) {
+        let mut names = self.names.lock().unwrap();
+        let n = names.entry(id).or_default();
+        if n.len() < offset + bytes.len() {
+            n.resize(offset + bytes.len(), 0);
+        }
+        n[offset..offset + bytes.len()].copy_from_slice(bytes);
+    }
+
+    /// The sums over threads.
+    pub fn output(&self) -> Output {
+        let threads = self.threads.lock().unwrap();
+        let mut total = [0u64; field::N];
+        let mut regions: BTreeMap<u64, (Counts, u64)> = BTreeMap::new();
+        for t in threads.iter() {
+            for (s, x) in total.iter_mut().zip(t.now()) {
+                *s += x;
+            }
+            for (id, (c, calls)) in t.done.lock().unwrap().iter() {
+                let r = regions.entry(*id).or_insert(([0; field::N], 0));
+                for (s, x) in r.0.iter_mut().zip(c) {
+                    *s += x;
+                }
+                r.1 += calls;
+            }
+        }
+        let names = self.names.lock().unwrap();
+        Output {
+            version: crate::protocol::OUTPUT_VERSION,
+            threads: threads.len(),
+            total: named(&total),
+            regions: regions
+                .into_iter()
+                .map(|(id, (c, calls))| {
+                    let raw = names.get(&id).cloned().unwrap_or_default();
+                    let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
+                    RegionOut {
+                        name: String::from_utf8_lossy(&raw[..end]).into_owned(),
+                        calls,
+                        counts: named(&c),
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_and_regions_sum_exactly() {
+        let tally = Tally::default();
+        let (a, b) = (tally.thread(), tally.thread());
+        let mut block = [0; field::N];
+        block[field::DP_FMA] = 8;
+        block[field::BYTES_LOADED] = 64;
+        tally.define(7, 0, b"triad\0\0\0");
+        a.add(&block);
+        a.begin(7);
+        a.add(&block);
+        a.add(&block);
+        a.end(7);
+        b.begin(7);
+        b.add(&block);
+        b.end(7);
+        b.end(9);
+        let out = tally.output();
+        assert_eq!(out.threads, 2);
+        assert_eq!(out.total["dp_fma_flops"], 32);
+        assert_eq!(out.regions.len(), 1);
+        let r = &out.regions[0];
+        assert_eq!((r.name.as_str(), r.calls), ("triad", 2));
+        assert_eq!(r.counts["dp_fma_flops"], 24);
+        assert_eq!(r.counts["bytes_loaded"], 192);
+    }
+
+    #[test]
+    fn long_names_arrive_in_parts() {
+        let tally = Tally::default();
+        tally.define(1, 24, b"second part\0");
+        tally.define(1, 0, b"a name longer than 24 by");
+        let t = tally.thread();
+        t.begin(1);
+        t.end(1);
+        assert_eq!(
+            tally.output().regions[0].name,
+            "a name longer than 24 bysecond part"
+        );
+    }
+}

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Targets of counting by emulation (`carmbench profile --counts emulate`), measured on this machine.
+
+1. Cost: a DRAM-sized triad (tests/programs/triad.c, 480 MB of arrays) whose native run lasts about
+   a second is profiled RUNS times; prints the native and emulated times carmbench reports, the
+   ratio (target: emulated <= 25x native), the whole `profile` command's time (target < 30 s),
+   and QEMU alone without the plugin (the counting's own cost).
+2. Exactness: every test program (tests/programs/*.c) counted once; W against its hand count
+   (target: exact) and Q against its hand count (target: within 0.1 % once the start-up's bytes,
+   those of an empty program, are taken off); the two kernels of the STREAM report at their
+   analytic intensity (1/16 and 8 flop/byte).
+
+Needs gcc and qemu-user (`bash scripts/setup.sh --tests`) and `cargo build --release --workspace`.
+Usage: scripts/bench-emulation.py [--runs N]
+"""
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "release", "carmbench")
+PLUGIN = os.path.join(ROOT, "target", "release", "libcarmbench_qemu_plugin.so")
+REGIONS_LIB = os.path.join(ROOT, "target", "release", "libcarmbench_regions.a")
+PROGRAMS = os.path.join(ROOT, "tests", "programs")
+
+
+def gcc(out, src, flags, libs=()):
+    subprocess.run(["gcc", *flags, "-I", os.path.join(ROOT, "include"), "-o", out,
+                    os.path.join(PROGRAMS, src), *libs, "-lm"], check=True)
+    return out
+
+
+def profile(tmp, exe, args, env=None):
+    apps = os.path.join(tmp, "apps.yaml")
+    if os.path.exists(apps):
+        os.remove(apps)
+    t0 = time.monotonic()
+    p = subprocess.run([BIN, "profile", "--counts", "emulate", "-o", apps, "--", exe, *map(str, args)],
+                       capture_output=True, text=True, check=True, env=env)
+    wall = time.monotonic() - t0
+    return wall, p.stdout, apps
+
+
+def apps_points(path):
+    """name -> (flops, bytes) from an apps file, read without a YAML library."""
+    pts, name = {}, None
+    for line in open(path):
+        m = re.match(r"\s*- name: (.*)", line)
+        if m:
+            name = m.group(1).strip()
+            pts[name] = {}
+            continue
+        m = re.match(r"\s{2}(flops|bytes): ([\d.e+]+)", line)
+        if m and name:
+            pts[name][m.group(1)] = float(m.group(2))
+    return pts
+
+
+def plugin_counts(tmp, exe, args, env=None):
+    out = os.path.join(tmp, "counts.json")
+    e = dict(os.environ, **(env or {}))
+    subprocess.run(["qemu-x86_64", "-plugin", f"file={PLUGIN},out={out}", exe, *map(str, args)],
+                   check=True, stdout=subprocess.DEVNULL, env=e)
+    import json
+    t = json.load(open(out))["total"]
+    w = t["dp_fma_flops"] + t["dp_other_flops"] + t["sp_fma_flops"] + t["sp_other_flops"]
+    return w, t["bytes_loaded"] + t["bytes_stored"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    a = ap.parse_args()
+    for f, what in [(BIN, "cargo build --release --workspace"), (PLUGIN, "cargo build --release --workspace")]:
+        if not os.path.exists(f):
+            sys.exit(f"{f} missing: {what}")
+    if not shutil.which("qemu-x86_64"):
+        sys.exit("qemu-x86_64 not found: apt-get install qemu-user")
+    tmp = tempfile.mkdtemp(prefix="carmbench-bench-emu-")
+    try:
+        triad = gcc(os.path.join(tmp, "triad"), "triad.c", ["-O2", "-mfma"])
+        n = 20_000_000
+        t0 = time.monotonic()
+        subprocess.run([triad, str(n), "10"], check=True, stdout=subprocess.DEVNULL)
+        r = max(1, round(10 / (time.monotonic() - t0)))
+        print(f"== cost: DRAM triad, {n} doubles per array (480 MB), {r} repetitions, {a.runs} runs")
+        ratios, walls, natives = [], [], []
+        for _ in range(a.runs):
+            wall, out, _ = profile(tmp, triad, [n, r])
+            m = re.search(r"native run ([\d.]+) s, emulated run ([\d.]+) s \(([\d.]+)x\)", out)
+            natives.append(float(m.group(1)))
+            ratios.append(float(m.group(2)) / float(m.group(1)))
+            walls.append(wall)
+        t0 = time.monotonic()
+        subprocess.run(["qemu-x86_64", triad, str(n), str(r)], check=True, stdout=subprocess.DEVNULL)
+        plain = time.monotonic() - t0
+        t0 = time.monotonic()
+        plugin_counts(tmp, triad, [n, r])
+        counted = time.monotonic() - t0
+        print(f"native run: median {statistics.median(natives):.2f} s")
+        print(f"emulated / native: median {statistics.median(ratios):.1f}x (runs {', '.join(f'{x:.1f}' for x in ratios)}; target <= 25x)")
+        print(f"whole `carmbench profile`: median {statistics.median(walls):.1f} s (target < 30 s)")
+        print(f"QEMU alone {plain:.2f} s, with the counting plugin {counted:.2f} s: counting adds {100 * (counted / plain - 1):.0f} %")
+
+        print("\n== exactness: W by hand (exact), Q by hand (within 0.1 % after start-up)")
+        empty = os.path.join(tmp, "empty.c")
+        open(empty, "w").write('#include <stdio.h>\nint main(void) { printf("checksum 0\\n"); return 0; }\n')
+        subprocess.run(["gcc", "-O2", "-o", empty[:-2], empty], check=True)
+        w0, q0 = plugin_counts(tmp, empty[:-2], [])
+        print(f"start-up of an empty program: W {w0}, Q {q0} bytes")
+        N, R = 1_000_000, 10
+        cases = [
+            ("triad -O2 (scalar FMA)", "triad.c", ["-O2", "-mfma"], 2 * N * R, 24 * N * R + 24 * N, {}),
+            ("triad -O3 AVX2 FMA", "triad.c", ["-O3", "-mavx2", "-mfma"], 2 * N * R, 24 * N * R + 24 * N, {}),
+            ("scalar double adds", "adds.c", ["-O2"], N * R, 8 * N * R + 8 * N, {}),
+            ("single precision AVX2 FMA", "sp_triad.c", ["-O3", "-mavx2", "-mfma"], 2 * N * R, 12 * N * R + 12 * N, {}),
+            ("memcpy", "memcpy.c", ["-O2"], 0, 2 * N * R + N, {}),
+            ("two-thread OpenMP triad", "omp_triad.c", ["-O2", "-mfma", "-fopenmp"], 2 * N * R, 24 * N * R + 24 * N,
+             {"OMP_WAIT_POLICY": "passive"}),
+        ]
+        print(f"{'program':30} {'W':>12} {'W by hand':>12} {'Q - start-up':>14} {'Q by hand':>12} {'Q error':>9}")
+        for label, src, flags, w_hand, q_hand, env in cases:
+            exe = gcc(os.path.join(tmp, src[:-2]), src, flags)
+            w, q = plugin_counts(tmp, exe, [N, R], env)
+            err = (q - q0 - q_hand) / q_hand
+            print(f"{label:30} {w:12d} {w_hand:12d} {q - q0:14d} {q_hand:12d} {100 * err:8.3f}%  {'exact' if w == w_hand else 'W DIFFERS'}")
+
+        print("\n== the STREAM report's kernels, in regions (tests/programs/regions.c)")
+        exe = gcc(os.path.join(tmp, "regions"), "regions.c", ["-O2", "-mfma"], [REGIONS_LIB, "-lpthread", "-ldl"])
+        N, R = 500_000, 4
+        _, _, apps = profile(tmp, exe, [N, R])
+        pts = apps_points(apps)
+        for name, w_hand, q_hand, ai in [("ai_1_16", N * R, 16 * N * R, 1 / 16), ("ai_8", 128 * N * R, 16 * N * R, 8.0),
+                                          ("triad", 2 * N * R, 24 * N * R, 1 / 12)]:
+            p = pts[f"regions/{name}"]
+            print(f"{name:8} W {p['flops']:.0f} (by hand {w_hand}), Q {p['bytes']:.0f} (by hand {q_hand}, "
+                  f"{100 * (p['bytes'] / q_hand - 1):.3f} %), AI {p['flops'] / p['bytes']:.5f} (analytic {ai:.5f})")
+    finally:
+        shutil.rmtree(tmp)
+
+
+if __name__ == "__main__":
+    main()

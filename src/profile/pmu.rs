@@ -1,0 +1,460 @@
+//! Counting with the PMU: event tables per CPU family
+//! (`configs/events.yaml`), the arithmetic from counts to W (flops) and Q
+//! (bytes requested by the core), and counting a command with perf_event.
+
+use crate::error::{Error, Result};
+use crate::machine::cpuid::{CpuId, CpuMatch};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The embedded event table.
+pub const EVENTS_YAML: &str = include_str!("../../configs/events.yaml");
+
+/// What an event counts (see the file's header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Counts {
+    /// Floating-point operations (FMA = 2).
+    Flops,
+    /// FP instructions of one width (FMA counted twice).
+    FpInstr,
+    /// FP operations of one width, for the access-width estimate only.
+    FpWidth,
+    /// Memory load instructions.
+    Loads,
+    /// Memory store instructions.
+    Stores,
+}
+
+/// One raw event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Event {
+    /// Name in the Linux pmu-events JSON.
+    pub name: String,
+    /// Event select (12 bits on AMD).
+    pub event: u32,
+    /// Unit mask.
+    pub umask: u32,
+    /// What it counts.
+    pub counts: Counts,
+    /// Bytes per operand (FP events).
+    #[serde(default)]
+    pub width: Option<u32>,
+    /// Elements per instruction (fp_instr events).
+    #[serde(default)]
+    pub lanes: Option<u32>,
+}
+
+impl Event {
+    /// perf_event raw config for this event on `vendor`.
+    pub fn config(&self, vendor: &str) -> u64 {
+        let ev = u64::from(self.event);
+        let base = (ev & 0xFF) | (u64::from(self.umask) << 8);
+        if vendor == "AuthenticAMD" {
+            base | ((ev >> 8) & 0xF) << 32
+        } else {
+            base
+        }
+    }
+}
+
+/// A CPU family's events.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Family {
+    /// Short name.
+    pub name: String,
+    /// CPUID vendor.
+    pub vendor: String,
+    /// CPUID family.
+    pub family: u32,
+    /// Exact models.
+    #[serde(default)]
+    pub models: Vec<u32>,
+    /// Model ranges.
+    #[serde(default)]
+    pub model_ranges: Vec<[u32; 2]>,
+    /// Where the encodings come from.
+    pub source: String,
+    /// The events.
+    pub events: Vec<Event>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EventsFile {
+    families: Vec<Family>,
+}
+
+/// Every family in the table.
+pub fn families() -> Vec<Family> {
+    let f: EventsFile =
+        serde_yaml::from_str(EVENTS_YAML).expect("embedded configs/events.yaml is valid");
+    f.families
+}
+
+/// The family of a CPU, if the table has it.
+pub fn family_of(id: &CpuId) -> Option<Family> {
+    families().into_iter().find(|f| {
+        CpuMatch {
+            vendor: &f.vendor,
+            family: f.family,
+            models: &f.models,
+            ranges: &f.model_ranges,
+        }
+        .matches(id)
+    })
+}
+
+/// W, Q and AI derived from counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Derived {
+    /// Floating-point operations.
+    pub flops: f64,
+    /// Load instructions.
+    pub loads: u64,
+    /// Store instructions.
+    pub stores: u64,
+    /// Bytes per access assumed.
+    pub access_bytes: f64,
+    /// Bytes requested: (loads + stores) × access_bytes.
+    pub bytes: f64,
+    /// The approximation made, in words.
+    pub note: String,
+}
+
+/// Access width assumed when nothing tells it.
+pub const DEFAULT_ACCESS_BYTES: f64 = 8.0;
+
+/// Derive W and Q from event counts (by event name). `access_bytes`
+/// overrides the width estimate.
+pub fn derive(f: &Family, counts: &BTreeMap<String, u64>, access_bytes: Option<f64>) -> Derived {
+    let mut flops = 0.0;
+    let (mut loads, mut stores) = (0u64, 0u64);
+    let (mut wsum, mut wn) = (0.0, 0.0);
+    for e in &f.events {
+        let n = counts.get(&e.name).copied().unwrap_or(0);
+        match e.counts {
+            Counts::Flops => flops += n as f64,
+            Counts::FpInstr => {
+                flops += n as f64 * f64::from(e.lanes.unwrap_or(1));
+                wsum += n as f64 * f64::from(e.width.unwrap_or(8));
+                wn += n as f64;
+            }
+            Counts::FpWidth => {
+                wsum += n as f64 * f64::from(e.width.unwrap_or(8));
+                wn += n as f64;
+            }
+            Counts::Loads => loads += n,
+            Counts::Stores => stores += n,
+        }
+    }
+    let (w, note) = match access_bytes {
+        Some(b) => (
+            b,
+            format!("bytes = (loads + stores) x {b} B, the access width given with --access-bytes"),
+        ),
+        None if wn > 0.0 => {
+            let w = wsum / wn;
+            (
+                w,
+                format!(
+                    "bytes = (loads + stores) x {w:.1} B, the mean width of the FP instructions: the PMU counts memory instructions, not bytes (give --access-bytes to set it)"
+                ),
+            )
+        }
+        None => (
+            DEFAULT_ACCESS_BYTES,
+            format!(
+                "bytes = (loads + stores) x {DEFAULT_ACCESS_BYTES} B: the PMU counts memory instructions, not bytes, and no FP width was counted (give --access-bytes to set it)"
+            ),
+        ),
+    };
+    Derived {
+        flops,
+        loads,
+        stores,
+        access_bytes: w,
+        bytes: (loads + stores) as f64 * w,
+        note,
+    }
+}
+
+/// The one-line explanation for a perf_event_open failure.
+pub fn explain_open_error(e: &std::io::Error) -> Error {
+    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "?".into());
+    let manual =
+        "count by emulation (--counts emulate) or give the counts yourself (--flops N --bytes M)";
+    let msg = match e.raw_os_error() {
+        Some(libc::ENOENT) | Some(libc::ENODEV) | Some(libc::EOPNOTSUPP) => format!(
+            "hardware performance counters are not available here (perf_event_open: {e}): this CPU's PMU is not exposed (typical of a VM without PMU passthrough); run on bare metal or a VM with a virtual PMU, {manual}"
+        ),
+        Some(libc::EACCES) | Some(libc::EPERM) => format!(
+            "not allowed to count hardware events (perf_event_open: {e}; kernel.perf_event_paranoid = {paranoid}); run `sysctl kernel.perf_event_paranoid=1` as root or profile as root, {manual}"
+        ),
+        _ => format!("cannot open the hardware counters (perf_event_open: {e}); {manual}"),
+    };
+    Error::input(msg)
+}
+
+/// Whether the PMU counts `family`'s events for this process: why not,
+/// when it does not.
+pub fn usable(family: &Family) -> std::result::Result<(), Error> {
+    use perf_event::Builder;
+    use perf_event::events::Raw;
+    let e = family
+        .events
+        .first()
+        .ok_or_else(|| Error::input("the event table lists no event for this CPU"))?;
+    Builder::new(Raw::new(e.config(&family.vendor)))
+        .observe_self()
+        .any_cpu()
+        .build()
+        .map(|_| ())
+        .map_err(|err| explain_open_error(&err))
+}
+
+/// Counts of one run of a command.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// Counts by event name (and "cycles").
+    pub counts: BTreeMap<String, u64>,
+    /// Wall time, seconds.
+    pub seconds: f64,
+    /// Exit status of the command.
+    pub status: std::process::ExitStatus,
+}
+
+/// Run `cmd` (directly, no shell) counting `family`'s events for it and
+/// every thread and process it starts. The counters are opened on this
+/// process, inherited by the child and enabled when it execs.
+pub fn count_command(family: &Family, cmd: &mut std::process::Command) -> Result<Run> {
+    use perf_event::Builder;
+    use perf_event::events::{Hardware, Raw};
+    let mut counters = Vec::new();
+    let build = |b: &mut Builder| {
+        b.observe_self()
+            .any_cpu()
+            .inherit(true)
+            .enabled(false)
+            .enable_on_exec(true);
+        b.build()
+    };
+    for e in &family.events {
+        let mut b = Builder::new(Raw::new(e.config(&family.vendor)));
+        let c = build(&mut b).map_err(|err| explain_open_error(&err))?;
+        counters.push((e.name.clone(), c));
+    }
+    let mut b = Builder::new(Hardware::CPU_CYCLES);
+    if let Ok(c) = build(&mut b) {
+        counters.push(("cycles".to_string(), c));
+    }
+    let t0 = std::time::Instant::now();
+    let status = cmd
+        .status()
+        .map_err(|e| Error::input(format!("cannot run {:?}: {e}", cmd.get_program())))?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let mut counts = BTreeMap::new();
+    for (name, mut c) in counters {
+        let v = c
+            .read()
+            .map_err(|e| Error::Io(format!("cannot read counter {name}: {e}")))?;
+        counts.insert(name, v);
+    }
+    Ok(Run {
+        counts,
+        seconds,
+        status,
+    })
+}
+
+/// What was counted of a program: the whole run, or one of its regions.
+#[derive(Debug, Clone)]
+pub struct Counted {
+    /// The region's name; `None` for the whole program.
+    pub region: Option<String>,
+    /// W and Q.
+    pub derived: Derived,
+    /// Seconds (the region's, summed over calls and threads).
+    pub seconds: f64,
+    /// Calls of the region (1 for the whole program).
+    pub calls: u64,
+}
+
+/// Count `cmd` with `family`'s events, and the regions it marks with the
+/// regions library (which reads what to count from its environment and
+/// writes a record per region at exit): the whole run first, then each
+/// region. Also the command's exit status.
+pub fn count_program(
+    family: &Family,
+    cmd: &mut std::process::Command,
+    access_bytes: Option<f64>,
+) -> Result<(Vec<Counted>, std::process::ExitStatus)> {
+    let events: Vec<String> = family
+        .events
+        .iter()
+        .map(|e| format!("{}={:x}", e.name, e.config(&family.vendor)))
+        .collect();
+    let (run, records) =
+        super::with_regions(cmd, &events.join(","), |cmd| count_command(family, cmd))?;
+    let run = run?;
+    let mut out = vec![Counted {
+        region: None,
+        derived: derive(family, &run.counts, access_bytes),
+        seconds: run.seconds,
+        calls: 1,
+    }];
+    for r in records {
+        if let Some(e) = &r.error {
+            eprintln!(
+                "carmbench: warning: region {} counted without hardware events: {e}",
+                r.name
+            );
+        }
+        out.push(Counted {
+            derived: derive(family, &r.counts, access_bytes),
+            region: Some(r.name),
+            seconds: r.seconds,
+            calls: r.calls,
+        });
+    }
+    Ok((out, run.status))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fam(n: &str) -> Family {
+        families().into_iter().find(|f| f.name == n).unwrap()
+    }
+
+    #[test]
+    fn table_covers_the_families() {
+        let names: Vec<_> = families().into_iter().map(|f| f.name).collect();
+        for n in [
+            "zen3",
+            "zen4",
+            "zen5",
+            "skylake_sp",
+            "icelake_sp",
+            "sapphire_rapids",
+        ] {
+            assert!(names.iter().any(|x| x == n), "{n}");
+        }
+        for f in families() {
+            assert!(
+                f.events.iter().any(|e| e.counts == Counts::Loads),
+                "{}",
+                f.name
+            );
+            assert!(
+                f.events.iter().any(|e| e.counts == Counts::Stores),
+                "{}",
+                f.name
+            );
+            assert!(
+                f.events
+                    .iter()
+                    .any(|e| matches!(e.counts, Counts::Flops | Counts::FpInstr)),
+                "{}",
+                f.name
+            );
+        }
+        let id = |v: &str, f, m| CpuId {
+            vendor: v.into(),
+            family: f,
+            model: m,
+        };
+        assert_eq!(
+            family_of(&id("AuthenticAMD", 0x1A, 2)).unwrap().name,
+            "zen5"
+        );
+        assert_eq!(
+            family_of(&id("AuthenticAMD", 0x19, 0x61)).unwrap().name,
+            "zen4"
+        );
+        assert_eq!(
+            family_of(&id("AuthenticAMD", 0x19, 0x21)).unwrap().name,
+            "zen3"
+        );
+        assert_eq!(
+            family_of(&id("GenuineIntel", 6, 0x55)).unwrap().name,
+            "skylake_sp"
+        );
+        assert!(family_of(&id("GenuineIntel", 6, 0x9A)).is_none());
+    }
+
+    #[test]
+    fn raw_configs_follow_the_x86_layout() {
+        let z = fam("zen5");
+        let ld = z.events.iter().find(|e| e.counts == Counts::Loads).unwrap();
+        assert_eq!(ld.config("AuthenticAMD"), 0x0129);
+        let high = Event {
+            name: "x".into(),
+            event: 0x1C4,
+            umask: 0x03,
+            counts: Counts::Loads,
+            width: None,
+            lanes: None,
+        };
+        assert_eq!(high.config("AuthenticAMD"), (1 << 32) | 0x03C4);
+        let i = fam("icelake_sp");
+        let st = i
+            .events
+            .iter()
+            .find(|e| e.counts == Counts::Stores)
+            .unwrap();
+        assert_eq!(st.config("GenuineIntel"), 0x82D0);
+    }
+
+    #[test]
+    fn w_q_ai_from_amd_counts() {
+        let z = fam("zen4");
+        let c: BTreeMap<String, u64> = [
+            ("fp_ret_sse_avx_ops.all", 1_600_000u64),
+            ("fp_ops_retired_by_width.pack_512_uops_retired", 100_000),
+            ("fp_ops_retired_by_width.pack_256_uops_retired", 100_000),
+            ("ls_dispatch.ld_dispatch", 200_000),
+            ("ls_dispatch.store_dispatch", 100_000),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let d = derive(&z, &c, None);
+        assert_eq!(d.flops, 1.6e6);
+        assert_eq!(d.access_bytes, 48.0);
+        assert_eq!(d.bytes, 300_000.0 * 48.0);
+        assert!((d.flops / d.bytes - 1.6e6 / 14.4e6).abs() < 1e-15);
+        assert!(d.note.contains("mean width"));
+        let forced = derive(&z, &c, Some(64.0));
+        assert_eq!(forced.bytes, 300_000.0 * 64.0);
+        let z3 = derive(&fam("zen3"), &c, None);
+        assert_eq!((z3.flops, z3.access_bytes), (1.6e6, DEFAULT_ACCESS_BYTES));
+    }
+
+    #[test]
+    fn w_q_ai_from_intel_counts() {
+        for name in ["skylake_sp", "icelake_sp", "sapphire_rapids"] {
+            let f = fam(name);
+            let c: BTreeMap<String, u64> = [
+                ("FP_ARITH_INST_RETIRED.512B_PACKED_DOUBLE", 1000u64),
+                ("FP_ARITH_INST_RETIRED.SCALAR_DOUBLE", 500),
+                ("FP_ARITH_INST_RETIRED.256B_PACKED_SINGLE", 250),
+                ("MEM_INST_RETIRED.ALL_LOADS", 800),
+                ("MEM_INST_RETIRED.ALL_STORES", 200),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+            let d = derive(&f, &c, None);
+            assert_eq!(d.flops, 1000.0 * 8.0 + 500.0 + 250.0 * 8.0, "{name}");
+            let w = (1000.0 * 64.0 + 500.0 * 8.0 + 250.0 * 32.0) / 1750.0;
+            assert!((d.access_bytes - w).abs() < 1e-12);
+            assert!((d.bytes - 1000.0 * w).abs() < 1e-9);
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! `carmbench profile --counts emulate`: programs compiled here with gcc
+//! (and a Rust one using `carmbench::Region`), their flops and bytes
+//! worked out by hand, counted under a real `qemu-x86_64` with the counting
+//! plugin. W is exact; Q within 0.1 % of the hand count plus a fixed
+//! allowance for process start-up (the loader, libc, printf); regions
+//! exact. Without QEMU these tests are ignored, with the reason.
+
+mod common;
+use common::*;
+
+use carmbench::profile::emulate::{Counts, Emulator};
+use carmbench::results::apps;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Bytes a process requests before and after `main`, at most: the loader,
+/// libc's start-up and exit, printf, libgomp's threads.
+const START_UP: u64 = 2 << 20;
+
+// The programs, each with its flops and bytes by hand in its comment.
+const TRIAD: &str = include_str!("programs/triad.c");
+const SP_TRIAD: &str = include_str!("programs/sp_triad.c");
+const ADDS: &str = include_str!("programs/adds.c");
+const MEMCPY: &str = include_str!("programs/memcpy.c");
+const OMP_TRIAD: &str = include_str!("programs/omp_triad.c");
+const REGIONS: &str = include_str!("programs/regions.c");
+
+/// The counting plugin, built once (see `common::qemu_plugin`).
+fn emulator() -> Emulator {
+    Emulator::find(Some(&qemu_plugin())).unwrap()
+}
+
+/// Compile `src` with gcc and `flags` into `dir/name`.
+fn gcc(dir: &Path, name: &str, src: &str, flags: &[&str]) -> PathBuf {
+    gcc_with(dir, name, src, flags, &[])
+}
+
+/// The same, linked with `libs` (after the source, as the linker wants).
+fn gcc_with(dir: &Path, name: &str, src: &str, flags: &[&str], libs: &[&str]) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, src).unwrap();
+    let exe = dir.join(name);
+    let out = Command::new("gcc")
+        .args(flags)
+        .arg("-o")
+        .arg(&exe)
+        .arg(&c)
+        .args(libs)
+        .arg("-lm")
+        .output()
+        .expect("gcc runs");
+    assert!(
+        out.status.success(),
+        "gcc {name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+fn count(exe: &Path, args: &[&str]) -> carmbench::profile::emulate::Output {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    emulator().count(exe.to_str().unwrap(), &args).unwrap()
+}
+
+/// W exact; Q at least the hand count, at most 0.1 % and the start-up more.
+fn check(what: &str, c: &Counts, flops: u64, bytes: u64) {
+    assert_eq!(c.flops(), flops, "{what}: W, {c:?}");
+    let q = c.bytes();
+    assert!(
+        q >= bytes && q <= bytes + bytes / 1000 + START_UP,
+        "{what}: Q {q} against {bytes} by hand, {c:?}"
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(has_qemu),
+    ignore = "qemu-x86_64 with plugin support is not installed (apt-get install qemu-user)"
+)]
+fn flops_and_bytes_are_exact_for_programs_of_every_kind() {
+    let dir = tmpdir("emulated");
+    let (n, r) = (1_000_000u64, 10u64);
+    let (ns, rs) = (n.to_string(), r.to_string());
+    let args = [ns.as_str(), rs.as_str()];
+    // Triad: 2 flops and 24 bytes per element and repetition; the set-up
+    // stores 24 bytes per element.
+    for (name, flags, fma_width) in [
+        ("triad_o2", &["-O2", "-mfma"][..], "scalar"),
+        ("triad_o3", &["-O3", "-mavx2", "-mfma"][..], "256"),
+    ] {
+        let out = count(&gcc(&dir, name, TRIAD, flags), &args);
+        check(name, &out.total, 2 * n * r, 24 * n * r + 24 * n);
+        assert_eq!(
+            out.total.fma_flops(),
+            2 * n * r,
+            "{name}: every flop in an FMA"
+        );
+        let c = &out.total;
+        match fma_width {
+            "scalar" => assert!(c.fp_scalar >= n * r && c.fp_256 == 0, "{c:?}"),
+            _ => assert!(c.fp_256 >= n * r / 4 && c.fp_scalar < n, "{c:?}"),
+        }
+    }
+    // Scalar double adds: 1 flop and 8 bytes per element.
+    let out = count(&gcc(&dir, "adds", ADDS, &["-O2"]), &args);
+    check("adds", &out.total, n * r, 8 * n * r + 8 * n);
+    assert_eq!(out.total.dp_other_flops, n * r);
+    // Single precision AVX2 FMA: 2 flops and 12 bytes.
+    let out = count(
+        &gcc(&dir, "sp", SP_TRIAD, &["-O3", "-mavx2", "-mfma"]),
+        &args,
+    );
+    check("sp triad", &out.total, 2 * n * r, 12 * n * r + 12 * n);
+    assert_eq!(out.total.sp_fma_flops, 2 * n * r);
+    assert_eq!(out.total.dp_fma_flops + out.total.dp_other_flops, 0);
+    // memcpy (glibc's AVX2 copy, with rep movsb for large sizes): every
+    // byte read once and written once; the set-up writes them once.
+    let out = count(&gcc(&dir, "copy", MEMCPY, &["-O2"]), &args);
+    check("memcpy", &out.total, 0, 2 * n * r + n);
+    // Two OpenMP threads: the sums over both threads. Threads that spin at
+    // the barrier would add loads: they sleep instead.
+    let omp = gcc(&dir, "omp", OMP_TRIAD, &["-O2", "-mfma", "-fopenmp"]);
+    let out = emulator()
+        .count_with_env(
+            omp.to_str().unwrap(),
+            &[ns.clone(), rs.clone()],
+            &[("OMP_WAIT_POLICY", "passive")],
+        )
+        .unwrap();
+    assert!(out.threads >= 2, "{} threads", out.threads);
+    check("OpenMP triad", &out.total, 2 * n * r, 24 * n * r + 24 * n);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+#[cfg_attr(
+    not(has_qemu),
+    ignore = "qemu-x86_64 with plugin support is not installed (apt-get install qemu-user)"
+)]
+fn regions_are_counted_exactly_and_placed_at_their_intensity() {
+    let dir = tmpdir("emuregions");
+    let lib = regions_static_lib();
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
+    let exe = gcc_with(
+        &dir,
+        "regions",
+        REGIONS,
+        &["-O2", "-mfma", "-I", include.to_str().unwrap()],
+        &[lib.to_str().unwrap(), "-lpthread", "-ldl"],
+    );
+    let (n, r) = (500_000u64, 4u64);
+    let out = carmbench_in(
+        &[
+            "profile",
+            "--counts",
+            "emulate",
+            "--plugin",
+            qemu_plugin().to_str().unwrap(),
+            "--results",
+            FIXTURE,
+            "--",
+            exe.to_str().unwrap(),
+            &n.to_string(),
+            &r.to_string(),
+        ],
+        &dir,
+    );
+    let stdout = success(&out);
+    // The program's own output once (the native run's), then carmbench's.
+    assert_eq!(stdout.matches("checksum").count(), 1, "{stdout}");
+    assert!(stdout.contains("counted under QEMU"), "{stdout}");
+    let f = apps::load(&dir.join("apps.yaml")).unwrap();
+    let point = |name: &str| {
+        f.applications
+            .iter()
+            .find(|a| a.name == format!("regions/{name}"))
+            .unwrap_or_else(|| panic!("region {name}: {:?}", f.applications))
+    };
+    for (name, flops, bytes) in [
+        ("ai_1_16", n * r, 16 * n * r),
+        ("ai_8", 128 * n * r, 16 * n * r),
+        ("triad", 2 * n * r, 24 * n * r),
+    ] {
+        let p = point(name);
+        assert_eq!(p.flops, flops as f64, "{name}: W");
+        // Inside a region, only the regions library's own return and the
+        // loop's set-up touch memory besides the kernel: a few bytes a call.
+        assert!(
+            p.bytes >= bytes as f64 && p.bytes <= bytes as f64 * 1.001,
+            "{name}: Q {} against {bytes}",
+            p.bytes
+        );
+        assert!(p.seconds > 0.0, "{name}: timed natively");
+        assert!(
+            p.source
+                .as_deref()
+                .unwrap()
+                .contains(&format!("{r} call(s)"))
+        );
+    }
+    // The two kernels of the STREAM report, at their analytic intensity.
+    assert!((point("ai_1_16").ai() - 1.0 / 16.0).abs() < 1e-3 / 16.0);
+    assert!((point("ai_8").ai() - 8.0).abs() < 8e-3);
+    // The whole program: its regions and its set-up (24 bytes an element).
+    let all = f.applications.iter().find(|a| a.name == "regions").unwrap();
+    assert_eq!(all.flops, (131 * n * r) as f64);
+    assert!(all.bytes >= (56 * n * r + 24 * n) as f64);
+    assert_eq!(
+        all.fma_flops,
+        Some(2.0 * (n * r) as f64),
+        "the triad's FMAs"
+    );
+    let mix = all.mix.as_ref().unwrap();
+    assert_eq!(mix.dp_flops, all.flops);
+    assert!(
+        all.source
+            .as_deref()
+            .unwrap()
+            .starts_with("emulation, qemu")
+    );
+    // A Rust program marking its region with carmbench::Region.
+    let rust = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release/examples/region_triad");
+    if rust.exists() {
+        let out = carmbench_in(
+            &[
+                "profile",
+                "--counts",
+                "emulate",
+                "--plugin",
+                qemu_plugin().to_str().unwrap(),
+                "-o",
+                "rust.yaml",
+                "--",
+                rust.to_str().unwrap(),
+                &n.to_string(),
+                &r.to_string(),
+            ],
+            &dir,
+        );
+        success(&out);
+        let f = apps::load(&dir.join("rust.yaml")).unwrap();
+        let p = f
+            .applications
+            .iter()
+            .find(|a| a.name == "region_triad/triad")
+            .unwrap();
+        assert_eq!(p.flops, (2 * n * r) as f64);
+        assert!(p.bytes >= (24 * n * r) as f64 && p.bytes <= (24 * n * r) as f64 * 1.001);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+#[cfg_attr(
+    not(has_qemu),
+    ignore = "qemu-x86_64 with plugin support is not installed (apt-get install qemu-user)"
+)]
+fn what_emulation_cannot_count_is_said_in_one_line() {
+    let dir = tmpdir("emubad");
+    let apps_file = dir.join("apps.yaml");
+    std::fs::write(&apps_file, "schema: 1\napplications: []\n").unwrap();
+    let plugin = qemu_plugin();
+    let profile = |args: &[&str], env: &[(&str, &str)]| {
+        let mut a = vec![
+            "profile",
+            "--counts",
+            "emulate",
+            "--plugin",
+            plugin.to_str().unwrap(),
+            "-o",
+            apps_file.to_str().unwrap(),
+            "--",
+        ];
+        a.extend_from_slice(args);
+        let mut c = Command::new(env!("CARGO_BIN_EXE_carmbench"));
+        c.args(&a).current_dir(&dir);
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        c.output().unwrap()
+    };
+    assert_input_error(&profile(&["./no-such-program"], &[]), &["no such program"]);
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "not a program").unwrap();
+    assert_input_error(
+        &profile(&[text.to_str().unwrap()], &[]),
+        &["not executable"],
+    );
+    let fails = gcc(&dir, "fails", "int main(void) { return 3; }", &["-O2"]);
+    assert_input_error(
+        &profile(&[fails.to_str().unwrap()], &[]),
+        &["exited with status 3", "no point written"],
+    );
+    // AVX-512, which QEMU 7.2 does not emulate.
+    let wide = gcc(
+        &dir,
+        "wide",
+        r#"#include <immintrin.h>
+           #include <stdio.h>
+           int main(void) { __m512d x = _mm512_set1_pd(1.0); x = _mm512_fmadd_pd(x, x, x);
+                            printf("%f\n", _mm512_reduce_add_pd(x)); return 0; }"#,
+        &["-O2", "-mavx512f"],
+    );
+    let out = profile(&[wide.to_str().unwrap()], &[]);
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        assert_input_error(
+            &out,
+            &[
+                "SIGILL",
+                "cannot be counted by emulation",
+                "--flops N --bytes M",
+            ],
+        );
+    } else {
+        assert_input_error(&out, &["was stopped", "no point written"]);
+    }
+    // No QEMU on the PATH.
+    let ok = gcc(&dir, "ok", "int main(void) { return 0; }", &["-O2"]);
+    assert_input_error(
+        &profile(&[ok.to_str().unwrap()], &[("PATH", "/nonexistent")]),
+        &["qemu-x86_64 is not installed", "apt-get install qemu-user"],
+    );
+    // A plugin for another version of QEMU's plugin API.
+    let other = dir.join("libother.so");
+    let st = Command::new("gcc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&other)
+        .arg("-x")
+        .arg("c")
+        .arg("-")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(
+                b"int qemu_plugin_version = 99; int qemu_plugin_install(void) { return 0; }\n",
+            )?;
+            c.wait()
+        })
+        .unwrap();
+    assert!(st.success());
+    let mut c = Command::new(env!("CARGO_BIN_EXE_carmbench"));
+    c.args([
+        "profile",
+        "--counts",
+        "emulate",
+        "--plugin",
+        other.to_str().unwrap(),
+        "-o",
+        apps_file.to_str().unwrap(),
+        "--",
+        ok.to_str().unwrap(),
+    ]);
+    assert_input_error(&c.output().unwrap(), &["did not load the counting plugin"]);
+    assert_eq!(
+        std::fs::read_to_string(&apps_file).unwrap(),
+        "schema: 1\napplications: []\n",
+        "the apps file is left as it was"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

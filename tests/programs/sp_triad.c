@@ -1,0 +1,13 @@
+// The triad in single precision.
+// By hand: W = 2 N R flops; Q = 12 N R + 12 N bytes.
+#include <stdio.h>
+#include <stdlib.h>
+int main(int argc, char **argv) {
+    long n = atol(argv[1]), r = atol(argv[2]);
+    float *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    for (long i = 0; i < n; i++) { a[i] = 1; b[i] = 2; c[i] = 3; }
+    for (long k = 0; k < r; k++)
+        for (long i = 0; i < n; i++) a[i] = b[i] + 3.0f * c[i];
+    printf("checksum %ld\n", (long)a[n / 2]);
+    return 0;
+}
