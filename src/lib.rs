@@ -22,6 +22,8 @@ pub mod commands;
 pub mod compare;
 pub mod config;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod kernels;
 pub mod machine;
 pub mod measure;

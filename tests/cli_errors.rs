@@ -140,3 +140,50 @@ fn topology_yaml_round_trips() {
     .unwrap();
     assert_eq!(serde_yaml::to_string(&direct).unwrap(), text);
 }
+
+#[test]
+fn numbers_out_of_range_on_the_command_line_are_named() {
+    for (args, needles) in [
+        (
+            vec!["kernel", "avx2_load", "--bytes", "900GiB"],
+            &["more than half the memory available"][..],
+        ),
+        (
+            vec!["kernel", "avx2_load", "--samples", "0"],
+            &["--samples is 0"][..],
+        ),
+        (
+            vec!["kernel", "avx2_load", "--min-ms", "1e9"],
+            &["--min-ms is"][..],
+        ),
+        (
+            vec!["kernel", "avx2_dp_v_load_fma", "--shape", "0,4"],
+            &["--shape takes two counts from 1 to 256"][..],
+        ),
+        (
+            vec!["profile", "--access-bytes", "0", "--", "true"],
+            &["--access-bytes is 0"][..],
+        ),
+        (
+            vec!["profile", "--threads", "0", "--", "true"],
+            &["--threads is 0"][..],
+        ),
+        (
+            vec![
+                "predict",
+                "--flops",
+                "1",
+                "--bytes",
+                "1",
+                "--fma-flops",
+                "5",
+                "--on",
+                "x.yaml",
+            ],
+            &["--fma-flops is 5"][..],
+        ),
+        (vec!["validate", "--threshold=-3"], &["--threshold"][..]),
+    ] {
+        assert_input_error(&carmbench(&args), needles);
+    }
+}

@@ -289,7 +289,7 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
 }
 
 /// Okabe-Ito colour-blind-safe palette.
-mod palette {
+pub(crate) mod palette {
     use plotters::style::RGBColor;
     pub const BLACK: RGBColor = RGBColor(0, 0, 0);
     pub const ORANGE: RGBColor = RGBColor(230, 159, 0);
@@ -367,7 +367,7 @@ pub(crate) fn fmt_tick(v: f64) -> String {
 
 /// Line style of a series: solid, dashed, dotted, dash-dot (on, off, ...
 /// lengths in pixels; empty for solid).
-fn dash(series: usize) -> &'static [u32] {
+pub(crate) fn dash(series: usize) -> &'static [u32] {
     match series % 4 {
         0 => &[],
         1 => &[14, 8],
@@ -378,28 +378,36 @@ fn dash(series: usize) -> &'static [u32] {
 
 /// Draw into `path`, SVG or PNG by its extension: `$draw` is called with
 /// the root drawing area of the chosen backend. PNG text needs a font
-/// ([`font::ensure`]); SVG text works without one.
+/// ([`font::ensure`]); SVG text works without one. The chart is drawn into
+/// a temporary file beside `path` and renamed over it, so a chart already
+/// there is replaced whole or not at all.
 macro_rules! draw_to_file {
     ($path:expr, |$root:ident| $draw:expr) => {{
         let path: &std::path::Path = $path;
         let err =
             |e: String| crate::error::Error::Io(format!("cannot draw {}: {e}", path.display()));
-        match path
+        let ext = path
             .extension()
             .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
+            .map(str::to_ascii_lowercase);
+        let tmp = path.with_file_name(format!(
+            ".{}.{}.tmp.{}",
+            path.file_name()
+                .map_or("chart".into(), |f| f.to_string_lossy()),
+            std::process::id(),
+            ext.as_deref().unwrap_or("")
+        ));
+        let drawn = match ext.as_deref() {
             Some("svg") => {
                 let _ = crate::chart::font::ensure();
-                let $root = plotters::prelude::SVGBackend::new(path, crate::chart::SIZE)
+                let $root = plotters::prelude::SVGBackend::new(&tmp, crate::chart::SIZE)
                     .into_drawing_area();
                 $draw.map_err(err)?;
                 $root.present().map_err(|e| err(e.to_string()))
             }
             Some("png") => {
                 crate::chart::font::ensure()?;
-                let $root = plotters::prelude::BitMapBackend::new(path, crate::chart::SIZE)
+                let $root = plotters::prelude::BitMapBackend::new(&tmp, crate::chart::SIZE)
                     .into_drawing_area();
                 $draw.map_err(err)?;
                 $root.present().map_err(|e| err(e.to_string()))
@@ -408,6 +416,13 @@ macro_rules! draw_to_file {
                 "cannot tell the chart format from '{}'; name it .svg or .png",
                 path.display()
             ))),
+        };
+        match drawn.and_then(|()| std::fs::rename(&tmp, path).map_err(|e| err(e.to_string()))) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                Err(e)
+            }
         }
     }};
 }
@@ -418,27 +433,37 @@ pub fn render(sel: &Selection, path: &Path) -> Result<()> {
     draw_to_file!(path, |root| draw(sel, &root))
 }
 
+/// Draw `sel` as SVG text (to inline in a page).
+pub fn svg(sel: &Selection) -> Result<String> {
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
+        draw(sel, &root).map_err(|e| Error::Io(format!("cannot draw the chart: {e}")))?;
+        root.present()
+            .map_err(|e| Error::Io(format!("cannot draw the chart: {e}")))?;
+    }
+    Ok(out)
+}
+
 /// Draw `carm.svg` and `carm.png` of `doc` beside `results_path`, with the
 /// default filters: the files written, and for each chart that could not be
 /// drawn (no roofs, no font for PNG) why. The results themselves are saved
 /// before, whatever happens here.
 pub fn write_beside(doc: &Document, results_path: &Path) -> (Vec<std::path::PathBuf>, Vec<String>) {
     let dir = results_path.parent().unwrap_or(Path::new("."));
-    let sel = match select(
-        &[("carm".to_string(), doc.clone())],
-        &Filter::default(),
-        Vec::new(),
-    ) {
-        Ok(s) => s,
-        Err(e) => return (Vec::new(), vec![format!("no chart: {e}")]),
-    };
     let (mut written, mut failed) = (Vec::new(), Vec::new());
-    for name in ["carm.svg", "carm.png"] {
-        let p = dir.join(name);
-        match render(&sel, &p) {
-            Ok(()) => written.push(p),
-            Err(e) => failed.push(format!("{name} not written: {e}")),
+    let one = [("carm".to_string(), doc.clone())];
+    match select(&one, &Filter::default(), Vec::new()) {
+        Ok(sel) => {
+            for name in ["carm.svg", "carm.png"] {
+                let p = dir.join(name);
+                match render(&sel, &p) {
+                    Ok(()) => written.push(p),
+                    Err(e) => failed.push(format!("{name} not written: {e}")),
+                }
+            }
         }
+        Err(e) => failed.push(format!("no chart: {e}")),
     }
     (written, failed)
 }
@@ -796,7 +821,7 @@ fn draw_point<DB: DrawingBackend>(
 }
 
 /// A white, framed box (the legend and the key of the sloped roofs).
-fn draw_box<DB: DrawingBackend>(
+pub(crate) fn draw_box<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     r: Rect,
 ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
@@ -812,7 +837,7 @@ fn draw_box<DB: DrawingBackend>(
 
 /// A text; with `halo`, on a white box that keeps it legible where it
 /// crosses grid or roof lines.
-fn draw_text<DB: DrawingBackend>(
+pub(crate) fn draw_text<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     text: &str,
     at: (i32, i32),
@@ -834,7 +859,7 @@ fn draw_text<DB: DrawingBackend>(
     ))
 }
 
-fn draw_px_line<DB: DrawingBackend>(
+pub(crate) fn draw_px_line<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     a: (i32, i32),
     b: (i32, i32),

@@ -36,15 +36,37 @@ pub fn run(a: &KernelArgs) -> Result<()> {
             a.threads, m.cores
         )));
     }
-    if !(a.min_ms.is_finite() && a.min_ms > 0.0 && a.min_ms <= 10_000.0) || a.samples == 0 {
-        return Err(Error::input(
-            "--min-ms takes 0 to 10000 milliseconds and --samples at least 1",
-        ));
+    use crate::config::plan::{MAX_MIN_SAMPLE_MS, MAX_SAMPLES};
+    if !(a.min_ms.is_finite() && a.min_ms > 0.0 && a.min_ms <= MAX_MIN_SAMPLE_MS) {
+        return Err(Error::input(format!(
+            "--min-ms is {}; give more than 0 and at most {MAX_MIN_SAMPLE_MS} milliseconds",
+            a.min_ms
+        )));
+    }
+    if !(1..=MAX_SAMPLES).contains(&a.samples) {
+        return Err(Error::input(format!(
+            "--samples is {}; give 1 to {MAX_SAMPLES}",
+            a.samples
+        )));
+    }
+    let usable = m.usable_memory() / 2;
+    if a.bytes.saturating_mul(a.threads as u64) > usable {
+        return Err(Error::input(format!(
+            "--bytes {} per thread x {} thread(s) is more than half the memory available ({}); give a smaller buffer",
+            crate::units::human_bytes(a.bytes),
+            a.threads,
+            crate::units::human_bytes(usable * 2)
+        )));
     }
     let s = Settings::new(Duration::from_secs_f64(a.min_ms / 1e3), a.samples);
+    let most = crate::validate::shapes::MAX_REPEAT;
     let shape = match a.shape.as_deref() {
-        Some([j, k]) if *j > 0 && *k > 0 => Shape { j: *j, k: *k },
-        Some(_) => return Err(Error::input("--shape takes two positive counts, J,K")),
+        Some([j, k]) if (1..=most).contains(j) && (1..=most).contains(k) => Shape { j: *j, k: *k },
+        Some(_) => {
+            return Err(Error::input(format!(
+                "--shape takes two counts from 1 to {most}, J,K"
+            )));
+        }
         None => Shape::ONE,
     };
     let mut cores = Cores::new(&m.core_first_pu);

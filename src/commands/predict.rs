@@ -56,6 +56,13 @@ pub fn run(a: &PredictArgs) -> Result<()> {
     if apps.is_empty() {
         return Err(Error::input("the apps file lists no application"));
     }
+    if let Some(f) = a.fma_flops
+        && !(f.is_finite() && f >= 0.0 && f <= apps[0].flops)
+    {
+        return Err(Error::input(format!(
+            "--fma-flops is {f}; give the flops done by FMAs, from 0 to --flops"
+        )));
+    }
     let level = a
         .level
         .as_deref()

@@ -244,10 +244,13 @@ pub fn resolve_with(
         ));
     }
     let q = p.quick.clone().unwrap_or_default();
-    let pick = |full: Option<usize>, fast: Option<usize>, key: &str| -> Result<usize> {
+    let pick = |full: Option<usize>, fast: Option<usize>, key: &str, max: usize| -> Result<usize> {
         let v = if quick { fast.or(full) } else { full };
         match v {
-            Some(n) if n >= 1 => Ok(n),
+            Some(n) if (1..=max).contains(&n) => Ok(n),
+            Some(n) if n > max => Err(Error::input(format!(
+                "'{key}' is {n}; at most {max}, so that a run fits in memory and in a day"
+            ))),
             _ => Err(Error::input(format!(
                 "'{key}' must be a number of at least 1"
             ))),
@@ -259,25 +262,75 @@ pub fn resolve_with(
         p.min_sample_ms
     };
     let min_sample_ms = match min_ms {
-        Some(x) if x > 0.0 && x.is_finite() => x,
+        Some(x) if x > 0.0 && x <= MAX_MIN_SAMPLE_MS => x,
+        Some(x) if x > MAX_MIN_SAMPLE_MS && x.is_finite() => {
+            return Err(Error::input(format!(
+                "'min_sample_ms' is {x}; at most {MAX_MIN_SAMPLE_MS} ms, so that a run fits in a day"
+            )));
+        }
         _ => {
             return Err(Error::input(
                 "'min_sample_ms' must be a positive number of milliseconds",
             ));
         }
     };
-    Ok(Plan {
+    let plan = Plan {
         isa: isas,
         precision,
         threads,
         levels,
         mixes,
         ops,
-        sizes_per_level: pick(p.sizes_per_level, q.sizes_per_level, "sizes_per_level")?,
-        samples: pick(p.samples, q.samples, "samples")?,
+        sizes_per_level: pick(
+            p.sizes_per_level,
+            q.sizes_per_level,
+            "sizes_per_level",
+            MAX_SIZES_PER_LEVEL,
+        )?,
+        samples: pick(p.samples, q.samples, "samples", MAX_SAMPLES)?,
         min_sample_ms,
         quick,
-    })
+    };
+    let hours = plan.longest_seconds() / 3600.0;
+    if hours > MAX_RUN_HOURS {
+        return Err(Error::input(format!(
+            "the plan could take {hours:.0} hours ({} roofs x {} sizes x {} samples of {} ms, attempts and rounds); at most {MAX_RUN_HOURS} hours: give fewer samples, sizes, ISAs, levels, mixes or ops",
+            plan.roofs(),
+            plan.sizes_per_level,
+            plan.samples,
+            plan.min_sample_ms
+        )));
+    }
+    Ok(plan)
+}
+
+/// Most samples per size: each sample's time is kept in memory.
+pub const MAX_SAMPLES: usize = 1000;
+/// Most sizes per level.
+pub const MAX_SIZES_PER_LEVEL: usize = 64;
+/// Longest minimum sample, ms.
+pub const MAX_MIN_SAMPLE_MS: f64 = 1000.0;
+/// Longest a plan may take at most, hours.
+pub const MAX_RUN_HOURS: f64 = 24.0;
+
+impl Plan {
+    /// Roofs the plan measures at most (bandwidth roofs count each level and
+    /// mix, compute roofs each precision and op).
+    pub fn roofs(&self) -> usize {
+        let per = self.threads.len() * self.isa.len();
+        per * (self.levels.len() * self.mixes.len() + self.precision.len() * self.ops.len())
+    }
+
+    /// The longest the plan can take: every sample of every size at its
+    /// minimum length, each measurement with its 3 attempts, and the rounds
+    /// of measuring again taking as long again.
+    pub fn longest_seconds(&self) -> f64 {
+        let per = self.threads.len() * self.isa.len();
+        let measurements = per
+            * (self.levels.len() * self.mixes.len() * self.sizes_per_level
+                + self.precision.len() * self.ops.len());
+        measurements as f64 * self.samples as f64 * self.min_sample_ms / 1e3 * 3.0 * 2.0
+    }
 }
 
 #[cfg(test)]
@@ -352,6 +405,18 @@ mod tests {
         assert!(err("mixes: []\nops: []").contains("nothing to measure"));
         assert!(err("samples: 0").contains("samples"));
         assert!(err("min_sample_ms: -1").contains("min_sample_ms"));
+        // Bounds that keep a run in memory and in a day, each named.
+        let e = err("samples: 1000000000000");
+        assert!(
+            e.contains("'samples' is 1000000000000; at most 1000"),
+            "{e}"
+        );
+        assert!(err("sizes_per_level: 65").contains("'sizes_per_level' is 65; at most 64"));
+        assert!(err("min_sample_ms: 5000").contains("at most 1000 ms"));
+        assert!(err("min_sample_ms: .inf").contains("positive number"));
+        let e = err("samples: 1000\nsizes_per_level: 64\nmin_sample_ms: 1000");
+        assert!(e.contains("could take") && e.contains("hours"), "{e}");
+        assert!(resolve_with(&with("samples: 1000"), &m, false, no512).is_ok());
     }
 
     #[test]

@@ -156,6 +156,9 @@ impl CacheLevel {
     }
 }
 
+/// The largest topology XML file read.
+pub const MAX_XML_BYTES: u64 = 64 << 20;
+
 fn build_topology(source: &Source) -> Result<Topology> {
     let builder = Topology::builder();
     let builder = match source {
@@ -165,6 +168,15 @@ fn build_topology(source: &Source) -> Result<Topology> {
                 return Err(Error::input(format!(
                     "topology XML file '{}' does not exist or is not a file; give a file written by `lstopo --of xml FILE`",
                     path.display()
+                )));
+            }
+            // lstopo writes a few hundred kilobytes for the largest machines.
+            let len = std::fs::metadata(path).map_or(0, |m| m.len());
+            if len > MAX_XML_BYTES {
+                return Err(Error::input(format!(
+                    "topology XML file '{}' is {} bytes, more than any machine's ({MAX_XML_BYTES} at most); give a file written by `lstopo --of xml FILE`",
+                    path.display(),
+                    len
                 )));
             }
             builder.from_xml_file(path).map_err(|e| {

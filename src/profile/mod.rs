@@ -76,9 +76,14 @@ pub fn with_regions<T>(
     let out = run(cmd);
     let text = std::fs::read_to_string(&file).unwrap_or_default();
     let _ = std::fs::remove_dir_all(&dir);
+    let doc = "the regions record";
     let records = text
         .lines()
-        .map(|l| Record::parse_line(l).map_err(Error::Io))
+        .map(|l| {
+            let r = Record::parse_line(l).map_err(|e| Error::input(format!("{doc}: {e}")))?;
+            crate::results::check::region(&r, doc)?;
+            Ok(r)
+        })
         .collect::<Result<_>>()?;
     Ok((out, records))
 }
@@ -260,6 +265,18 @@ fn pmu_here() -> Result<pmu::Family> {
 }
 
 fn mode(r: &Request) -> Result<Resolved> {
+    if let Some(b) = r.access_bytes
+        && !(b.is_finite() && (1.0..=64.0).contains(&b))
+    {
+        return Err(Error::input(format!(
+            "--access-bytes is {b}; give the bytes of one access, 1 to 64"
+        )));
+    }
+    if r.threads == Some(0) {
+        return Err(Error::input(
+            "--threads is 0; give the threads the command runs, at least 1",
+        ));
+    }
     let manual = match (r.flops, r.bytes) {
         (Some(f), Some(b)) => {
             if !(f > 0.0 && b > 0.0 && f.is_finite() && b.is_finite()) {

@@ -94,33 +94,23 @@ pub struct AppsFile {
     pub applications: Vec<AppPoint>,
 }
 
-/// Load and check an apps file.
+/// Load and check an apps file ([`super::check::apps`]).
 pub fn load(path: &Path) -> Result<AppsFile> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::input(format!("cannot read apps file '{}': {e}", path.display())))?;
-    let f: AppsFile = crate::config::parse_yaml(&text, &format!("apps file '{}'", path.display()))?;
+    parse(&text, &format!("apps file '{}'", path.display()))
+}
+
+/// An apps file from its text; `doc` names it in errors.
+pub fn parse(text: &str, doc: &str) -> Result<AppsFile> {
+    let f: AppsFile = crate::config::parse_yaml(text, doc)?;
     if f.schema != APPS_SCHEMA {
         return Err(Error::input(format!(
-            "apps file '{}' has schema {}, this carmbench reads schema {APPS_SCHEMA}",
-            path.display(),
+            "{doc} has schema {}, this carmbench reads schema {APPS_SCHEMA}",
             f.schema
         )));
     }
-    for a in &f.applications {
-        for (what, v) in [
-            ("flops", a.flops),
-            ("bytes", a.bytes),
-            ("seconds", a.seconds),
-        ] {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(Error::input(format!(
-                    "application '{}' in '{}' has {what} = {v}; it must be a positive number",
-                    a.name,
-                    path.display()
-                )));
-            }
-        }
-    }
+    super::check::apps(&f, doc)?;
     Ok(f)
 }
 

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 pub mod apps;
+pub mod check;
 pub mod flag;
 pub mod view;
 
@@ -356,7 +357,8 @@ pub fn save(doc: &Document, path: &Path, format: Format) -> Result<()> {
     write_atomic(path, &crate::output::to_string(doc, format)?)
 }
 
-/// Load a results document (YAML or JSON), checking its schema version.
+/// Load a results document (YAML or JSON), checking its schema version
+/// and every field ([`check::results`]).
 pub fn load(path: &Path) -> Result<Document> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         Error::input(format!(
@@ -364,30 +366,33 @@ pub fn load(path: &Path) -> Result<Document> {
             path.display()
         ))
     })?;
+    parse(&text, &format!("results file '{}'", path.display()))
+}
+
+/// A results document from its text; `doc` names it in errors.
+pub fn parse(text: &str, doc: &str) -> Result<Document> {
     if text.trim().is_empty() {
         return Err(Error::input(format!(
-            "results file '{}' is empty; give a file written by `carmbench run`",
-            path.display()
+            "{doc} is empty; give a file written by `carmbench run`"
         )));
     }
-    let v: serde_yaml::Value =
-        crate::config::parse_yaml(&text, &format!("results file '{}'", path.display()))?;
+    let v: serde_yaml::Value = crate::config::parse_yaml(text, doc)?;
     match v.get("schema").and_then(|s| s.as_u64()) {
         Some(s) if s == u64::from(SCHEMA) => {}
         Some(s) => {
             return Err(Error::input(format!(
-                "results file '{}' has schema {s}, this carmbench reads schema {SCHEMA}; re-run `carmbench run` or use the matching carmbench version",
-                path.display()
+                "{doc} has schema {s}, this carmbench reads schema {SCHEMA}; re-run `carmbench run` or use the matching carmbench version"
             )));
         }
         None => {
             return Err(Error::input(format!(
-                "'{}' is not a carmbench results file (no 'schema' key)",
-                path.display()
+                "{doc} is not a carmbench results file (no 'schema' key)"
             )));
         }
     }
-    crate::config::parse_yaml(&text, &format!("results file '{}'", path.display()))
+    let d: Document = crate::config::parse_yaml(text, doc)?;
+    check::results(&d, doc)?;
+    Ok(d)
 }
 
 #[cfg(test)]

@@ -1,0 +1,498 @@
+//! Every document is checked when it is read: each number finite and in its
+//! range, each entry whole. A document that fails says, on one line, which
+//! file, which entry (a roof by its level, mix or op, ISA and threads) and
+//! which field, and how to mend it; nothing downstream then meets a NaN, a
+//! negative bandwidth or an infinite rate.
+
+use super::apps::{AppPoint, AppsFile, InstructionMix};
+use super::{Document, Roof, ValidationPoint};
+use crate::error::{Error, Result};
+use crate::kernels::Kind;
+use std::fmt::Display;
+
+/// Values derived from others (per cycle from the value and the clock, a
+/// percentage from per cycle and the limit) agree within this, relatively:
+/// what survives a round trip through text.
+const ROUNDING: f64 = 1e-6;
+
+/// One entry of a document being checked.
+pub struct Entry<'a> {
+    doc: &'a str,
+    entry: String,
+    fix: &'a str,
+}
+
+impl<'a> Entry<'a> {
+    /// Entry `entry` of document `doc`; `fix` says how to mend a failure.
+    pub fn new(doc: &'a str, entry: impl Into<String>, fix: &'a str) -> Self {
+        Entry {
+            doc,
+            entry: entry.into(),
+            fix,
+        }
+    }
+
+    /// The one-line error for `field`, of value `value`, breaking `rule`.
+    pub fn fail(&self, field: &str, value: impl Display, rule: &str) -> Error {
+        Error::input(format!(
+            "{}: {}: {field} is {value}, {rule}; {}",
+            self.doc, self.entry, self.fix
+        ))
+    }
+
+    /// A number above zero.
+    pub fn positive(&self, field: &str, v: f64) -> Result<()> {
+        if v.is_finite() && v > 0.0 {
+            Ok(())
+        } else {
+            Err(self.fail(field, v, "it must be a positive number"))
+        }
+    }
+
+    /// A number of zero or more.
+    pub fn non_negative(&self, field: &str, v: f64) -> Result<()> {
+        if v.is_finite() && v >= 0.0 {
+            Ok(())
+        } else {
+            Err(self.fail(field, v, "it must be a number of zero or more"))
+        }
+    }
+
+    /// A finite number.
+    pub fn finite(&self, field: &str, v: f64) -> Result<()> {
+        if v.is_finite() {
+            Ok(())
+        } else {
+            Err(self.fail(field, v, "it must be a finite number"))
+        }
+    }
+
+    /// A count of at least `min`.
+    pub fn at_least(&self, field: &str, v: u64, min: u64) -> Result<()> {
+        if v >= min {
+            Ok(())
+        } else {
+            Err(self.fail(field, v, &format!("it must be at least {min}")))
+        }
+    }
+
+    /// `low` not above `high` (within rounding).
+    pub fn ordered(&self, low: (&str, f64), high: (&str, f64)) -> Result<()> {
+        if low.1 <= high.1 * (1.0 + ROUNDING) {
+            Ok(())
+        } else {
+            Err(self.fail(low.0, low.1, &format!("above {} ({})", high.0, high.1)))
+        }
+    }
+
+    /// `v` equal to what it derives from, `want`, within rounding.
+    pub fn agrees(&self, field: &str, v: f64, want: f64, from: &str) -> Result<()> {
+        if (v - want).abs() <= ROUNDING * want.abs().max(v.abs()) {
+            Ok(())
+        } else {
+            Err(self.fail(field, v, &format!("but {from} gives {want}")))
+        }
+    }
+
+    /// Present.
+    pub fn present<T>(&self, field: &str, v: Option<T>) -> Result<T> {
+        v.ok_or_else(|| self.fail(field, "missing", "it must be given"))
+    }
+}
+
+/// How to mend a damaged results file.
+const RESULTS_FIX: &str = "the file is damaged: restore it or measure again with `carmbench run`";
+
+fn roof_entry(r: &Roof) -> String {
+    format!("roof {} {} {} thread(s)", r.label(), r.isa, r.threads)
+}
+
+fn check_roof(doc: &str, r: &Roof) -> Result<()> {
+    let e = Entry::new(doc, roof_entry(r), RESULTS_FIX);
+    e.at_least("threads", r.threads as u64, 1)?;
+    let value = match r.kind {
+        Kind::Bandwidth => {
+            e.present("level", r.level)?;
+            e.present("mix", r.mix)?;
+            let v = e.present("gb_per_s", r.gb_per_s)?;
+            e.positive("gb_per_s", v)?;
+            v
+        }
+        Kind::Compute => {
+            e.present("op", r.op)?;
+            e.present("precision", r.precision)?;
+            let v = e.present("gflop_per_s", r.gflop_per_s)?;
+            e.positive("gflop_per_s", v)?;
+            v
+        }
+        Kind::Validation => {
+            return Err(e.fail("kind", "validation", "roofs are bandwidth or compute"));
+        }
+    };
+    e.positive("clock_ghz", r.clock_ghz)?;
+    e.positive("per_cycle", r.per_cycle)?;
+    e.agrees(
+        "per_cycle",
+        r.per_cycle,
+        value / r.clock_ghz,
+        "the value over the clock",
+    )?;
+    for (f, v) in [("median", r.median), ("q1", r.q1), ("q3", r.q3)] {
+        e.non_negative(f, v)?;
+    }
+    e.ordered(("q1", r.q1), ("median", r.median))?;
+    e.ordered(("median", r.median), ("q3", r.q3))?;
+    e.non_negative("cv", r.cv)?;
+    e.non_negative("clock_drift", r.clock_drift)?;
+    if let Some(t) = r.theoretical_per_cycle {
+        e.positive("theoretical_per_cycle", t)?;
+        if let Some(p) = r.percent_of_theoretical {
+            e.positive("percent_of_theoretical", p)?;
+            e.agrees(
+                "percent_of_theoretical",
+                p,
+                100.0 * r.per_cycle / t,
+                "per_cycle over theoretical_per_cycle",
+            )?;
+        }
+    }
+    if r.kernel.trim().is_empty() {
+        return Err(e.fail(
+            "kernel",
+            "empty",
+            "it names the kernel that measured the roof",
+        ));
+    }
+    for s in &r.sizes {
+        e.at_least("sizes.bytes_per_thread", s.bytes_per_thread, 1)?;
+        e.non_negative("sizes.value", s.value)?;
+        e.non_negative("sizes.median", s.median)?;
+        e.non_negative("sizes.cv", s.cv)?;
+    }
+    Ok(())
+}
+
+fn check_point(doc: &str, p: &ValidationPoint) -> Result<()> {
+    let e = Entry::new(
+        doc,
+        format!(
+            "validation point {} {} {} {} {} thread(s) at AI {}",
+            p.level, p.mix, p.op, p.isa, p.threads, p.ai
+        ),
+        RESULTS_FIX,
+    );
+    e.at_least("threads", p.threads as u64, 1)?;
+    e.at_least("j", u64::from(p.j), 1)?;
+    e.at_least("k", u64::from(p.k), 1)?;
+    e.at_least("bytes_per_thread", p.bytes_per_thread, 1)?;
+    e.positive("ai", p.ai)?;
+    e.positive("gflop_per_s", p.gflop_per_s)?;
+    e.positive("expected_gflop_per_s", p.expected_gflop_per_s)?;
+    // Files of earlier versions have no clock (0).
+    e.non_negative("clock_ghz", p.clock_ghz)?;
+    e.agrees(
+        "deviation",
+        p.deviation,
+        crate::roofline::deviation(p.gflop_per_s, p.expected_gflop_per_s),
+        "the measured and expected values",
+    )?;
+    if let Some(o) = p.overlap {
+        e.finite("overlap", o)?;
+    }
+    if let Some(b) = p.reference_gb_per_s {
+        e.positive("reference_gb_per_s", b)?;
+    }
+    Ok(())
+}
+
+/// Check a results document read from `doc` (its name in errors).
+pub fn results(d: &Document, doc: &str) -> Result<()> {
+    let m = Entry::new(doc, "machine", RESULTS_FIX);
+    let t = &d.machine.topology;
+    m.at_least("cores", t.cores as u64, 1)?;
+    m.at_least("hardware_threads", t.hardware_threads as u64, 1)?;
+    for c in &t.caches {
+        let e = Entry::new(doc, format!("machine cache {}", c.name), RESULTS_FIX);
+        e.at_least("depth", c.depth as u64, 1)?;
+        e.at_least("size_bytes", c.size_bytes, 1)?;
+        e.at_least("cores_sharing", c.cores_sharing as u64, 1)?;
+        e.at_least("instances", c.instances as u64, 1)?;
+    }
+    m.positive(
+        "clock.measured.ghz.max",
+        d.machine.clock.measured.core_ghz(),
+    )?;
+    m.non_negative("clock.tsc_ghz", d.machine.clock.tsc_ghz)?;
+    let p = Entry::new(doc, "plan", RESULTS_FIX);
+    for &t in &d.plan.threads {
+        p.at_least("threads", t as u64, 1)?;
+    }
+    p.at_least("samples", d.plan.samples as u64, 1)?;
+    p.at_least("sizes_per_level", d.plan.sizes_per_level as u64, 1)?;
+    p.positive("min_sample_ms", d.plan.min_sample_ms)?;
+    for tr in &d.buffer_ranges {
+        for r in &tr.levels {
+            let e = Entry::new(
+                doc,
+                format!("buffer range {} {} thread(s)", r.level, tr.threads),
+                RESULTS_FIX,
+            );
+            e.at_least("threads", tr.threads as u64, 1)?;
+            e.at_least("min_bytes", r.min_bytes, 1)?;
+            e.ordered(
+                ("min_bytes", r.min_bytes as f64),
+                ("max_bytes", r.max_bytes as f64),
+            )?;
+        }
+    }
+    for r in &d.roofs {
+        check_roof(doc, r)?;
+    }
+    for v in &d.validation {
+        check_point(doc, v)?;
+    }
+    Ok(())
+}
+
+/// How to mend an apps file.
+const APPS_FIX: &str = "correct the apps file, or write it again with `carmbench profile`";
+
+fn check_mix(e: &Entry, m: &InstructionMix) -> Result<()> {
+    for (f, v) in [
+        ("mix.dp_flops", m.dp_flops),
+        ("mix.sp_flops", m.sp_flops),
+        ("mix.fma_flops", m.fma_flops),
+        ("mix.other_flops", m.other_flops),
+        ("mix.fp_scalar", m.fp_scalar),
+        ("mix.fp_128", m.fp_128),
+        ("mix.fp_256", m.fp_256),
+        ("mix.fp_512", m.fp_512),
+        ("mix.x87", m.x87),
+        ("mix.bytes_loaded", m.bytes_loaded),
+        ("mix.bytes_stored", m.bytes_stored),
+        ("mix.loads", m.loads),
+        ("mix.stores", m.stores),
+        ("mix.instructions", m.instructions),
+    ] {
+        e.non_negative(f, v)?;
+    }
+    Ok(())
+}
+
+fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
+    let e = Entry::new(doc, format!("application '{}'", a.name), APPS_FIX);
+    if a.name.trim().is_empty() {
+        return Err(e.fail("name", "empty", "each point needs a name"));
+    }
+    e.positive("flops", a.flops)?;
+    e.positive("bytes", a.bytes)?;
+    e.positive("seconds", a.seconds)?;
+    if let Some(t) = a.threads {
+        e.at_least("threads", t as u64, 1)?;
+    }
+    if let Some(f) = a.fma_flops {
+        e.non_negative("fma_flops", f)?;
+        e.ordered(("fma_flops", f), ("flops", a.flops))?;
+    }
+    if let Some(m) = &a.mix {
+        check_mix(&e, m)?;
+    }
+    Ok(())
+}
+
+/// Check an apps file read from `doc`.
+pub fn apps(f: &AppsFile, doc: &str) -> Result<()> {
+    f.applications.iter().try_for_each(|a| check_app(doc, a))
+}
+
+/// Check a region's record from the regions library's file `doc`.
+pub fn region(r: &carmbench_regions::Record, doc: &str) -> Result<()> {
+    let e = Entry::new(
+        doc,
+        format!("region '{}'", r.name),
+        "the program's regions library wrote a damaged record: link the regions library of this carmbench",
+    );
+    if r.name.is_empty() {
+        return Err(e.fail("name", "empty", "each region needs a name"));
+    }
+    e.non_negative("seconds", r.seconds)?;
+    e.at_least("calls", r.calls, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture() -> Document {
+        crate::results::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/zen5-avx512.yaml"
+        )))
+        .unwrap()
+    }
+
+    /// The error for the fixture with `damage` done to it.
+    fn damaged(damage: impl Fn(&mut Document)) -> String {
+        let mut d = fixture();
+        damage(&mut d);
+        results(&d, "results file 'r.yaml'")
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn the_fixture_passes() {
+        results(&fixture(), "f").unwrap();
+    }
+
+    #[test]
+    fn damaged_roofs_are_named_with_their_field() {
+        let e = damaged(|d| d.roofs[0].gb_per_s = Some(-5.0));
+        assert!(
+            e.starts_with("results file 'r.yaml': roof L1 load avx512 1 thread(s): gb_per_s is -5, it must be a positive number"),
+            "{e}"
+        );
+        assert!(e.contains("carmbench run"), "{e}");
+        assert!(damaged(|d| d.roofs[0].gb_per_s = Some(f64::NAN)).contains("gb_per_s is NaN"));
+        let e = damaged(|d| {
+            d.roofs[0].gb_per_s = Some(1e308);
+            d.roofs[0].per_cycle = f64::INFINITY;
+        });
+        assert!(e.contains("per_cycle is inf"), "{e}");
+        let e = damaged(|d| d.roofs[0].gb_per_s = Some(1e308));
+        assert!(
+            e.contains("per_cycle is") && e.contains("the value over the clock"),
+            "{e}"
+        );
+        assert!(damaged(|d| d.roofs[0].cv = -0.1).contains("cv is -0.1"));
+        let e = damaged(|d| d.roofs[0].q1 = d.roofs[0].q3 * 2.0);
+        assert!(e.contains("q1 is") && e.contains("above median"), "{e}");
+        assert!(
+            damaged(|d| d.roofs[0].threads = 0).contains("threads is 0, it must be at least 1")
+        );
+        assert!(damaged(|d| d.roofs[0].clock_ghz = 0.0).contains("clock_ghz is 0"));
+        let e = damaged(|d| {
+            let r = &mut d.roofs[0];
+            r.percent_of_theoretical = r.percent_of_theoretical.map(|p| p * 2.0);
+        });
+        assert!(e.contains("percent_of_theoretical"), "{e}");
+        assert!(
+            damaged(|d| d.roofs[0].sizes[0].bytes_per_thread = 0)
+                .contains("sizes.bytes_per_thread is 0")
+        );
+        assert!(damaged(|d| d.roofs[0].level = None).contains("level is missing"));
+        let fma = |d: &mut Document| d.roofs.iter().position(|r| r.op.is_some()).unwrap();
+        let e = damaged(|d| {
+            let i = fma(d);
+            d.roofs[i].gflop_per_s = None;
+        });
+        assert!(
+            e.contains("fma dp avx512") || e.contains("dp avx512"),
+            "{e}"
+        );
+        assert!(e.contains("gflop_per_s is missing"), "{e}");
+    }
+
+    #[test]
+    fn the_machine_plan_and_ranges_are_checked_too() {
+        assert!(damaged(|d| d.machine.topology.cores = 0).contains("machine: cores is 0"));
+        assert!(
+            damaged(|d| d.machine.topology.caches[0].size_bytes = 0)
+                .contains("machine cache L1d: size_bytes is 0")
+        );
+        assert!(damaged(|d| d.plan.samples = 0).contains("plan: samples is 0"));
+        assert!(
+            damaged(|d| d.plan.min_sample_ms = f64::NAN).contains("plan: min_sample_ms is NaN")
+        );
+        let e = damaged(|d| {
+            let r = &mut d.buffer_ranges[0].levels[0];
+            r.min_bytes = r.max_bytes * 2;
+        });
+        assert!(e.contains("buffer range L1 1 thread(s): min_bytes"), "{e}");
+    }
+
+    #[test]
+    fn validation_points_and_apps_and_regions_are_checked() {
+        let mut d = fixture();
+        let p = ValidationPoint {
+            level: crate::machine::Level::L1,
+            isa: crate::machine::isa::Isa::Avx512,
+            precision: crate::kernels::Precision::Dp,
+            threads: 1,
+            mix: crate::kernels::Mix::Load,
+            op: crate::kernels::Op::Fma,
+            kernel: "k".into(),
+            j: 1,
+            k: 1,
+            bytes_per_thread: 1024,
+            ai: 0.5,
+            gflop_per_s: 90.0,
+            expected_gflop_per_s: 100.0,
+            clock_ghz: 4.0,
+            deviation: -0.1,
+            overlap: None,
+            reference_gb_per_s: None,
+        };
+        d.validation = vec![p.clone()];
+        results(&d, "f").unwrap();
+        d.validation[0].deviation = 0.3;
+        let e = results(&d, "f").unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "validation point L1 load fma avx512 1 thread(s) at AI 0.5: deviation is 0.3"
+            ),
+            "{e}"
+        );
+        d.validation[0] = ValidationPoint { j: 0, ..p };
+        assert!(results(&d, "f").unwrap_err().to_string().contains("j is 0"));
+
+        let app = AppPoint {
+            name: "triad".into(),
+            flops: 1e9,
+            bytes: 1e9,
+            seconds: 1.0,
+            threads: None,
+            fma_flops: Some(2e9),
+            source: None,
+            mix: None,
+        };
+        let f = AppsFile {
+            schema: 1,
+            applications: vec![app.clone()],
+        };
+        let e = apps(&f, "apps file 'a.yaml'").unwrap_err().to_string();
+        assert!(
+            e.contains("application 'triad': fma_flops is 2000000000, above flops"),
+            "{e}"
+        );
+        let mix = AppsFile {
+            schema: 1,
+            applications: vec![AppPoint {
+                fma_flops: None,
+                mix: Some(InstructionMix {
+                    bytes_loaded: -1.0,
+                    ..InstructionMix::default()
+                }),
+                ..app
+            }],
+        };
+        assert!(
+            apps(&mix, "a")
+                .unwrap_err()
+                .to_string()
+                .contains("mix.bytes_loaded is -1")
+        );
+        let rec = carmbench_regions::Record {
+            name: "r".into(),
+            seconds: f64::NAN,
+            calls: 1,
+            ..Default::default()
+        };
+        assert!(
+            region(&rec, "regions")
+                .unwrap_err()
+                .to_string()
+                .contains("region 'r': seconds is NaN")
+        );
+    }
+}
