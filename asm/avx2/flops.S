@@ -1,6 +1,7 @@
 # FP kernels, 256-bit AVX2 + FMA3, double (dp) and single (sp) precision.
 # Every accumulator is its own dependency chain, enough of them to cover the latency
-# of each pipe (e.g. FMA: 4 cycles x 2 pipes = 8 chains in flight; 12 here).
+# of each pipe (e.g. FMA: 4 cycles x 2 pipes = 8 chains in flight; 12 here). The
+# two-op mixes use the shared bodies of asm/flops.S.
 # Accumulators and sources start at 1.0: x*1.0, x/1.0 and x+1.0 never leave the
 # normal range, so no denormal assist can slow a kernel. See common.S for the ABI.
 
@@ -21,24 +22,6 @@
     vmovapd ymm14, ymm15
 .irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13
     vmovapd ymm\i, ymm15
-.endr
-.endm
-
-# The two-op mixes (addmul, fma_add) keep one op in 12 accumulator chains and make the
-# other op independent: it reads the constants and writes a scratch register (ymm12,
-# ymm13) that nothing reads. With 16 registers, two chained ops get 6 chains each, which
-# is no more than pipes x latency (2 x 3 for ADD, 2 x 4 for FMA) and leaves the pipes idle
-# part of the time (docs/evidence.md, "FP kernels"). s is the precision suffix (pd, ps).
-.macro ADDMUL_avx2 s
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11
-    vadd\s ymm\i, ymm\i, ymm15
-    vmul\s ymm12, ymm14, ymm15
-.endr
-.endm
-.macro FMAADD_avx2 s
-.irp i,0,1,2,3,4,5,6,7,8,9,10,11
-    vfmadd231\s ymm\i, ymm14, ymm15
-    vadd\s ymm13, ymm14, ymm15
 .endr
 .endm
 
@@ -69,7 +52,7 @@ BEGIN avx2_dp_addmul
     FINIT_avx2_dp
     OUTER
     INNER
-    ADDMUL_avx2 pd
+    ADD_MUL_12 vaddpd, vmulpd, ymm, ymm14, ymm15, ymm12
     NEXT
     END avx2_dp_addmul
 
@@ -89,7 +72,7 @@ BEGIN avx2_dp_fma_add
     FINIT_avx2_dp
     OUTER
     INNER
-    FMAADD_avx2 pd
+    FMA_ADD_12 vfmadd231pd, vaddpd, ymm, ymm14, ymm15, ymm13
     NEXT
     END avx2_dp_fma_add
 
@@ -131,7 +114,7 @@ BEGIN avx2_sp_addmul
     FINIT_avx2_sp
     OUTER
     INNER
-    ADDMUL_avx2 ps
+    ADD_MUL_12 vaddps, vmulps, ymm, ymm14, ymm15, ymm12
     NEXT
     END avx2_sp_addmul
 
@@ -151,7 +134,7 @@ BEGIN avx2_sp_fma_add
     FINIT_avx2_sp
     OUTER
     INNER
-    FMAADD_avx2 ps
+    FMA_ADD_12 vfmadd231ps, vaddps, ymm, ymm14, ymm15, ymm13
     NEXT
     END avx2_sp_fma_add
 

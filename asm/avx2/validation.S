@@ -81,10 +81,10 @@
 .macro VFP_fma_avx2 s
     VFMA_CHAINS \s, ymm, 12, 14, 15
 .endm
-# The addmul roof kernel's body (asm/avx2/flops.S, assembled before this file): ADD in 12
-# chains, MUL independent into a scratch register.
+# The addmul roof kernel's body (asm/flops.S): ADD in 12 chains, MUL independent into a
+# scratch register.
 .macro VFP_addmul_avx2 s
-    ADDMUL_avx2 \s
+    ADD_MUL_12 vadd\s, vmul\s, ymm, ymm14, ymm15, ymm12
 .endm
 
 # @kernel avx2_dp_v_load_fma kind=validation mix=load op=fma isa=avx2 precision=dp width=32 loads=16 stores=0 fma=12

@@ -1,6 +1,7 @@
 # FP kernels, 512-bit AVX-512F, double (dp) and single (sp) precision.
 # Every accumulator is its own dependency chain, enough of them to cover the latency
-# of each pipe (e.g. FMA: 4 cycles x 2 pipes = 8 chains in flight; 16 here).
+# of each pipe (e.g. FMA: 4 cycles x 2 pipes = 8 chains in flight; 16 here). The
+# two-op mixes use the shared bodies of asm/flops.S.
 # Accumulators and sources start at 1.0: x*1.0, x/1.0 and x+1.0 never leave the
 # normal range, so no denormal assist can slow a kernel. See common.S for the ABI.
 
@@ -44,23 +45,12 @@ BEGIN avx512_dp_mul
     NEXT
     END avx512_dp_mul
 
-.macro AM_avx512_dp a, m
-    vaddpd zmm\a, zmm\a, zmm31
-    vmulpd zmm\m, zmm\m, zmm31
-.endm
-# @kernel avx512_dp_addmul kind=compute op=addmul isa=avx512 precision=dp width=64 add=8 mul=8
+# @kernel avx512_dp_addmul kind=compute op=addmul isa=avx512 precision=dp width=64 add=12 mul=12
 BEGIN avx512_dp_addmul
     FINIT_avx512_dp
     OUTER
     INNER
-    AM_avx512_dp 0, 8
-    AM_avx512_dp 1, 9
-    AM_avx512_dp 2, 10
-    AM_avx512_dp 3, 11
-    AM_avx512_dp 4, 12
-    AM_avx512_dp 5, 13
-    AM_avx512_dp 6, 14
-    AM_avx512_dp 7, 15
+    ADD_MUL_12 vaddpd, vmulpd, zmm, zmm30, zmm31, zmm12
     NEXT
     END avx512_dp_addmul
 
@@ -132,23 +122,12 @@ BEGIN avx512_sp_mul
     NEXT
     END avx512_sp_mul
 
-.macro AM_avx512_sp a, m
-    vaddps zmm\a, zmm\a, zmm31
-    vmulps zmm\m, zmm\m, zmm31
-.endm
-# @kernel avx512_sp_addmul kind=compute op=addmul isa=avx512 precision=sp width=64 add=8 mul=8
+# @kernel avx512_sp_addmul kind=compute op=addmul isa=avx512 precision=sp width=64 add=12 mul=12
 BEGIN avx512_sp_addmul
     FINIT_avx512_sp
     OUTER
     INNER
-    AM_avx512_sp 0, 8
-    AM_avx512_sp 1, 9
-    AM_avx512_sp 2, 10
-    AM_avx512_sp 3, 11
-    AM_avx512_sp 4, 12
-    AM_avx512_sp 5, 13
-    AM_avx512_sp 6, 14
-    AM_avx512_sp 7, 15
+    ADD_MUL_12 vaddps, vmulps, zmm, zmm30, zmm31, zmm12
     NEXT
     END avx512_sp_addmul
 

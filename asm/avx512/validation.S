@@ -80,46 +80,31 @@
     VFMA_CHAINS \s, zmm, 16, 30, 31
 .endm
 .macro VFP_addmul_avx512 s
-    vadd\s zmm0, zmm0, zmm31
-    vmul\s zmm8, zmm8, zmm31
-    vadd\s zmm1, zmm1, zmm31
-    vmul\s zmm9, zmm9, zmm31
-    vadd\s zmm2, zmm2, zmm31
-    vmul\s zmm10, zmm10, zmm31
-    vadd\s zmm3, zmm3, zmm31
-    vmul\s zmm11, zmm11, zmm31
-    vadd\s zmm4, zmm4, zmm31
-    vmul\s zmm12, zmm12, zmm31
-    vadd\s zmm5, zmm5, zmm31
-    vmul\s zmm13, zmm13, zmm31
-    vadd\s zmm6, zmm6, zmm31
-    vmul\s zmm14, zmm14, zmm31
-    vadd\s zmm7, zmm7, zmm31
-    vmul\s zmm15, zmm15, zmm31
+    ADD_MUL_12 vadd\s, vmul\s, zmm, zmm30, zmm31, zmm12
 .endm
 
 # @kernel avx512_dp_v_load_fma kind=validation mix=load op=fma isa=avx512 precision=dp width=64 loads=16 stores=0 fma=16
 VKERNEL avx512_dp_v_load_fma, avx512, dp, load, fma, pd, END
 
-# @kernel avx512_dp_v_load_addmul kind=validation mix=load op=addmul isa=avx512 precision=dp width=64 loads=16 stores=0 add=8 mul=8
+# @kernel avx512_dp_v_load_addmul kind=validation mix=load op=addmul isa=avx512 precision=dp width=64 loads=16 stores=0 add=12 mul=12
 VKERNEL avx512_dp_v_load_addmul, avx512, dp, load, addmul, pd, END
 
 # @kernel avx512_dp_v_2ld1st_fma kind=validation mix=2ld1st op=fma isa=avx512 precision=dp width=64 loads=16 stores=8 fma=16
 VKERNEL avx512_dp_v_2ld1st_fma, avx512, dp, ldldst, fma, pd, END
 
-# @kernel avx512_dp_v_2ld1st_addmul kind=validation mix=2ld1st op=addmul isa=avx512 precision=dp width=64 loads=16 stores=8 add=8 mul=8
+# @kernel avx512_dp_v_2ld1st_addmul kind=validation mix=2ld1st op=addmul isa=avx512 precision=dp width=64 loads=16 stores=8 add=12 mul=12
 VKERNEL avx512_dp_v_2ld1st_addmul, avx512, dp, ldldst, addmul, pd, END
 
 # @kernel avx512_sp_v_load_fma kind=validation mix=load op=fma isa=avx512 precision=sp width=64 loads=16 stores=0 fma=16
 VKERNEL avx512_sp_v_load_fma, avx512, sp, load, fma, ps, END
 
-# @kernel avx512_sp_v_load_addmul kind=validation mix=load op=addmul isa=avx512 precision=sp width=64 loads=16 stores=0 add=8 mul=8
+# @kernel avx512_sp_v_load_addmul kind=validation mix=load op=addmul isa=avx512 precision=sp width=64 loads=16 stores=0 add=12 mul=12
 VKERNEL avx512_sp_v_load_addmul, avx512, sp, load, addmul, ps, END
 
 # @kernel avx512_sp_v_2ld1st_fma kind=validation mix=2ld1st op=fma isa=avx512 precision=sp width=64 loads=16 stores=8 fma=16
 VKERNEL avx512_sp_v_2ld1st_fma, avx512, sp, ldldst, fma, ps, END
 
-# @kernel avx512_sp_v_2ld1st_addmul kind=validation mix=2ld1st op=addmul isa=avx512 precision=sp width=64 loads=16 stores=8 add=8 mul=8
+# @kernel avx512_sp_v_2ld1st_addmul kind=validation mix=2ld1st op=addmul isa=avx512 precision=sp width=64 loads=16 stores=8 add=12 mul=12
 VKERNEL avx512_sp_v_2ld1st_addmul, avx512, sp, ldldst, addmul, ps, END
 
 # The prefetching twins (asm/validation.S, VPF): the same units, each memory unit asking
@@ -129,23 +114,23 @@ VKERNEL avx512_sp_v_2ld1st_addmul, avx512, sp, ldldst, addmul, ps, END
 # @kernel avx512_dp_v_load_fma_pf kind=validation mix=load op=fma isa=avx512 precision=dp width=64 loads=16 stores=0 fma=16 prefetch=4096
 VKERNEL avx512_dp_v_load_fma_pf, avx512, dp, load, fma, pd, END, 4096
 
-# @kernel avx512_dp_v_load_addmul_pf kind=validation mix=load op=addmul isa=avx512 precision=dp width=64 loads=16 stores=0 add=8 mul=8 prefetch=4096
+# @kernel avx512_dp_v_load_addmul_pf kind=validation mix=load op=addmul isa=avx512 precision=dp width=64 loads=16 stores=0 add=12 mul=12 prefetch=4096
 VKERNEL avx512_dp_v_load_addmul_pf, avx512, dp, load, addmul, pd, END, 4096
 
 # @kernel avx512_dp_v_2ld1st_fma_pf kind=validation mix=2ld1st op=fma isa=avx512 precision=dp width=64 loads=16 stores=8 fma=16 prefetch=4096
 VKERNEL avx512_dp_v_2ld1st_fma_pf, avx512, dp, ldldst, fma, pd, END, 4096
 
-# @kernel avx512_dp_v_2ld1st_addmul_pf kind=validation mix=2ld1st op=addmul isa=avx512 precision=dp width=64 loads=16 stores=8 add=8 mul=8 prefetch=4096
+# @kernel avx512_dp_v_2ld1st_addmul_pf kind=validation mix=2ld1st op=addmul isa=avx512 precision=dp width=64 loads=16 stores=8 add=12 mul=12 prefetch=4096
 VKERNEL avx512_dp_v_2ld1st_addmul_pf, avx512, dp, ldldst, addmul, pd, END, 4096
 
 # @kernel avx512_sp_v_load_fma_pf kind=validation mix=load op=fma isa=avx512 precision=sp width=64 loads=16 stores=0 fma=16 prefetch=4096
 VKERNEL avx512_sp_v_load_fma_pf, avx512, sp, load, fma, ps, END, 4096
 
-# @kernel avx512_sp_v_load_addmul_pf kind=validation mix=load op=addmul isa=avx512 precision=sp width=64 loads=16 stores=0 add=8 mul=8 prefetch=4096
+# @kernel avx512_sp_v_load_addmul_pf kind=validation mix=load op=addmul isa=avx512 precision=sp width=64 loads=16 stores=0 add=12 mul=12 prefetch=4096
 VKERNEL avx512_sp_v_load_addmul_pf, avx512, sp, load, addmul, ps, END, 4096
 
 # @kernel avx512_sp_v_2ld1st_fma_pf kind=validation mix=2ld1st op=fma isa=avx512 precision=sp width=64 loads=16 stores=8 fma=16 prefetch=4096
 VKERNEL avx512_sp_v_2ld1st_fma_pf, avx512, sp, ldldst, fma, ps, END, 4096
 
-# @kernel avx512_sp_v_2ld1st_addmul_pf kind=validation mix=2ld1st op=addmul isa=avx512 precision=sp width=64 loads=16 stores=8 add=8 mul=8 prefetch=4096
+# @kernel avx512_sp_v_2ld1st_addmul_pf kind=validation mix=2ld1st op=addmul isa=avx512 precision=sp width=64 loads=16 stores=8 add=12 mul=12 prefetch=4096
 VKERNEL avx512_sp_v_2ld1st_addmul_pf, avx512, sp, ldldst, addmul, ps, END, 4096

@@ -1,6 +1,8 @@
 # FP kernels, 128-bit SSE2 (FMA3, VEX-encoded, for the FMA kernels), double (dp) and single (sp) precision.
 # Every accumulator is its own dependency chain, enough of them to cover the latency
-# of each pipe (e.g. FMA: 4 cycles x 2 pipes = 8 chains in flight; 12 here).
+# of each pipe (e.g. FMA: 4 cycles x 2 pipes = 8 chains in flight; 12 here). fma_add
+# uses the shared two-op body of asm/flops.S; addmul keeps legacy SSE encodings in 6 + 6
+# chains (enough for every CPU of configs/limits.yaml) so that it runs without AVX.
 # Accumulators and sources start at 1.0: x*1.0, x/1.0 and x+1.0 never leave the
 # normal range, so no denormal assist can slow a kernel. See common.S for the ABI.
 
@@ -75,39 +77,12 @@ BEGIN sse_dp_fma
     NEXT
     END sse_dp_fma
 
-.macro FA_sse_dp f, a
-    vfmadd231pd xmm\f, xmm14, xmm15
-    vaddpd xmm\a, xmm\a, xmm15
-.endm
-# @kernel sse_dp_fma_add kind=compute op=fma_add isa=sse precision=dp width=16 fma=24 add=24
+# @kernel sse_dp_fma_add kind=compute op=fma_add isa=sse precision=dp width=16 fma=12 add=12
 BEGIN sse_dp_fma_add
     FINIT_sse_dp
     OUTER
     INNER
-    FA_sse_dp 0, 8
-    FA_sse_dp 1, 9
-    FA_sse_dp 2, 10
-    FA_sse_dp 3, 11
-    FA_sse_dp 4, 12
-    FA_sse_dp 5, 13
-    FA_sse_dp 6, 8
-    FA_sse_dp 7, 9
-    FA_sse_dp 0, 10
-    FA_sse_dp 1, 11
-    FA_sse_dp 2, 12
-    FA_sse_dp 3, 13
-    FA_sse_dp 4, 8
-    FA_sse_dp 5, 9
-    FA_sse_dp 6, 10
-    FA_sse_dp 7, 11
-    FA_sse_dp 0, 12
-    FA_sse_dp 1, 13
-    FA_sse_dp 2, 8
-    FA_sse_dp 3, 9
-    FA_sse_dp 4, 10
-    FA_sse_dp 5, 11
-    FA_sse_dp 6, 12
-    FA_sse_dp 7, 13
+    FMA_ADD_12 vfmadd231pd, vaddpd, xmm, xmm14, xmm15, xmm13
     NEXT
     END sse_dp_fma_add
 
@@ -173,39 +148,12 @@ BEGIN sse_sp_fma
     NEXT
     END sse_sp_fma
 
-.macro FA_sse_sp f, a
-    vfmadd231ps xmm\f, xmm14, xmm15
-    vaddps xmm\a, xmm\a, xmm15
-.endm
-# @kernel sse_sp_fma_add kind=compute op=fma_add isa=sse precision=sp width=16 fma=24 add=24
+# @kernel sse_sp_fma_add kind=compute op=fma_add isa=sse precision=sp width=16 fma=12 add=12
 BEGIN sse_sp_fma_add
     FINIT_sse_sp
     OUTER
     INNER
-    FA_sse_sp 0, 8
-    FA_sse_sp 1, 9
-    FA_sse_sp 2, 10
-    FA_sse_sp 3, 11
-    FA_sse_sp 4, 12
-    FA_sse_sp 5, 13
-    FA_sse_sp 6, 8
-    FA_sse_sp 7, 9
-    FA_sse_sp 0, 10
-    FA_sse_sp 1, 11
-    FA_sse_sp 2, 12
-    FA_sse_sp 3, 13
-    FA_sse_sp 4, 8
-    FA_sse_sp 5, 9
-    FA_sse_sp 6, 10
-    FA_sse_sp 7, 11
-    FA_sse_sp 0, 12
-    FA_sse_sp 1, 13
-    FA_sse_sp 2, 8
-    FA_sse_sp 3, 9
-    FA_sse_sp 4, 10
-    FA_sse_sp 5, 11
-    FA_sse_sp 6, 12
-    FA_sse_sp 7, 13
+    FMA_ADD_12 vfmadd231ps, vaddps, xmm, xmm14, xmm15, xmm13
     NEXT
     END sse_sp_fma_add
 
