@@ -174,6 +174,9 @@ pub struct PlotArgs {
     /// Application points to add (an apps file from `carmbench profile` or written by hand).
     #[arg(long, value_name = "APPS.yaml")]
     pub apps: Option<PathBuf>,
+    /// Draw the memory curve (bandwidth against working set) instead [default file: carm-curve.svg].
+    #[arg(long)]
+    pub curve: bool,
 }
 
 /// `carmbench run`.

@@ -29,6 +29,27 @@ pub fn serial(ai: f64, gflop_per_s: f64, gb_per_s: f64) -> f64 {
     1.0 / (1.0 / gflop_per_s + 1.0 / (ai * gb_per_s))
 }
 
+/// Attainable performance where the core overlaps memory and FP work only
+/// in part: FP work and the issue of the memory accesses (the core's own
+/// time for them, `issue_ns_per_byte`) share something, so `1 − overlap`
+/// of the shorter of the two adds to the core's time. The level's own
+/// bandwidth is a bound beside it: a level slower than the issue hides the
+/// core's time in its wait. With `overlap` 1 this is [`attainable`].
+pub fn attainable_overlapping(
+    ai: f64,
+    gflop_per_s: f64,
+    gb_per_s: f64,
+    overlap: f64,
+    issue_ns_per_byte: f64,
+) -> f64 {
+    let fp = 1.0 / gflop_per_s;
+    let memory = 1.0 / (ai * gb_per_s);
+    // The issue is part of the level's own time: never longer.
+    let issue = (issue_ns_per_byte / ai).min(memory);
+    let core = fp.max(issue) + (1.0 - overlap.clamp(0.0, 1.0)) * fp.min(issue);
+    1.0 / core.max(memory)
+}
+
 /// Points within this factor of the ridge AI tell the overlap.
 pub const OVERLAP_BAND: f64 = 2.0;
 
@@ -165,6 +186,34 @@ mod tests {
         assert_eq!(overlap(10.0, 0.01, p, b), None);
         assert_eq!(overlap(100.0, 4.0, p, b), None);
         assert_eq!(overlap(0.0, 0.25, p, b), None);
+    }
+
+    #[test]
+    fn partial_overlap_adds_the_hidden_part_back() {
+        // P = 100 GFLOP/s, B = 400 GB/s; the memory unit's issue takes as
+        // long as its L1 bandwidth (0.0025 ns a byte).
+        let (p, b, issue) = (100.0, 400.0, 1.0 / 400.0);
+        for ai in [0.05, 0.25, 2.0] {
+            // Full overlap: the roof.
+            let full = attainable_overlapping(ai, p, b, 1.0, issue);
+            assert!((full - attainable(ai, p, b)).abs() < 1e-9, "{ai}");
+            // None: at the level whose bandwidth is the issue's, the sum.
+            let none = attainable_overlapping(ai, p, b, 0.0, issue);
+            assert!((none - serial(ai, p, b)).abs() < 1e-9, "{ai}");
+        }
+        // A slower level (B = 100 GB/s) at its ridge (AI 1), half overlap:
+        // 10 ns of memory, 10 ns of FP, half the 2.5 ns of issue added.
+        let t = 1.0 / attainable_overlapping(1.0, 100.0, 100.0, 0.5, issue);
+        assert!((t - (0.01 + 0.5 * 0.0025)).abs() < 1e-12, "{t}");
+        // Far below its ridge (AI 0.05): 0.2 ns of memory a flop, 0.05 of
+        // issue and 0.01 of FP; the core's 0.06 hides in the level's wait.
+        let t = 1.0 / attainable_overlapping(0.05, 100.0, 100.0, 0.0, issue);
+        assert!((t - 0.2).abs() < 1e-12, "{t}");
+        // Out-of-range overlaps are clamped.
+        assert_eq!(
+            attainable_overlapping(1.0, p, b, 7.0, issue),
+            attainable_overlapping(1.0, p, b, 1.0, issue)
+        );
     }
 
     #[test]

@@ -259,5 +259,88 @@ fn validation_points_of_each_thread_count_have_their_own_marker() {
     let (one, _) = plot(&doc, &["--threads", "1"]);
     assert!(one.contains("validation points (colour: level)"), "legend");
     assert!(!one.contains("validation points, 1 thread"));
+    // A core that overlaps that mix's stores and FMAs only in part: the
+    // expected values are drawn as thin lines (one segment between the two
+    // 1-thread points, one in the legend), and named in the legend.
+    let thin = |svg: &str| svg.matches("stroke-width=\"1\" points=").count();
+    let expected = "expected where the core overlaps memory and FP units in part";
+    assert!(!one.contains(expected));
+    doc.coissue = vec![results::CoIssue {
+        isa: carmbench::machine::isa::Isa::Avx512,
+        precision: carmbench::kernels::Precision::Dp,
+        mix: carmbench::kernels::Mix::TwoLdOneSt,
+        op: carmbench::kernels::Op::Fma,
+        j: 8,
+        k: 16,
+        memory_cycles: 8.0,
+        fp_cycles: 8.0,
+        both_cycles: 15.2,
+    }];
+    let (partial, _) = plot(&doc, &["--threads", "1"]);
+    assert!(partial.contains(expected), "legend");
+    assert_eq!(thin(&partial) - thin(&one), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn plot_curve_draws_the_curve_its_caches_and_roofs_or_says_there_is_none() {
+    let dir = tmpdir("curve");
+    let f = dir.join("r.yaml");
+    let svg = dir.join("curve.svg");
+    // Without a curve: one clear line, exit 2, nothing written.
+    let out = carmbench(&["plot", FIXTURE, "--curve", "-o", svg.to_str().unwrap()]);
+    assert_input_error(&out, &["hold no memory curve", "carmbench run"]);
+    assert!(!svg.exists());
+    // Curves of the load mix from the fixture's own roof sizes, 1 thread.
+    let mut doc = fixture();
+    let mut points: Vec<results::CurvePoint> = doc
+        .roofs
+        .iter()
+        .filter(|r| r.threads == 1 && r.mix == Some(carmbench::kernels::Mix::Load))
+        .flat_map(|r| {
+            // Files of that version kept each size's median only.
+            r.sizes.iter().map(|s| results::CurvePoint {
+                bytes_per_thread: s.bytes_per_thread,
+                gb_per_s: s.median,
+                per_cycle: s.median / r.clock_ghz,
+                level: r.level.unwrap(),
+            })
+        })
+        .collect();
+    points.sort_by_key(|p| p.bytes_per_thread);
+    let n = points.len();
+    assert!(n >= 9, "{n} sizes in the fixture");
+    let isa = doc.roofs[0].isa;
+    doc.curves = vec![results::Curve {
+        isa,
+        mix: carmbench::kernels::Mix::Load,
+        threads: 1,
+        points,
+    }];
+    save(&doc, &f);
+    let out = carmbench(&[
+        "plot",
+        f.to_str().unwrap(),
+        "--curve",
+        "-o",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("Memory curve"), "title");
+    // Every cache hwloc reported, by name and size.
+    for c in &doc.machine.topology.caches {
+        let label = format!("{} {}", c.name, carmbench::units::human_bytes(c.size_bytes));
+        assert!(text.contains(&label), "{label}");
+    }
+    assert!(text.contains(&format!("{isa} load, 1 thread(s)")), "legend");
+    // One marker per size; a bar per 1-thread bandwidth roof of the ISA.
+    assert_eq!(text.matches("<circle").count(), n);
+    let roofs = doc
+        .roofs
+        .iter()
+        .filter(|r| r.threads == 1 && r.isa == isa && r.level.is_some() && !r.sizes.is_empty())
+        .count();
+    assert_eq!(text.matches("stroke-width=\"6\"").count(), roofs);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -217,3 +217,70 @@ fn sizes_spread_over_the_range() {
         assert!(s.iter().all(|x| x % sizing::GRANULE == 0));
     }
 }
+
+#[test]
+fn the_memory_curve_spans_every_level_on_each_topology() {
+    use carmbench::config::plan::{self, PlanFile};
+    use carmbench::kernels::Mix;
+    let machines = [
+        ("zen5 xml", xml_zen5()),
+        ("2-socket server", synthetic(SERVER_2S_SMT)),
+        ("chiplets", synthetic(CHIPLET_8_L3)),
+        ("no L3", synthetic(NO_L3)),
+        ("laptop", synthetic(LAPTOP)),
+    ];
+    for (name, m) in &machines {
+        let pf = PlanFile::default_plan()
+            .overlay(PlanFile::parse("isa: [scalar]\nmixes: [load]\nops: []\n", "t").unwrap());
+        let p = plan::resolve(&pf, m, false).unwrap();
+        let (tasks, _) = carmbench::roofs::plan::tasks_where(&p, m, |_| true).unwrap();
+        for t in p.threads.iter().copied() {
+            let ranges = sizing::ranges(m, t);
+            let mine: Vec<_> = tasks
+                .iter()
+                .filter(|x| x.threads == t && x.kernel.decl.mix == Some(Mix::Load))
+                .collect();
+            let mut curve: Vec<u64> = mine
+                .iter()
+                .flat_map(|x| x.sizes.iter().chain(&x.between).copied())
+                .collect();
+            curve.sort_unstable();
+            let what = format!("{name}, {t} thread(s): {curve:?}");
+            // At least 6 sizes in each level's range, the roof's (one where
+            // the range is one size: a level too shared to measure apart).
+            for x in &mine {
+                let r = ranges.iter().find(|r| Some(r.level) == x.level).unwrap();
+                let want = if r.min_bytes < r.max_bytes { 6 } else { 1 };
+                assert!(x.sizes.len() >= want, "{what}");
+                assert!(
+                    x.sizes
+                        .iter()
+                        .all(|&s| s >= r.min_bytes && s <= r.max_bytes),
+                    "{what}"
+                );
+            }
+            // From at most half the L1 share to the top of the DRAM range.
+            let l1 = ranges[0].share_bytes.unwrap();
+            assert!(curve[0] <= l1 / 2, "{what}");
+            assert_eq!(
+                *curve.last().unwrap(),
+                ranges.last().unwrap().max_bytes,
+                "{what}"
+            );
+            // Log-spaced without holes: no step of more than 2.5 times
+            // (gaps between levels get a size of their own).
+            assert!(curve.windows(2).all(|w| w[0] < w[1]), "{what}");
+            let step = curve
+                .windows(2)
+                .map(|w| w[1] as f64 / w[0] as f64)
+                .fold(0.0, f64::max);
+            assert!(step <= 2.5, "{what}: a step of {step:.2}");
+            // The sizes between levels are put with the level holding them.
+            for x in &mine {
+                for (&b, &l) in x.between.iter().zip(&x.between_levels) {
+                    assert_eq!(l, sizing::holding(&ranges, b), "{what}");
+                }
+            }
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! The CARM chart: which roofs of which results files to draw
 //! ([`select`]), and drawing them with plotters ([`render`]) as SVG or PNG.
 
+pub mod curve;
 pub mod font;
 pub mod geometry;
 pub mod labels;
@@ -47,6 +48,9 @@ pub struct Series {
     pub compute: Vec<Roof>,
     /// Validation points of the same ISA, precision and threads.
     pub validation: Vec<ValidationPoint>,
+    /// The core overlaps the points' memory and FP units only in part:
+    /// their expected values bend below the roofs and are drawn.
+    pub partial_overlap: bool,
 }
 
 /// Everything the chart shows.
@@ -232,11 +236,15 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
             } else {
                 format!("{t} thread{}", if t == 1 { "" } else { "s" })
             };
+            let partial_overlap = d.coissue.iter().any(|c| {
+                c.partial() && c.isa == isa && Some(c.precision) == precision && Some(c.mix) == mix
+            });
             series.push(Series {
                 label,
                 bandwidth,
                 compute,
                 validation,
+                partial_overlap,
             });
         }
     }
@@ -465,6 +473,16 @@ pub fn write_beside(doc: &Document, results_path: &Path) -> (Vec<std::path::Path
         }
         Err(e) => failed.push(format!("no chart: {e}")),
     }
+    // The memory curve, when the results have one.
+    if let Ok(c) = curve::CurveChart::of(doc, None) {
+        for name in ["carm-curve.svg", "carm-curve.png"] {
+            let p = dir.join(name);
+            match c.render(&p) {
+                Ok(()) => written.push(p),
+                Err(e) => failed.push(format!("{name} not written: {e}")),
+            }
+        }
+    }
     (written, failed)
 }
 
@@ -556,6 +574,16 @@ where
             .map_err(e)?;
         placer.mark(q, 6);
     }
+    for s in sel.series.iter().filter(|s| s.partial_overlap) {
+        for (level, a, b) in expected_lines(&s.validation) {
+            let (p0, p1) = (chart.backend_coord(&a), chart.backend_coord(&b));
+            root.draw(&PathElement::new(
+                vec![p0, p1],
+                level_colour(level).stroke_width(1),
+            ))
+            .map_err(e)?;
+        }
+    }
     for (si, s) in sel.series.iter().enumerate() {
         for v in &s.validation {
             let p = chart.backend_coord(&(v.ai, v.gflop_per_s));
@@ -604,6 +632,12 @@ where
         };
         legend.push((text, Key::Points(i)));
     }
+    if sel.series.iter().any(|s| s.partial_overlap) {
+        legend.push((
+            "expected where the core overlaps memory and FP units in part".into(),
+            Key::Expected,
+        ));
+    }
     if !sel.apps.is_empty() {
         legend.push(("applications (colour: bounding level)".into(), Key::Apps));
     }
@@ -623,6 +657,13 @@ where
         match *key {
             Key::Line(s) => draw_px_line(root, (x, y), (x + 44, y), BLACK, dash(s)).map_err(e)?,
             Key::Points(s) => draw_point(root, (x + 22, y), s, palette::GREY).map_err(e)?,
+            Key::Expected => root
+                .draw(&PathElement::new(
+                    vec![(x, y), (x + 44, y)],
+                    palette::GREY.stroke_width(1),
+                ))
+                .map(|_| ())
+                .map_err(e)?,
             Key::Apps => {
                 root.draw(&TriangleMarker::new((x + 22, y), 10, BLACK.filled()))
                     .map_err(e)?;
@@ -798,8 +839,33 @@ enum Key {
     Line(usize),
     /// A series' validation point marker.
     Points(usize),
+    /// The thin line of expected values.
+    Expected,
     /// The applications' marker.
     Apps,
+}
+
+/// A point of the chart: intensity, GFLOP/s.
+type Xy = (f64, f64);
+
+/// The expected values of validation points as segments, level by level in
+/// order of intensity: where the core overlaps memory and FP work only in
+/// part, they bend below the roofs.
+fn expected_lines(points: &[ValidationPoint]) -> Vec<(Level, Xy, Xy)> {
+    let mut levels: Vec<Level> = points.iter().map(|v| v.level).collect();
+    levels.dedup();
+    let mut out = Vec::new();
+    for l in levels {
+        let mut pts: Vec<(f64, f64)> = points
+            .iter()
+            .filter(|v| v.level == l && v.expected_gflop_per_s > 0.0)
+            .map(|v| (v.ai, v.expected_gflop_per_s))
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        pts.dedup_by(|a, b| a.0 == b.0);
+        out.extend(pts.windows(2).map(|w| (l, w[0], w[1])));
+    }
+    out
 }
 
 /// A validation point of series `si` at `p`: a circle for the first series,

@@ -13,6 +13,25 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         .iter()
         .map(|p| Ok((results::short_name(p), results::load(p)?)))
         .collect::<Result<Vec<_>>>()?;
+    if a.curve {
+        let (name, doc) = &docs[0];
+        let isa = a
+            .isa
+            .as_deref()
+            .map(|i| i.parse().map_err(crate::error::Error::input))
+            .transpose()?;
+        let chart = chart::curve::CurveChart::of(doc, isa)
+            .map_err(|e| crate::error::Error::input(format!("{name}: {e}")))?;
+        let out = a.output.clone().unwrap_or_else(|| {
+            a.results[0].parent().map_or_else(
+                || PathBuf::from("carm-curve.svg"),
+                |d| d.join("carm-curve.svg"),
+            )
+        });
+        chart.render(&out)?;
+        println!("wrote {}", out.display());
+        return Ok(());
+    }
     let apps = match &a.apps {
         Some(p) => results::apps::load(p)?.applications,
         None => Vec::new(),

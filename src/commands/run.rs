@@ -80,18 +80,24 @@ pub fn run(a: &RunArgs) -> Result<()> {
         plan,
         uarch.as_ref().map(|u| u.name.clone()),
     );
-    let bar = campaign::progress(todo.iter().map(|t| t.sizes.len() as u64).sum(), "");
+    let bar = campaign::progress(
+        todo.iter()
+            .map(|t| (t.sizes.len() + t.between.len()) as u64)
+            .sum(),
+        "",
+    );
     let mut rig = Cores::new(&machine.core_first_pu);
     let measured = roofs::measure_all(&mut rig, &todo, settings, uarch.as_ref(), &bar)?;
     bar.finish_and_clear();
     doc.roofs = measured.roofs;
+    doc.curves = measured.curves;
     let mut checked = String::new();
     if let Some(o) = check.filter(|_| !interrupt::requested()) {
         // The roofs are kept whatever happens to the sweep.
         results::save(&doc, &path, a.format)?;
         let t = Instant::now();
         let res = validate::validate_doc(&mut doc, &machine, &o)?;
-        checked = validation::tables(&res, o.threshold);
+        checked = validation::tables(&res, &doc.coissue, o.threshold);
         checked += &format!("validation took {:.1} s\n", t.elapsed().as_secs_f64());
     }
     doc.interrupted = interrupt::requested();

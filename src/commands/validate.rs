@@ -27,7 +27,7 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
         Format::Yaml
     };
     results::save(&doc, &path, format)?;
-    print!("{}", validation::tables(&res, o.threshold));
+    print!("{}", validation::tables(&res, &doc.coissue, o.threshold));
     println!(
         "wrote {} ({} validation points){}",
         path.display(),

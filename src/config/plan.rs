@@ -22,6 +22,25 @@ pub enum Threads {
     Word(String),
 }
 
+/// What a level's roof is taken from, of the sizes of its range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum RoofFrom {
+    /// The best rate adjacent sizes hold (see `roofs::plateau`).
+    #[default]
+    Plateau,
+    /// The median of the sizes (LARM's rule, and results of earlier
+    /// versions).
+    Median,
+}
+
+impl RoofFrom {
+    /// What results written before the choice existed used.
+    pub fn earlier() -> RoofFrom {
+        RoofFrom::Median
+    }
+}
+
 /// What --quick changes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
@@ -56,6 +75,8 @@ pub struct PlanFile {
     pub samples: Option<usize>,
     /// Minimum sample length, ms.
     pub min_sample_ms: Option<f64>,
+    /// What a level's roof is taken from.
+    pub roof_from: Option<RoofFrom>,
     /// What --quick changes.
     pub quick: Option<QuickPlan>,
 }
@@ -93,6 +114,7 @@ impl PlanFile {
             sizes_per_level: other.sizes_per_level.or(self.sizes_per_level),
             samples: other.samples.or(self.samples),
             min_sample_ms: other.min_sample_ms.or(self.min_sample_ms),
+            roof_from: other.roof_from.or(self.roof_from),
             quick: other.quick.or(self.quick),
         }
     }
@@ -119,6 +141,9 @@ pub struct Plan {
     pub samples: usize,
     /// Minimum sample length, ms.
     pub min_sample_ms: f64,
+    /// What a level's roof is taken from.
+    #[serde(default = "RoofFrom::earlier")]
+    pub roof_from: RoofFrom,
     /// Whether --quick applied.
     pub quick: bool,
 }
@@ -289,6 +314,7 @@ pub fn resolve_with(
         )?,
         samples: pick(p.samples, q.samples, "samples", MAX_SAMPLES)?,
         min_sample_ms,
+        roof_from: p.roof_from.unwrap_or_default(),
         quick,
     };
     let hours = plan.longest_seconds() / 3600.0;
@@ -349,7 +375,8 @@ mod tests {
         let p = d.overlay(user);
         assert_eq!(p.samples, Some(3));
         assert_eq!(p.ops, Some(vec!["fma".to_string()]));
-        assert_eq!(p.sizes_per_level, Some(3));
+        assert_eq!(p.sizes_per_level, Some(6));
+        assert_eq!(p.roof_from, Some(RoofFrom::Plateau));
     }
 
     fn machine() -> Machine {
@@ -371,7 +398,9 @@ mod tests {
         assert_eq!(p.threads, vec![1, 4]);
         assert_eq!(p.levels, [Level::L1, Level::L2, Level::L3, Level::Dram]);
         let q = resolve_with(&PlanFile::default_plan(), &machine(), true, no512).unwrap();
-        assert_eq!((q.sizes_per_level, q.samples, q.quick), (1, 3, true));
+        assert_eq!((q.sizes_per_level, q.samples, q.quick), (2, 3, true));
+        let median = resolve_with(&with("roof_from: median"), &machine(), false, no512).unwrap();
+        assert_eq!(median.roof_from, RoofFrom::Median);
         let all = resolve_with(&with("isa: [all]"), &machine(), false, no512).unwrap();
         assert_eq!(all.isa, vec![Isa::Scalar, Isa::Sse, Isa::Avx2]);
     }

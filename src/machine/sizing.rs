@@ -208,6 +208,33 @@ pub fn dram_range(machine: &Machine, threads: usize) -> BufferRange {
     }
 }
 
+/// The memory curve's largest step from one size to the next.
+pub const CURVE_STEP: f64 = 2.0;
+
+/// The sizes between the range of a level (`below`) and the next level's
+/// (`above`), spaced evenly in log so that no step exceeds [`CURVE_STEP`]:
+/// with them the memory curve shows where one level ends and the next
+/// begins.
+pub fn between(below: &BufferRange, above: &BufferRange) -> Vec<u64> {
+    let (lo, hi) = (below.max_bytes as f64, above.min_bytes as f64);
+    if hi <= lo {
+        return Vec::new();
+    }
+    let steps = ((hi / lo).ln() / CURVE_STEP.ln()).ceil().max(1.0) as i32;
+    (1..steps)
+        .map(|i| down(lo * (hi / lo).powf(f64::from(i) / f64::from(steps))))
+        .collect()
+}
+
+/// The level that holds a buffer of `bytes` per thread: the first cache
+/// whose per-thread share is as large, else DRAM.
+pub fn holding(ranges: &[BufferRange], bytes: u64) -> Level {
+    ranges
+        .iter()
+        .find(|r| r.share_bytes.is_some_and(|s| s >= bytes))
+        .map_or(Level::Dram, |r| r.level)
+}
+
 /// `n` sizes spread geometrically over `[min, max]`, multiples of `GRANULE`.
 pub fn sizes_in_range(r: &BufferRange, n: usize) -> Vec<u64> {
     let n = n.max(1);

@@ -97,6 +97,13 @@ impl Measurement {
         let (a, b) = (clock::estimate(a), clock::estimate(b));
         (b - a).abs() / a
     }
+    /// Core-clock cycles one inner iteration of the fastest sample took, per
+    /// thread: what a kernel without flops or bytes to count (a validation
+    /// kernel's memory units alone) is measured in.
+    pub fn cycles_per_iter(&self) -> f64 {
+        let fastest = self.seconds.iter().copied().fold(f64::INFINITY, f64::min);
+        fastest * self.clock_ghz() * 1e9 / (self.iters as f64 * self.passes as f64)
+    }
     /// Whether the host took more than [`super::steal::LIMIT`] of its time.
     pub fn stolen(&self) -> bool {
         self.steal > super::steal::LIMIT

@@ -4,6 +4,7 @@
 
 use crate::kernels::Kernel;
 use crate::results::{Document, Flag};
+use crate::units::human_bytes;
 use std::fmt::Write as _;
 
 /// Flags explained under the table when a roof carries them.
@@ -62,6 +63,7 @@ pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
             let _ = writeln!(s, "{flag}: {}", flag.meaning());
         }
     }
+    s.push_str(&knees(doc));
     let isas: Vec<&str> = doc.machine.isa.skipped.iter().map(|i| i.name()).collect();
     if !isas.is_empty() {
         let _ = writeln!(s, "skipped ISAs (this CPU lacks them): {}", isas.join(", "));
@@ -72,6 +74,52 @@ pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
             "skipped kernel {} (this CPU lacks {})",
             k.decl.name,
             k.decl.required_features().join(", ")
+        );
+    }
+    s
+}
+
+/// Once per level and thread count where most of its mixes found a knee
+/// (one mix alone is more likely a slow moment than a capacity): where the
+/// level's effective capacity ended, against its share by hwloc.
+pub fn knees(doc: &Document) -> String {
+    let mut s = String::new();
+    let mut seen = Vec::new();
+    for r in &doc.roofs {
+        let Some(level) = r.level.filter(|_| r.plateau.is_some()) else {
+            continue;
+        };
+        if seen.contains(&(level, r.threads)) {
+            continue;
+        }
+        seen.push((level, r.threads));
+        let same = |x: &&crate::results::Roof| {
+            x.level == r.level && x.threads == r.threads && x.plateau.is_some()
+        };
+        let mut found: Vec<(u64, u64)> = (doc.roofs.iter().filter(same))
+            .filter_map(|x| Some((x.knee_bytes?, x.plateau?[1])))
+            .collect();
+        if 2 * found.len() <= doc.roofs.iter().filter(same).count() {
+            continue;
+        }
+        found.sort_unstable();
+        let (knee, end) = found[(found.len() - 1) / 2];
+        let share = doc
+            .buffer_ranges
+            .iter()
+            .find(|t| t.threads == r.threads)
+            .and_then(|t| t.levels.iter().find(|l| l.level == level))
+            .and_then(|l| l.share_bytes);
+        let _ = writeln!(
+            s,
+            "{level}, {} thread(s): the rate holds to {} per thread and falls from {}{}; the roofs leave the larger sizes out",
+            r.threads,
+            human_bytes(end),
+            human_bytes(knee),
+            share.map_or(String::new(), |b| format!(
+                " (hwloc's share: {}, less in effect: other cores or guests use it)",
+                human_bytes(b)
+            )),
         );
     }
     s
@@ -103,6 +151,26 @@ mod tests {
         let flagged = summary(&d, &[]);
         assert!(flagged.contains(&format!("shared_core: {}", Flag::SharedCore.meaning())));
         assert!(flagged.contains("steal: the hypervisor took more than 5%"));
+        // A knee, said once per level and thread count.
+        for r in d
+            .roofs
+            .iter_mut()
+            .filter(|r| r.level == Some(crate::machine::Level::L3))
+        {
+            r.plateau = Some([2 << 20, 7 << 20]);
+            r.knee_bytes = Some(12 << 20);
+        }
+        let k = knees(&d);
+        assert_eq!(k.lines().count(), 2, "1 and 2 threads: {k}");
+        assert!(
+            k.contains("L3, 1 thread(s): the rate holds to 7 MiB per thread and falls from 12 MiB (hwloc's share: 32 MiB"),
+            "{k}"
+        );
+        // One mix of three alone is not the level's capacity.
+        for r in d.roofs.iter_mut().skip(1) {
+            r.knee_bytes = None;
+        }
+        assert!(!knees(&d).contains("L3, 1 thread"), "{}", knees(&d));
         let fma = crate::kernels::named("avx2_dp_fma").unwrap();
         assert!(
             summary(&d, &[fma]).contains("skipped kernel avx2_dp_fma (this CPU lacks avx2, fma)")

@@ -3,12 +3,38 @@
 
 use super::sharing_note;
 use crate::measure::guard::Sharing;
+use crate::results::CoIssue;
 use crate::validate::{LevelResult, MOVED_LIMIT};
 use std::fmt::Write as _;
 
-/// The validation tables of `results` at `threshold` (a fraction).
-pub fn tables(results: &[LevelResult], threshold: f64) -> String {
+/// What the co-issue measurements found, a line each.
+pub fn findings(coissue: &[CoIssue]) -> String {
     let mut s = String::new();
+    for c in coissue {
+        let (how, then) = if c.partial() {
+            (
+                "do not overlap on this core",
+                format!(
+                    " ({:.0}% overlap); expected values count it",
+                    100.0 * c.overlap()
+                ),
+            )
+        } else {
+            ("overlap", String::new())
+        };
+        let _ = writeln!(
+            s,
+            "core: {} {}: {} memory units ({}) and {} units ({}) {how}: {:.1} + {:.1} cycles take {:.1}{then}",
+            c.isa, c.precision, c.mix, c.j, c.op, c.k, c.memory_cycles, c.fp_cycles, c.both_cycles
+        );
+    }
+    s
+}
+
+/// The validation tables of `results` at `threshold` (a fraction), after
+/// what the co-issue measurements found.
+pub fn tables(results: &[LevelResult], coissue: &[CoIssue], threshold: f64) -> String {
+    let mut s = findings(coissue);
     if results.iter().any(|r| r.moved.is_some()) {
         let _ = writeln!(
             s,
@@ -114,7 +140,7 @@ mod tests {
             kept_shared: 0,
             unshared_median: None,
         };
-        let t = tables(std::slice::from_ref(&r), 0.10);
+        let t = tables(std::slice::from_ref(&r), &[], 0.10);
         assert!(
             t.contains("FAILED: the FP-bound points ran 50% under"),
             "{t}"
@@ -129,7 +155,7 @@ mod tests {
         };
         r.kept_shared = 3;
         r.unshared_median = Some(0.02);
-        let t = tables(std::slice::from_ref(&r), 0.10);
+        let t = tables(std::slice::from_ref(&r), &[], 0.10);
         assert!(
             t.contains(
                 "FAILED: 3 of 7 points were measured while the 2 threads shared a physical core"
@@ -142,6 +168,27 @@ mod tests {
         );
         assert!(t.contains("3 kept without"), "{t}");
         r.moved_during = Some(0.2);
-        assert!(tables(&[r], 0.1).contains("the L1 bandwidth moved +20% during the sweep"));
+        assert!(tables(&[r], &[], 0.1).contains("the L1 bandwidth moved +20% during the sweep"));
+        let c = CoIssue {
+            isa: Isa::Avx512,
+            precision: Precision::Dp,
+            mix: Mix::TwoLdOneSt,
+            op: Op::Fma,
+            j: 8,
+            k: 16,
+            memory_cycles: 8.0,
+            fp_cycles: 8.0,
+            both_cycles: 15.2,
+        };
+        let f = findings(std::slice::from_ref(&c));
+        assert!(
+            f.contains("core: avx512 dp: 2ld1st memory units (8) and fma units (16) do not overlap on this core: 8.0 + 8.0 cycles take 15.2 (10% overlap)"),
+            "{f}"
+        );
+        let full = CoIssue {
+            both_cycles: 8.1,
+            ..c
+        };
+        assert!(findings(&[full]).contains("(16) overlap: 8.0 + 8.0 cycles take 8.1\n"));
     }
 }

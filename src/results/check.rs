@@ -5,7 +5,7 @@
 //! negative bandwidth or an infinite rate.
 
 use super::apps::{AppPoint, AppsFile, InstructionMix};
-use super::{Document, Roof, ValidationPoint};
+use super::{CoIssue, Curve, Document, Roof, ValidationPoint};
 use crate::error::{Error, Result};
 use crate::kernels::Kind;
 use std::fmt::Display;
@@ -169,6 +169,44 @@ fn check_roof(doc: &str, r: &Roof) -> Result<()> {
         e.non_negative("sizes.median", s.median)?;
         e.non_negative("sizes.cv", s.cv)?;
     }
+    if let Some([lo, hi]) = r.plateau {
+        e.at_least("plateau", lo, 1)?;
+        e.ordered(("plateau's first size", lo as f64), ("its last", hi as f64))?;
+        if let Some(k) = r.knee_bytes {
+            e.at_least("knee_bytes", k, hi.saturating_add(1))?;
+        }
+    } else if let Some(k) = r.knee_bytes {
+        return Err(e.fail("knee_bytes", k, "a knee comes with the plateau before it"));
+    }
+    Ok(())
+}
+
+fn check_curve(doc: &str, c: &Curve) -> Result<()> {
+    let e = Entry::new(
+        doc,
+        format!("curve {} {} {} thread(s)", c.mix, c.isa, c.threads),
+        RESULTS_FIX,
+    );
+    e.at_least("threads", c.threads as u64, 1)?;
+    for p in &c.points {
+        e.at_least("points.bytes_per_thread", p.bytes_per_thread, 1)?;
+        e.positive("points.gb_per_s", p.gb_per_s)?;
+        e.positive("points.per_cycle", p.per_cycle)?;
+    }
+    Ok(())
+}
+
+fn check_coissue(doc: &str, c: &CoIssue) -> Result<()> {
+    let e = Entry::new(
+        doc,
+        format!("coissue {} {} {} {}", c.mix, c.op, c.isa, c.precision),
+        RESULTS_FIX,
+    );
+    e.at_least("j", u64::from(c.j), 1)?;
+    e.at_least("k", u64::from(c.k), 1)?;
+    e.positive("memory_cycles", c.memory_cycles)?;
+    e.positive("fp_cycles", c.fp_cycles)?;
+    e.positive("both_cycles", c.both_cycles)?;
     Ok(())
 }
 
@@ -250,6 +288,12 @@ pub fn results(d: &Document, doc: &str) -> Result<()> {
     }
     for v in &d.validation {
         check_point(doc, v)?;
+    }
+    for c in &d.curves {
+        check_curve(doc, c)?;
+    }
+    for c in &d.coissue {
+        check_coissue(doc, c)?;
     }
     Ok(())
 }
@@ -445,6 +489,57 @@ mod tests {
         );
         d.validation[0] = ValidationPoint { j: 0, ..p };
         assert!(results(&d, "f").unwrap_err().to_string().contains("j is 0"));
+    }
+
+    #[test]
+    fn plateaus_curves_and_coissue_are_checked() {
+        use crate::kernels::{Mix, Op, Precision};
+        use crate::machine::{Level, isa::Isa};
+        let mut d = fixture();
+        let i = d.roofs.iter().position(|r| r.level.is_some()).unwrap();
+        d.roofs[i].plateau = Some([4096, 8192]);
+        d.roofs[i].knee_bytes = Some(16384);
+        let point = crate::results::CurvePoint {
+            bytes_per_thread: 4096,
+            gb_per_s: 100.0,
+            per_cycle: 25.0,
+            level: Level::L1,
+        };
+        d.curves = vec![Curve {
+            isa: Isa::Avx2,
+            mix: Mix::Load,
+            threads: 1,
+            points: vec![point.clone()],
+        }];
+        let co = CoIssue {
+            isa: Isa::Avx2,
+            precision: Precision::Dp,
+            mix: Mix::TwoLdOneSt,
+            op: Op::Fma,
+            j: 8,
+            k: 12,
+            memory_cycles: 8.0,
+            fp_cycles: 8.0,
+            both_cycles: 15.2,
+        };
+        d.coissue = vec![co.clone()];
+        results(&d, "f").unwrap();
+        let err = |d: &Document| results(d, "f").unwrap_err().to_string();
+        let mut bad = d.clone();
+        bad.roofs[i].plateau = Some([8192, 4096]);
+        assert!(err(&bad).contains("plateau's first size is 8192, above its last"));
+        let mut bad = d.clone();
+        bad.roofs[i].knee_bytes = Some(8192);
+        assert!(err(&bad).contains("knee_bytes is 8192, it must be at least 8193"));
+        let mut bad = d.clone();
+        bad.roofs[i].plateau = None;
+        assert!(err(&bad).contains("a knee comes with the plateau"));
+        let mut bad = d.clone();
+        bad.curves[0].points[0].gb_per_s = f64::NAN;
+        assert!(err(&bad).contains("curve load avx2 1 thread(s): points.gb_per_s is NaN"));
+        let mut bad = d.clone();
+        bad.coissue[0].both_cycles = -1.0;
+        assert!(err(&bad).contains("coissue 2ld1st fma avx2 dp: both_cycles is -1"));
 
         let app = AppPoint {
             name: "triad".into(),

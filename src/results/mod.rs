@@ -102,9 +102,17 @@ pub struct Roof {
     pub percent_of_theoretical: Option<f64>,
     /// Kernel that measured it.
     pub kernel: String,
-    /// Rates at each buffer size (bandwidth roofs); the roof is their median.
+    /// Rates at each buffer size of the level's range (bandwidth roofs).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sizes: Vec<SizePoint>,
+    /// The sizes the roof comes from, first and last, bytes per thread
+    /// (with `roof_from: plateau`; see `roofs::plateau`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plateau: Option<[u64; 2]>,
+    /// The first size past the plateau when every larger size of the range
+    /// fell below it: where the level's effective capacity ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub knee_bytes: Option<u64>,
     /// Warnings (see [`Flag`]).
     pub flags: Vec<Flag>,
 }
@@ -189,6 +197,106 @@ pub struct Document {
     /// Validation points (variable-intensity kernels against the roofs).
     #[serde(default)]
     pub validation: Vec<ValidationPoint>,
+    /// Bandwidth against working set, per ISA, mix and thread count.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub curves: Vec<Curve>,
+    /// How far memory and FP work overlap in the core, per validated
+    /// kernel (measured by `validate`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub coissue: Vec<CoIssue>,
+}
+
+/// Overlaps below this are partial: a finding, and an expected value that
+/// bends below the roofs.
+pub const FULL_OVERLAP: f64 = 0.9;
+
+impl CoIssue {
+    /// Whether the core runs the two units side by side only in part.
+    pub fn partial(&self) -> bool {
+        self.overlap() < FULL_OVERLAP
+    }
+
+    /// How much of the shorter unit's time hides under the longer's: 1
+    /// when both together take as long as the longer alone, 0 when they
+    /// take the sum of both.
+    pub fn overlap(&self) -> f64 {
+        let (long, short) = (
+            self.memory_cycles.max(self.fp_cycles),
+            self.memory_cycles.min(self.fp_cycles),
+        );
+        if short <= 0.0 {
+            return 1.0;
+        }
+        (1.0 - (self.both_cycles - long) / short).clamp(0.0, 1.0)
+    }
+
+    /// The core's own time to issue a byte of the memory units, ns, at
+    /// `clock_ghz`; `unit_bytes` are the bytes of one memory unit.
+    pub fn issue_ns_per_byte(&self, unit_bytes: u64, clock_ghz: f64) -> f64 {
+        self.memory_cycles / (f64::from(self.j) * unit_bytes as f64) / clock_ghz
+    }
+
+    /// Whether it describes the sweep of `isa`, `precision`, `mix`, `op`.
+    pub fn of(&self, isa: Isa, precision: Precision, mix: Mix, op: Op) -> bool {
+        (self.isa, self.precision, self.mix, self.op) == (isa, precision, mix, op)
+    }
+}
+
+/// Bandwidth against working set for one ISA, mix and thread count: every
+/// size measured, the levels' ranges and the sizes between them.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Curve {
+    /// ISA of the kernel.
+    pub isa: Isa,
+    /// Access mix.
+    pub mix: Mix,
+    /// Threads.
+    pub threads: usize,
+    /// The sizes, ascending.
+    pub points: Vec<CurvePoint>,
+}
+
+/// One size of a curve.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CurvePoint {
+    /// Bytes each thread's streams span.
+    pub bytes_per_thread: u64,
+    /// Bandwidth (its fastest sample), GB/s, all threads.
+    pub gb_per_s: f64,
+    /// Bytes per cycle, all threads.
+    pub per_cycle: f64,
+    /// The level whose share holds this size.
+    pub level: Level,
+}
+
+impl PerCycle for CurvePoint {
+    fn per_cycle(&self) -> f64 {
+        self.per_cycle
+    }
+}
+
+/// How far a validation kernel's memory and FP units overlap in the core:
+/// each alone and both together, in an L1 buffer, cycles per iteration.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CoIssue {
+    /// ISA.
+    pub isa: Isa,
+    /// Precision.
+    pub precision: Precision,
+    /// Access mix of the memory unit.
+    pub mix: Mix,
+    /// FP op of the FP unit.
+    pub op: Op,
+    /// Memory units and FP units per iteration of the measurement.
+    pub j: u32,
+    /// FP units per iteration.
+    pub k: u32,
+    /// Cycles per iteration of the memory units alone.
+    pub memory_cycles: f64,
+    /// Of the FP units alone.
+    pub fp_cycles: f64,
+    /// Of both together.
+    pub both_cycles: f64,
 }
 
 /// A validation kernel's point: intensity known by construction, measured
@@ -291,6 +399,8 @@ impl Document {
             plan,
             roofs: Vec::new(),
             validation: Vec::new(),
+            curves: Vec::new(),
+            coissue: Vec::new(),
         }
     }
 
@@ -398,6 +508,52 @@ pub fn parse(text: &str, doc: &str) -> Result<Document> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_before_the_memory_curve_load_and_the_new_fields_round_trip() {
+        // The Zen 5 file from before curves, plateaus and co-issue.
+        let text = include_str!("../../tests/fixtures/zen5-avx512.yaml");
+        assert!(!text.contains("curves:") && !text.contains("plateau"));
+        let mut d = parse(text, "zen5").unwrap();
+        assert!(d.curves.is_empty() && d.coissue.is_empty());
+        assert!(
+            d.roofs
+                .iter()
+                .all(|r| r.plateau.is_none() && r.knee_bytes.is_none())
+        );
+        assert_eq!(d.plan.roof_from, crate::config::plan::RoofFrom::Median);
+        // Written again with them, read back the same.
+        let r = d.roofs.iter_mut().find(|r| r.level.is_some()).unwrap();
+        r.plateau = Some([64 << 10, 512 << 10]);
+        r.knee_bytes = Some(768 << 10);
+        let (isa, mix) = (r.isa, r.mix.unwrap());
+        d.curves = vec![Curve {
+            isa,
+            mix,
+            threads: 1,
+            points: vec![CurvePoint {
+                bytes_per_thread: 64 << 10,
+                gb_per_s: 200.0,
+                per_cycle: 50.0,
+                level: Level::L2,
+            }],
+        }];
+        d.coissue = vec![CoIssue {
+            isa,
+            precision: Precision::Dp,
+            mix: Mix::TwoLdOneSt,
+            op: Op::Fma,
+            j: 8,
+            k: 16,
+            memory_cycles: 8.0,
+            fp_cycles: 8.0,
+            both_cycles: 15.2,
+        }];
+        let back = parse(&serde_yaml::to_string(&d).unwrap(), "again").unwrap();
+        assert_eq!(back.curves, d.curves);
+        assert_eq!(back.coissue, d.coissue);
+        assert_eq!(back.roofs, d.roofs);
+    }
 
     #[test]
     fn an_atomic_write_replaces_a_file_whole_or_leaves_it() {

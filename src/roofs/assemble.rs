@@ -2,11 +2,13 @@
 //! statistics, clock, % of the theoretical limit and flags.
 
 use super::plan::RoofTask;
+use super::plateau;
 use crate::config::limits::Uarch;
+use crate::config::plan::RoofFrom;
 use crate::kernels::Kind;
 use crate::measure::bench::{DRIFT_LIMIT, Measurement};
 use crate::measure::stats::median;
-use crate::results::{Flag, Roof, SizePoint};
+use crate::results::{CurvePoint, Flag, Roof, SizePoint};
 
 /// Above this % of the theoretical limit a roof is flagged (the clock probe
 /// has about 1 % of noise).
@@ -26,13 +28,27 @@ pub fn spread(values: &[f64]) -> f64 {
     }
 }
 
-/// The roof of `task` from its measurements, one per size: the median of
-/// the sizes' values, with the statistics of the size closest to it.
+/// The roof of `task` from its measurements, one per size of its range
+/// (ascending): the median of its plateau's sizes (or of all its sizes,
+/// with `roof_from: median`), with the statistics of the size closest to it.
 pub fn roof_of(task: &RoofTask, ms: &[Measurement], uarch: Option<&Uarch>) -> Roof {
     let d = &task.kernel.decl;
-    let values: Vec<f64> = ms.iter().map(Measurement::value).collect();
+    let cv_limit = task.scope.cv_limit();
+    let per_cycle: Vec<f64> = ms.iter().map(Measurement::per_cycle).collect();
+    let plateau = match task.roof_from {
+        RoofFrom::Plateau if d.kind == Kind::Bandwidth => plateau::plateau(&per_cycle, cv_limit),
+        _ => None,
+    };
+    let from: Vec<&Measurement> = match &plateau {
+        Some(p) => ms[p.range()]
+            .iter()
+            .filter(|m| m.per_cycle() >= p.floor)
+            .collect(),
+        None => ms.iter().collect(),
+    };
+    let values: Vec<f64> = from.iter().map(|m| m.value()).collect();
     let value = median(&values);
-    let rep = ms
+    let rep = from
         .iter()
         .min_by(|a, b| {
             (a.value() - value)
@@ -40,19 +56,22 @@ pub fn roof_of(task: &RoofTask, ms: &[Measurement], uarch: Option<&Uarch>) -> Ro
                 .total_cmp(&(b.value() - value).abs())
         })
         .expect("at least one measurement");
-    let clock = median(&ms.iter().map(Measurement::clock_ghz).collect::<Vec<_>>());
+    let clock = median(&from.iter().map(|m| m.clock_ghz()).collect::<Vec<_>>());
     let drift = ms.iter().map(Measurement::clock_drift).fold(0.0, f64::max);
+    let disagree = match &plateau {
+        Some(p) => p.split,
+        None => spread(&ms.iter().map(Measurement::value).collect::<Vec<_>>()) > cv_limit,
+    };
     let per_cycle = value / 1e9 / clock;
     let theoretical = uarch
         .and_then(|u| u.per_cycle(d, task.level))
         .map(|x| x * task.threads as f64);
     let percent = theoretical.map(|t| 100.0 * per_cycle / t);
-    let cv_limit = task.scope.cv_limit();
     let flags = [
         (drift > DRIFT_LIMIT, Flag::ClockDrift),
         (ms.iter().any(Measurement::stolen), Flag::Steal),
         (rep.rates.cv > cv_limit, Flag::HighCv),
-        (spread(&values) > cv_limit, Flag::SizesDisagree),
+        (disagree, Flag::SizesDisagree),
         (task.not_isolated, Flag::NotIsolated),
         (
             percent.is_some_and(|p| p > ABOVE_LIMIT_PERCENT),
@@ -96,8 +115,36 @@ pub fn roof_of(task: &RoofTask, ms: &[Measurement], uarch: Option<&Uarch>) -> Ro
         } else {
             Vec::new()
         },
+        plateau: plateau.map(|p| [ms[p.first].bytes_per_thread, ms[p.last].bytes_per_thread]),
+        knee_bytes: plateau.and_then(|p| Some(ms[p.knee?].bytes_per_thread)),
         flags,
     }
+}
+
+/// The memory curve's points of a bandwidth task: its range's sizes and
+/// the sizes between its level and the one below, ascending.
+pub fn curve_points(
+    task: &RoofTask,
+    range: &[Measurement],
+    between: &[Measurement],
+) -> Vec<CurvePoint> {
+    let Some(level) = task.level else {
+        return Vec::new();
+    };
+    let point = |m: &Measurement, level| CurvePoint {
+        bytes_per_thread: m.bytes_per_thread,
+        gb_per_s: m.value() / 1e9,
+        per_cycle: m.per_cycle(),
+        level,
+    };
+    let mut v: Vec<CurvePoint> = between
+        .iter()
+        .zip(&task.between_levels)
+        .map(|(m, &l)| point(m, l))
+        .chain(range.iter().map(|m| point(m, level)))
+        .collect();
+    v.sort_by_key(|p| p.bytes_per_thread);
+    v
 }
 
 #[cfg(test)]
@@ -115,6 +162,9 @@ mod tests {
             level: Some(Level::L1),
             threads,
             sizes: vec![16 << 10, 20 << 10, 24 << 10],
+            between: Vec::new(),
+            between_levels: Vec::new(),
+            roof_from: RoofFrom::Median,
             not_isolated: false,
             one_per_thread: true,
             scope: Scope::Core,
@@ -149,6 +199,17 @@ mod tests {
         assert_eq!(r.theoretical_per_cycle, Some(128.0));
         assert!((r.percent_of_theoretical.unwrap() - 100.0 * 124.0 / 128.0).abs() < 1e-9);
         assert_eq!(r.flags, [Flag::HighCv, Flag::SizesDisagree]);
+        assert_eq!((r.plateau, r.knee_bytes), (None, None));
+        // The same sizes with `roof_from: plateau`: the two that hold 124+
+        // make the roof; the slow small size is a ramp, not a disagreement.
+        let p = RoofTask {
+            roof_from: RoofFrom::Plateau,
+            ..t.clone()
+        };
+        let r = roof_of(&p, &ms, Some(&zen3));
+        assert!((r.per_cycle - 125.0).abs() < 1e-9, "{}", r.per_cycle);
+        assert_eq!(r.plateau, Some([20 << 10, 24 << 10]));
+        assert!(r.flags.is_empty(), "{:?}", r.flags);
         // Above the limit, stolen, drifting, not isolated: each flagged.
         let odd = Outcome {
             steal: 0.3,

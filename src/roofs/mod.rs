@@ -5,6 +5,7 @@
 
 pub mod assemble;
 pub mod plan;
+pub mod plateau;
 pub mod remeasure;
 
 use crate::config::limits::Uarch;
@@ -15,7 +16,7 @@ use crate::machine::isa::Isa;
 use crate::measure::bench::{Bench, Rig, Settings, measure_steady};
 use crate::measure::guard::{CoreGuard, Probe, Sharing, WAIT_BUDGET};
 use crate::measure::{campaign, interrupt, keep_faster};
-use crate::results::{Flag, Roof};
+use crate::results::{Curve, CurvePoint, Flag, Roof};
 use crate::units::human_bytes;
 use indicatif::ProgressBar;
 use plan::RoofTask;
@@ -27,6 +28,8 @@ use std::time::Duration;
 pub struct Measured {
     /// One roof per task measured, in the order of the tasks.
     pub roofs: Vec<Roof>,
+    /// The memory curves: every size of the bandwidth tasks.
+    pub curves: Vec<Curve>,
     /// What the core guard saw of multi-thread roofs sharing cores, when
     /// there were any.
     pub sharing: Option<Sharing>,
@@ -60,7 +63,10 @@ pub fn measure_all(
         bar,
         until: None,
     };
-    let mut roofs = measure_tasks(rig, todo, &first, &[], &mut guard)?;
+    let (mut roofs, mut points): (Vec<Roof>, Vec<Vec<CurvePoint>>) =
+        measure_tasks(rig, todo, &first, &[], &mut guard)?
+            .into_iter()
+            .unzip();
     let deadline = rig.now() + (rig.now() - started);
     let rounds = Ctx {
         settings: Settings::new(settings.min_sample, settings.samples * ROUND_SAMPLES),
@@ -71,27 +77,71 @@ pub fn measure_all(
         if interrupt::requested() || rig.now() >= deadline {
             break;
         }
+        // Measured again over the roof's own sizes only: the sizes between
+        // levels are for the curve.
         let again: Vec<RoofTask> = suspect(todo, &roofs)
             .into_iter()
-            .map(|i| todo[i].clone())
+            .map(|i| RoofTask {
+                between: Vec::new(),
+                between_levels: Vec::new(),
+                ..todo[i].clone()
+            })
             .collect();
         if again.is_empty() {
             break;
         }
         bar.inc_length(again.iter().map(|t| t.sizes.len() as u64).sum());
-        for new in measure_tasks(rig, &again, &rounds, &roofs, &mut guard)? {
-            if let Some(old) = roofs.iter_mut().find(|r| r.same_roof(&new)) {
-                keep_faster(old, new);
+        for (new, curve) in measure_tasks(rig, &again, &rounds, &roofs, &mut guard)? {
+            let Some(i) = roofs.iter().position(|r| r.same_roof(&new)) else {
+                continue;
+            };
+            keep_faster(&mut roofs[i], new);
+            for p in curve {
+                if let Some(old) = points[i]
+                    .iter_mut()
+                    .find(|o| o.bytes_per_thread == p.bytes_per_thread)
+                {
+                    keep_faster(old, p);
+                }
             }
         }
     }
     for i in poorly_scaling(todo, &roofs) {
         roofs[i].flags.push(Flag::SharedCore);
     }
+    let curves = curves(&roofs, points);
     Ok(Measured {
         roofs,
+        curves,
         sharing: guard.map(|g| g.seen),
     })
+}
+
+/// The curves of the bandwidth roofs' points: per ISA, mix and threads,
+/// every level's sizes in one ascending curve.
+fn curves(roofs: &[Roof], points: Vec<Vec<CurvePoint>>) -> Vec<Curve> {
+    let mut out: Vec<Curve> = Vec::new();
+    for (r, pts) in roofs.iter().zip(points) {
+        let Some(mix) = r.mix.filter(|_| !pts.is_empty()) else {
+            continue;
+        };
+        match out
+            .iter_mut()
+            .find(|c| (c.isa, c.mix, c.threads) == (r.isa, mix, r.threads))
+        {
+            Some(c) => c.points.extend(pts),
+            None => out.push(Curve {
+                isa: r.isa,
+                mix,
+                threads: r.threads,
+                points: pts,
+            }),
+        }
+    }
+    for c in &mut out {
+        c.points.sort_by_key(|p| p.bytes_per_thread);
+    }
+    out
 }
 
 /// Measure tasks, one bench per run of tasks sharing a thread count and
@@ -103,12 +153,16 @@ fn measure_tasks(
     ctx: &Ctx,
     known: &[Roof],
     guard: &mut Option<CoreGuard>,
-) -> Result<Vec<Roof>> {
-    let mut out: Vec<Roof> = Vec::new();
+) -> Result<Vec<(Roof, Vec<CurvePoint>)>> {
+    let mut out: Vec<(Roof, Vec<CurvePoint>)> = Vec::new();
     for chunk in todo.chunk_by(|a, b| a.threads == b.threads) {
         let several = chunk[0].threads > 1;
         if several && guard.is_none() {
-            let so_far: Vec<Roof> = known.iter().chain(&out).cloned().collect();
+            let so_far: Vec<Roof> = known
+                .iter()
+                .cloned()
+                .chain(out.iter().map(|o| o.0.clone()))
+                .collect();
             *guard = core_guard(&so_far, None);
         }
         let guard_alloc = guard
@@ -130,7 +184,7 @@ fn measure_group(
     group: &[RoofTask],
     ctx: &Ctx,
     mut guard: Option<&mut CoreGuard>,
-) -> Result<Vec<Roof>> {
+) -> Result<Vec<(Roof, Vec<CurvePoint>)>> {
     if let Some(g) = guard.as_deref_mut() {
         // Roofs of a core's own caches need its load path: a tenant on an
         // SMT sibling can take it and leave FMA alone.
@@ -147,7 +201,7 @@ fn measure_group(
             break;
         }
         let mut ms = Vec::new();
-        for &bytes in &task.sizes {
+        for &bytes in task.sizes.iter().chain(&task.between) {
             if interrupt::requested() {
                 return Ok(roofs);
             }
@@ -181,7 +235,11 @@ fn measure_group(
             ms.push(m);
             ctx.bar.inc(1);
         }
-        roofs.push(assemble::roof_of(task, &ms, ctx.uarch));
+        let between = ms.split_off(task.sizes.len());
+        roofs.push((
+            assemble::roof_of(task, &ms, ctx.uarch),
+            assemble::curve_points(task, &ms, &between),
+        ));
     }
     Ok(roofs)
 }
@@ -228,6 +286,7 @@ pub fn core_guard(roofs: &[Roof], isa: Option<Isa>) -> Option<CoreGuard> {
 mod tests {
     use super::plan::tests::tasks_with;
     use super::*;
+    use crate::kernels::Mix;
     use crate::machine::{Machine, Source};
     use crate::measure::fake::{Call, FakeRig, Outcome};
     use std::cell::Cell;
@@ -244,11 +303,19 @@ mod tests {
         Settings::new(Duration::from_millis(1), 3)
     }
 
+    /// One size per level, without the curve's sizes between levels.
     fn todo() -> Vec<RoofTask> {
         tasks_with(
             &machine(),
             "isa: [scalar]\nmixes: [load]\nops: [fma]\nlevels: [L1, L3]\nthreads: [1, 2]\nsizes_per_level: 1",
         )
+        .into_iter()
+        .map(|t| RoofTask {
+            between: Vec::new(),
+            between_levels: Vec::new(),
+            ..t
+        })
+        .collect()
     }
 
     /// Runs `measure_all` on a fake whose outcome for each call `outcome`
@@ -262,6 +329,39 @@ mod tests {
 
     fn is_l3(c: &Call) -> bool {
         c.bytes >= 1 << 20
+    }
+
+    #[test]
+    fn the_curves_hold_every_size_of_each_mix_and_thread_count() {
+        let todo = tasks_with(
+            &machine(),
+            "isa: [scalar]\nmixes: [load, store]\nops: [fma]\nthreads: [1, 2]\nsizes_per_level: 3",
+        );
+        let mut rig =
+            FakeRig::new(|c| Outcome::steady(c.threads as f64 * (1e9 / c.bytes.max(1) as f64)));
+        let m = measure_all(&mut rig, &todo, settings(), None, &ProgressBar::hidden()).unwrap();
+        // load and store, 1 and 2 threads.
+        assert_eq!(m.curves.len(), 4);
+        let sizes = |threads: usize| -> usize {
+            todo.iter()
+                .filter(|t| t.threads == threads && t.kernel.decl.mix == Some(Mix::Load))
+                .map(|t| t.sizes.len() + t.between.len())
+                .sum()
+        };
+        for c in &m.curves {
+            assert_eq!(c.points.len(), sizes(c.threads), "{c:?}");
+            assert!(
+                c.points
+                    .windows(2)
+                    .all(|w| w[0].bytes_per_thread < w[1].bytes_per_thread)
+            );
+            // Levels in hierarchy order along the curve.
+            assert!(c.points.windows(2).all(|w| w[0].level <= w[1].level));
+            assert_eq!(c.points.first().unwrap().level, Level::L1);
+            assert_eq!(c.points.last().unwrap().level, Level::Dram);
+        }
+        // Every level's sizes, and some between each level and the next.
+        assert!(sizes(1) >= 4 * 3 + 3, "{}", sizes(1));
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! What `carmbench run` measures: one task per roof of the plan on this
 //! machine, each with its kernel, level, threads and buffer sizes.
 
-use crate::config::plan::Plan;
+use crate::config::plan::{Plan, RoofFrom};
 use crate::error::{Error, Result};
 use crate::kernels::{self, Kernel, Mix, Role};
 use crate::machine::sizing::{self, range_of};
@@ -16,8 +16,17 @@ pub struct RoofTask {
     pub level: Option<Level>,
     /// Threads, one per core.
     pub threads: usize,
-    /// Buffer sizes per thread (one `0` for compute roofs).
+    /// Buffer sizes per thread across the level's range (one `0` for
+    /// compute roofs): the roof's.
     pub sizes: Vec<u64>,
+    /// Sizes between the range of the level below and this one's, measured
+    /// for the memory curve only: with them the curve shows where each
+    /// level ends.
+    pub between: Vec<u64>,
+    /// The level each of `between` fits in.
+    pub between_levels: Vec<Level>,
+    /// What the roof is taken from.
+    pub roof_from: RoofFrom,
     /// The level cannot be measured apart from the one below with these
     /// threads.
     pub not_isolated: bool,
@@ -37,6 +46,7 @@ impl crate::measure::campaign::Work for RoofTask {
     fn alloc(&self) -> usize {
         self.sizes
             .iter()
+            .chain(&self.between)
             .map(|&b| crate::measure::pool::alloc_for(self.kernel, b, crate::kernels::Shape::ONE))
             .max()
             .unwrap_or(0)
@@ -79,6 +89,12 @@ pub fn tasks_where(
                     )));
                 }
                 let sizes = sizing::sizes_in_range(r, plan.sizes_per_level);
+                let below = ranges.iter().take_while(|b| b.level < level).last();
+                let between = below.map_or(Vec::new(), |b| sizing::between(b, r));
+                let between_levels: Vec<Level> = between
+                    .iter()
+                    .map(|&x| sizing::holding(&ranges, x))
+                    .collect();
                 for &mix in &plan.mixes {
                     // Non-temporal stores bypass the caches: they measure DRAM only.
                     if mix == Mix::NtStore && !level.is_memory() {
@@ -90,6 +106,9 @@ pub fn tasks_where(
                         level: Some(level),
                         threads: t,
                         sizes: sizes.clone(),
+                        between: between.clone(),
+                        between_levels: between_levels.clone(),
+                        roof_from: plan.roof_from,
                         not_isolated: !r.isolated,
                         one_per_thread: r.threads_per_instance == 1 && !level.is_memory(),
                         scope: m.scope(level),
@@ -104,6 +123,9 @@ pub fn tasks_where(
                         level: None,
                         threads: t,
                         sizes: vec![0],
+                        between: Vec::new(),
+                        between_levels: Vec::new(),
+                        roof_from: plan.roof_from,
                         not_isolated: false,
                         one_per_thread: true,
                         scope: Scope::Core,
@@ -168,7 +190,15 @@ pub(crate) mod tests {
         assert_eq!(nt[0].level, Some(Level::Dram));
         assert_eq!(t.len(), 4 + 1);
         let l2 = t.iter().find(|t| t.level == Some(Level::L2)).unwrap();
-        assert_eq!(l2.sizes, vec![96 << 10, 271 << 10, 768 << 10]);
+        // The range of L2 (96 to 768 KiB), and one size between L1's range
+        // (to 36 KiB) and L2's, where L1 no longer holds it.
+        assert_eq!(l2.sizes.len(), 6);
+        assert_eq!((l2.sizes[0], l2.sizes[5]), (96 << 10, 768 << 10));
+        assert_eq!(l2.between.len(), 1);
+        assert!(l2.between[0] > 36 << 10 && l2.between[0] < 96 << 10);
+        assert_eq!(l2.between_levels, [Level::L2]);
+        let l1 = t.iter().find(|t| t.level == Some(Level::L1)).unwrap();
+        assert!(l1.between.is_empty());
     }
 
     #[test]

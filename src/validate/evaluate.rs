@@ -5,15 +5,23 @@ use super::fit::fit;
 use super::sweep::{Sweep, SweepData};
 use crate::machine::isa::Isa;
 use crate::measure::stats::median;
-use crate::results::ValidationPoint;
+use crate::results::{CoIssue, ValidationPoint};
 use crate::roofline;
 
 /// Points and summary of one sweep. The roofs and the sweep run minutes
 /// apart on a shared machine: what is the core's own (FP, its own caches)
 /// is compared per cycle at the point's clock; levels off the core, which
 /// do not follow it, against their roof's kernel measured around the sweep
-/// (the roof's own value when Ctrl-C came first).
-pub fn evaluate(sweep: &Sweep, isa: Isa, data: &SweepData) -> (LevelResult, Vec<ValidationPoint>) {
+/// (the roof's own value when Ctrl-C came first). A point's expected value
+/// is min(P, AI × B), or, where the core overlaps the kernel's memory and
+/// FP units only in part (`coissue`), what that overlap leaves of it
+/// ([`roofline::attainable_overlapping`]).
+pub fn evaluate(
+    sweep: &Sweep,
+    isa: Isa,
+    data: &SweepData,
+    coissue: Option<&CoIssue>,
+) -> (LevelResult, Vec<ValidationPoint>) {
     let own_core = sweep.scope.own_core();
     let now = match (data.before, data.after) {
         (Some(a), Some(b)) => Some((a + b) / 2.0),
@@ -32,7 +40,16 @@ pub fn evaluate(sweep: &Sweep, isa: Isa, data: &SweepData) -> (LevelResult, Vec<
         };
         let peak = sweep.fp_per_cycle * clock;
         ridges.push(roofline::ridge(peak, band));
-        let exp = roofline::attainable(ai, peak, band);
+        let exp = match coissue {
+            Some(c) => roofline::attainable_overlapping(
+                ai,
+                peak,
+                band,
+                c.overlap(),
+                c.issue_ns_per_byte(sweep.kernel.decl.bytes_per_iter(), clock),
+            ),
+            None => roofline::attainable(ai, peak, band),
+        };
         pts.push(ValidationPoint {
             level: sweep.level,
             isa,

@@ -15,15 +15,15 @@ pub mod verdict;
 
 use crate::config::plan::Plan;
 use crate::error::{Error, Result};
-use crate::kernels::{self, Kind, Mix, Op, Precision, Role};
+use crate::kernels::{self, Kind, Mix, Op, Precision, Role, Shape};
 use crate::machine::isa::Isa;
 use crate::machine::sizing::{self, range_of};
 use crate::machine::{Level, Machine, Scope};
-use crate::measure::bench::{Rig, Settings};
+use crate::measure::bench::{Rig, Settings, measure_steady};
 use crate::measure::guard::Sharing;
 use crate::measure::pool::Cores;
 use crate::measure::{campaign, interrupt};
-use crate::results::{Document, Roof};
+use crate::results::{CoIssue, Document, Roof};
 use fit::Fit;
 use indicatif::ProgressBar;
 use std::time::Duration;
@@ -212,6 +212,32 @@ fn isa_of(doc: &Document) -> Result<Isa> {
         })
 }
 
+/// The buffer a level's sweep runs on: a size the roof came from, so that
+/// points and roof agree: the middle of its plateau (the low end for
+/// memory, already several times every cache: each pass of a larger buffer
+/// only costs time). Results without a plateau: the middle of the level's
+/// range, safe from both of its edges (the low end for memory).
+fn sweep_bytes(bw: &Roof, range: &crate::machine::sizing::BufferRange) -> u64 {
+    let from: Vec<u64> = match bw.plateau {
+        Some([lo, hi]) => {
+            let mut v: Vec<u64> = bw
+                .sizes
+                .iter()
+                .map(|s| s.bytes_per_thread)
+                .filter(|b| (lo..=hi).contains(b))
+                .collect();
+            v.sort_unstable();
+            v
+        }
+        None => sizing::sizes_in_range(range, 3),
+    };
+    match from.as_slice() {
+        [] => sizing::sizes_in_range(range, 3)[0],
+        v if range.level.is_memory() => v[0],
+        v => v[v.len() / 2],
+    }
+}
+
 /// The sweeps of `doc` on `machine`: per thread count, precision, op, mix
 /// and level of the results. Every roof they need must exist before
 /// anything runs.
@@ -275,15 +301,7 @@ pub fn plan_sweeps(doc: &Document, machine: &Machine, o: &Options) -> Result<Vec
                                 "this machine has no level {level}, which the results hold"
                             ))
                         })?;
-                        // The middle of a cache level's range, safe from both of its
-                        // edges; for memory the low end, already several times
-                        // every cache (each pass of a larger buffer only costs time).
-                        let sizes = sizing::sizes_in_range(range, 3);
-                        let bytes = if level.is_memory() {
-                            sizes[0]
-                        } else {
-                            sizes[sizes.len() / 2]
-                        };
+                        let bytes = sweep_bytes(bw, range);
                         let scope = machine.scope(level);
                         let ridge = crate::roofline::ridge(fp.value(), bw.value());
                         let off_core = !scope.own_core();
@@ -356,6 +374,13 @@ pub fn run_sweeps(
     // The guard probes FMA after every point, and L1 loads too at the
     // core's own levels (a tenant on an SMT sibling can take either), with
     // any threads.
+    let coissue = measure_coissue(rig, doc, sweeps, &settings)?;
+    for c in &coissue {
+        doc.coissue
+            .retain(|o| !o.of(c.isa, c.precision, c.mix, c.op));
+        doc.coissue.push(c.clone());
+    }
+    let coissue_of = |s: &Sweep| coissue.iter().find(|c| c.of(isa, s.precision, s.mix, s.op));
     let mut guard = crate::roofs::core_guard(&doc.roofs, Some(isa));
     let guard_alloc = guard.as_ref().map_or(0, |g| g.alloc());
     let done = campaign::in_benches(rig, sweeps, guard_alloc, None, |bench, group| {
@@ -378,13 +403,13 @@ pub fn run_sweeps(
         // Second looks take at most half as long as the sweeps did.
         let until = bench.now() + (bench.now() - started) / 2;
         for (s, d) in &mut data {
-            let (_, pts) = evaluate::evaluate(s, isa, d);
+            let (_, pts) = evaluate::evaluate(s, isa, d, coissue_of(s));
             let deviations: Vec<f64> = pts.iter().map(|p| p.deviation).collect();
             sw.second_look(s, d, &deviations, until)?;
         }
         Ok(data
             .iter()
-            .map(|(s, d)| evaluate::evaluate(s, isa, d))
+            .map(|(s, d)| evaluate::evaluate(s, isa, d, coissue_of(s)))
             .collect::<Vec<_>>())
     })?;
     let mut out = Vec::new();
@@ -395,6 +420,70 @@ pub fn run_sweeps(
     // Report in the order of the sweeps: threads, precision, op, mix, level.
     out.sort_by_key(|r| (r.threads, r.precision, r.op, r.mix, r.level));
     Ok(out)
+}
+
+/// How far each validated kernel's memory and FP units overlap in one core:
+/// with one thread on a buffer of the 1-thread L1 roof's plateau, at the L1
+/// ridge (memory and FP units alone about as long), its memory units alone
+/// and both together are measured, its FP units alone taken from its FP
+/// roof. Kernels without the 1-thread L1 and FP roofs are left out (their
+/// sweeps expect full overlap).
+pub fn measure_coissue(
+    rig: &mut impl Rig,
+    doc: &Document,
+    sweeps: &[Sweep],
+    settings: &Settings,
+) -> Result<Vec<CoIssue>> {
+    let isa = isa_of(doc)?;
+    let mut todo: Vec<(Sweep, Shape)> = Vec::new();
+    for s in sweeps
+        .iter()
+        .filter(|s| s.threads == 1 && s.level == Level::L1)
+    {
+        if todo
+            .iter()
+            .any(|(t, _)| (t.precision, t.op, t.mix) == (s.precision, s.op, s.mix))
+        {
+            continue;
+        }
+        let ridge = s.fp_per_cycle / s.bw_per_cycle;
+        let shape = shapes::shape_for(&s.kernel.decl, ridge);
+        todo.push((s.clone(), shape));
+    }
+    if todo.is_empty() {
+        return Ok(Vec::new());
+    }
+    let alloc = todo
+        .iter()
+        .map(|(s, sh)| crate::measure::pool::alloc_for(s.kernel, s.bytes, *sh))
+        .max()
+        .unwrap_or(0);
+    rig.with_bench(1, alloc, |bench| {
+        todo.iter()
+            .map(|(s, shape)| {
+                let cv = s.scope.cv_limit();
+                let run = |sh: Shape| {
+                    measure_steady(bench, s.kernel, s.bytes, settings, sh, cv)
+                        .map(|m| m.cycles_per_iter())
+                        .map_err(|e| Error::Io(format!("{}: {e}", s.kernel.decl.name)))
+                };
+                let memory_cycles = run(Shape { j: shape.j, k: 0 })?;
+                let both_cycles = run(*shape)?;
+                Ok(CoIssue {
+                    isa,
+                    precision: s.precision,
+                    mix: s.mix,
+                    op: s.op,
+                    j: shape.j,
+                    k: shape.k,
+                    memory_cycles,
+                    fp_cycles: s.kernel.decl.shaped_flops(*shape) as f64 / s.fp_per_cycle,
+                    both_cycles,
+                })
+            })
+            .collect::<Result<Vec<_>>>()
+    })
+    .map_err(Error::Io)?
 }
 
 #[cfg(test)]
@@ -500,30 +589,78 @@ mod tests {
                 .iter()
                 .all(|p| p.gflop_per_s > 1.0 || *p == other)
         );
-        // No second look: every point held.
-        assert_eq!(rig.measured().len(), sw[0].shapes.len());
+        // The co-issue of the load mix (memory units alone, then with FP
+        // units), then the points; no second look: every point held.
+        assert_eq!(rig.measured().len(), 2 + sw[0].shapes.len());
+        assert_eq!(rig.measured()[0].shape.k, 0);
+        assert_eq!(doc.coissue.len(), 1);
+        assert_eq!(doc.coissue[0].overlap(), 1.0);
     }
 
     #[test]
     fn points_that_look_slowed_get_a_second_look_and_the_faster_is_kept() {
         let (mut doc, sw) = load_sweep();
         let n = sw[0].shapes.len();
-        // The first two points ran at 80% (a slow moment), then all at the roof.
+        // After the co-issue's two measurements, the first two points ran at
+        // 80% (a slow moment), then all at the roof.
         let d0 = doc.clone();
         let mut seen = 0;
         let mut rig = FakeRig::new(move |c| {
             seen += 1;
             let e = expected(&d0, c);
-            Outcome::steady(if seen <= 2 { 0.8 * e } else { e })
+            Outcome::steady(if (3..=4).contains(&seen) { 0.8 * e } else { e })
         });
         let res = run_sweeps(&mut rig, &mut doc, &sw, &ProgressBar::hidden()).unwrap();
-        let calls = rig.measured();
+        let calls = &rig.measured()[2..];
         // Measured again once each, at the end of the sweep.
         assert_eq!(calls.len(), n + 2);
         assert_eq!(calls[n].shape, calls[0].shape);
         assert_eq!(calls[n + 1].shape, calls[1].shape);
         assert!(res[0].fit.median_abs_deviation < 1e-9);
         assert!(doc.validation.iter().all(|p| p.deviation.abs() < 1e-9));
+    }
+
+    #[test]
+    fn a_core_that_serializes_memory_and_fp_work_is_expected_to() {
+        // A core whose memory units take their L1 roof's time and whose FP
+        // units their FP roof's, but one after the other: every point runs
+        // at the sum of both. Measured by the co-issue and expected so, the
+        // sweep holds; min(P, AI x B) would put the points near the ridge
+        // at half their value.
+        let (mut doc, sw) = load_sweep();
+        let s = sw[0].clone();
+        let unit_bytes = s.kernel.decl.bytes_per_iter() as f64;
+        let mut rig = FakeRig::new(move |c| {
+            let k = kernels::named(c.kernel).unwrap();
+            let flops = k.decl.shaped_flops(c.shape) as f64;
+            let cycles =
+                f64::from(c.shape.j) * unit_bytes / s.bw_per_cycle + flops / s.fp_per_cycle;
+            Outcome {
+                cycles: Some(cycles),
+                ..Outcome::steady(flops / cycles)
+            }
+        });
+        let res = run_sweeps(&mut rig, &mut doc, &sw, &ProgressBar::hidden()).unwrap();
+        let c = doc.coissue[0].clone();
+        assert!(c.overlap() < 1e-6, "{c:?}");
+        assert!(res[0].fit.median_abs_deviation < 1e-6, "{:?}", res[0].fit);
+        assert_eq!(res[0].verdict(&res, 0.05), Verdict::Holds);
+        let ridge = s.fp_per_cycle / s.bw_per_cycle;
+        let near = doc
+            .validation
+            .iter()
+            .find(|p| (p.ai / ridge - 1.0).abs() < 0.1)
+            .expect("a point at the ridge");
+        let plain = crate::roofline::attainable(
+            near.ai,
+            s.fp_per_cycle * near.clock_ghz,
+            s.bw_per_cycle * near.clock_ghz,
+        );
+        assert!(
+            (near.expected_gflop_per_s / plain - 0.5).abs() < 0.05,
+            "{} against {plain}",
+            near.expected_gflop_per_s
+        );
     }
 
     #[test]
@@ -537,12 +674,12 @@ mod tests {
         let mut rig = FakeRig::new(move |c| {
             seen += 1;
             Outcome {
-                takes: Duration::from_millis(if seen > n { 100 } else { 20 }),
+                takes: Duration::from_millis(if seen > n + 2 { 100 } else { 20 }),
                 ..Outcome::steady(0.5 * expected(&d0, c))
             }
         });
         let res = run_sweeps(&mut rig, &mut doc, &sw, &ProgressBar::hidden()).unwrap();
-        let looks = rig.measured().len() - n;
+        let looks = rig.measured().len() - n - 2;
         // n points of 20 ms: second looks may start within about 10 n ms,
         // so at most about n / 10 + 1 of 100 ms each.
         assert!(looks >= 1 && looks <= n / 10 + 2, "{looks} of {n}");
