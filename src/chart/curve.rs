@@ -2,6 +2,7 @@
 //! caches hwloc reports as vertical lines, each level's buffer range shaded
 //! and each roof drawn over the sizes it came from.
 
+use super::geometry::{decade_ceil, decade_floor};
 use super::{FONT, LABEL_PX, dash, draw_box, draw_px_line, draw_text, level_colour, palette};
 use crate::error::{Error, Result};
 use crate::kernels::{Kind, Mix};
@@ -113,9 +114,10 @@ impl<'a> CurveChart<'a> {
             fold(&xs, f64::min, f64::INFINITY) / 1.5,
             fold(&xs, f64::max, 0.0) * 1.5,
         );
+        // Whole decades, as on the CARM chart: plotters then labels each.
         let (y0, y1) = (
-            fold(&ys, f64::min, f64::INFINITY) / 2.0,
-            fold(&ys, f64::max, 0.0) * 2.0,
+            decade_floor(fold(&ys, f64::min, f64::INFINITY) / 1.2),
+            decade_ceil(fold(&ys, f64::max, 0.0) * 1.2),
         );
         let m = &self.doc.machine;
         let title = format!(

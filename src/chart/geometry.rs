@@ -14,10 +14,10 @@ pub struct Bounds {
     pub y: (f64, f64),
 }
 
-fn decade_floor(v: f64) -> f64 {
+pub(crate) fn decade_floor(v: f64) -> f64 {
     10f64.powf(v.log10().floor())
 }
-fn decade_ceil(v: f64) -> f64 {
+pub(crate) fn decade_ceil(v: f64) -> f64 {
     10f64.powf(v.log10().ceil())
 }
 
