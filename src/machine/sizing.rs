@@ -208,6 +208,11 @@ pub fn dram_range(machine: &Machine, threads: usize) -> BufferRange {
     }
 }
 
+/// The size halfway between `a` and `b` on a log scale.
+pub fn geometric_middle(a: u64, b: u64) -> u64 {
+    down((a as f64 * b as f64).sqrt())
+}
+
 /// The memory curve's largest step from one size to the next.
 pub const CURVE_STEP: f64 = 2.0;
 

@@ -9,11 +9,12 @@ pub mod plateau;
 pub mod remeasure;
 
 use crate::config::limits::Uarch;
+use crate::config::plan::RoofFrom;
 use crate::error::{Error, Result};
 use crate::kernels::{self, Kind, Mix, Op, Role, Shape};
 use crate::machine::Level;
 use crate::machine::isa::Isa;
-use crate::measure::bench::{Bench, Rig, Settings, measure_steady};
+use crate::measure::bench::{Bench, Measurement, Rig, Settings, measure_steady};
 use crate::measure::guard::{CoreGuard, Probe, Sharing, WAIT_BUDGET};
 use crate::measure::{campaign, interrupt, keep_faster};
 use crate::results::{Curve, CurvePoint, Flag, Roof};
@@ -200,11 +201,7 @@ fn measure_group(
         if ctx.until.is_some_and(|u| bench.now() >= u) {
             break;
         }
-        let mut ms = Vec::new();
-        for &bytes in task.sizes.iter().chain(&task.between) {
-            if interrupt::requested() {
-                return Ok(roofs);
-            }
+        let mut measure_size = |bytes: u64| -> Result<Measurement> {
             ctx.bar.set_message(format!(
                 "{} {} {} threads{}",
                 task.kernel.decl.name,
@@ -232,16 +229,45 @@ fn measure_group(
                 None => measure(bench),
             }
             .map_err(Error::Io)?;
-            ms.push(m);
             ctx.bar.inc(1);
+            Ok(m)
+        };
+        let mut ms = Vec::new();
+        for &bytes in task.sizes.iter().chain(&task.between) {
+            if interrupt::requested() {
+                return Ok(roofs);
+            }
+            ms.push(measure_size(bytes)?);
         }
         let between = ms.split_off(task.sizes.len());
+        let more = refinement(task, &ms);
+        ctx.bar.inc_length(more.len() as u64);
+        for bytes in more {
+            if interrupt::requested() {
+                return Ok(roofs);
+            }
+            ms.push(measure_size(bytes)?);
+        }
+        ms.sort_by_key(|m| m.bytes_per_thread);
         roofs.push((
             assemble::roof_of(task, &ms, ctx.uarch),
             assemble::curve_points(task, &ms, &between),
         ));
     }
     Ok(roofs)
+}
+
+/// The sizes a cache level's roof asks for beyond its range's, when its
+/// plateau is short ([`plateau::refine`]); none for memory, whose rate does
+/// not change with the size, for compute roofs and with `roof_from: median`.
+fn refinement(task: &RoofTask, ms: &[Measurement]) -> Vec<u64> {
+    if task.roof_from != RoofFrom::Plateau || task.level.is_none_or(|l| l.is_memory()) {
+        return Vec::new();
+    }
+    let per_cycle: Vec<f64> = ms.iter().map(Measurement::per_cycle).collect();
+    let sizes: Vec<u64> = ms.iter().map(|m| m.bytes_per_thread).collect();
+    plateau::plateau(&per_cycle, task.scope.cv_limit())
+        .map_or(Vec::new(), |p| plateau::refine(&sizes, &p))
 }
 
 /// The core guard of a set of roofs: probing with the FMA kernel of `isa`
@@ -362,6 +388,58 @@ mod tests {
         }
         // Every level's sizes, and some between each level and the next.
         assert!(sizes(1) >= 4 * 3 + 3, "{}", sizes(1));
+    }
+
+    #[test]
+    fn a_plateau_narrower_than_a_step_is_measured_between_and_gives_the_roof() {
+        // L2 loads as on Zen 5: 47 B/cycle to 450 KiB, 61 to 700, 57 beyond.
+        let todo: Vec<RoofTask> = tasks_with(
+            &machine(),
+            "isa: [scalar]\nmixes: [load]\nops: []\nlevels: [L2]\nthreads: [1]",
+        )
+        .into_iter()
+        .map(|t| RoofTask {
+            between: Vec::new(),
+            between_levels: Vec::new(),
+            ..t
+        })
+        .collect();
+        let rate = |b: u64| match b >> 10 {
+            0..=450 => 47.0,
+            451..=700 => 61.0,
+            _ => 57.0,
+        };
+        let mut rig = FakeRig::new(move |c| Outcome::steady(rate(c.bytes)));
+        let m = measure_all(&mut rig, &todo, settings(), None, &ProgressBar::hidden()).unwrap();
+        let r = &m.roofs[0];
+        // The range's 6 sizes (one of them, 506 KiB, in the window), then
+        // one between each pair around the short plateau: 411 and 623 KiB.
+        let asked: Vec<u64> = rig.measured().iter().map(|c| c.bytes >> 10).collect();
+        assert_eq!(asked.len(), 8, "{asked:?}");
+        assert_eq!(&asked[6..], [411, 623]);
+        assert!((r.per_cycle - 61.0).abs() < 1e-9, "{}", r.per_cycle);
+        assert_eq!(r.plateau, Some([506 << 10, 623 << 10]));
+        assert_eq!(r.sizes.len(), 8);
+        assert!(
+            m.curves[0]
+                .points
+                .iter()
+                .any(|p| p.bytes_per_thread == 623 << 10)
+        );
+        // With `roof_from: median`, no sizes beyond the range's (its sizes
+        // disagree, so it is measured again: at them too).
+        let median: Vec<RoofTask> = todo
+            .iter()
+            .map(|t| RoofTask {
+                roof_from: RoofFrom::Median,
+                ..t.clone()
+            })
+            .collect();
+        let mut rig = FakeRig::new(move |c| Outcome::steady(rate(c.bytes)));
+        measure_all(&mut rig, &median, settings(), None, &ProgressBar::hidden()).unwrap();
+        let calls = rig.measured();
+        assert!(calls.iter().all(|c| todo[0].sizes.contains(&c.bytes)));
+        assert_eq!(calls.len() % 6, 0);
     }
 
     #[test]

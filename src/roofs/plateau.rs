@@ -26,8 +26,9 @@ pub struct Plateau {
     pub first: usize,
     /// Last size of the plateau.
     pub last: usize,
-    /// The first size after it, when every larger size fell below it: the
-    /// level's effective capacity ends there.
+    /// The first size after it from which every larger size runs
+    /// [`KNEE_FALL`] or more below it: the level's effective capacity ends
+    /// there.
     pub knee: Option<usize>,
     /// Sizes apart from the plateau, with slower sizes between, reach it
     /// too: the sizes disagree (other work slowed some of them).
@@ -89,13 +90,36 @@ pub fn plateau(values: &[f64], tol: f64) -> Option<Plateau> {
         split,
         floor,
     };
-    let fell = values[last + 1..]
-        .iter()
-        .all(|&v| v < value(values, &p) * (1.0 - KNEE_FALL));
-    Some(Plateau {
-        knee: (last + 1 < n && fell).then_some(last + 1),
-        ..p
-    })
+    let cut = value(values, &p) * (1.0 - KNEE_FALL);
+    let knee = (last + 1..n).find(|&k| values[k..].iter().all(|&v| v < cut));
+    Some(Plateau { knee, ..p })
+}
+
+/// Fewer sizes than this in a plateau, of at least [`REFINE_FROM`] sizes,
+/// ask for more sizes around it ([`refine`]).
+pub const SHORT: usize = 3;
+
+/// Levels measured at fewer sizes (`--quick`) are not refined.
+pub const REFINE_FROM: usize = 4;
+
+/// Sizes to measure around a short plateau: the geometric middle of each
+/// pair of neighbouring sizes from the one before it to the one after it.
+/// A rate that holds over less than a step of the sizes (Zen 5's L2 loads
+/// at 512-640 KiB, a step of 1.5 x) then gets two sizes of its own, so the
+/// roof is what the level sustains there rather than the slower of its
+/// neighbours. `sizes` are ascending, one per value the plateau came from.
+pub fn refine(sizes: &[u64], p: &Plateau) -> Vec<u64> {
+    let n = sizes.len();
+    if n < REFINE_FROM || p.last - p.first + 1 >= SHORT {
+        return Vec::new();
+    }
+    let (lo, hi) = (p.first.saturating_sub(1), (p.last + 1).min(n - 1));
+    let mut out: Vec<u64> = (lo..hi)
+        .map(|i| crate::machine::sizing::geometric_middle(sizes[i], sizes[i + 1]))
+        .filter(|s| !sizes.contains(s))
+        .collect();
+    out.dedup();
+    out
 }
 
 /// The value of a roof over `values`: the median of its plateau's values
@@ -128,12 +152,49 @@ mod tests {
     }
 
     #[test]
+    fn a_plateau_narrower_than_a_step_gets_sizes_of_its_own() {
+        // Zen 5 L2 loads at the 6 sizes of its range: only 507 KiB falls in
+        // the 512-640 KiB window; the best pair holds the 768 KiB rate.
+        let k = |x: u64| x << 10;
+        let sizes = [k(96), k(145), k(220), k(334), k(507), k(768)];
+        let v = [46.9, 46.7, 47.7, 47.5, 60.3, 57.1];
+        let p = plateau(&v, 0.03).unwrap();
+        assert_eq!((p.first, p.last), (4, 5));
+        let more = refine(&sizes, &p);
+        assert_eq!(more, [k(411), k(624)]);
+        // Measured there (411 KiB: still below the cliff; 624: 61.0), the
+        // plateau is the two sizes inside the window.
+        let sizes = [
+            k(96),
+            k(145),
+            k(220),
+            k(334),
+            k(411),
+            k(507),
+            k(624),
+            k(768),
+        ];
+        let v = [46.9, 46.7, 47.7, 47.5, 48.0, 60.3, 61.0, 57.1];
+        let p = plateau(&v, 0.03).unwrap();
+        assert_eq!((p.first, p.last), (5, 6));
+        assert!((value(&v, &p) - 60.65).abs() < 1e-9);
+        // Two sizes, or a plateau of three: nothing to refine.
+        assert!(refine(&sizes[..2], &plateau(&v[..2], 0.03).unwrap()).is_empty());
+        let flat = [63.2, 63.7, 63.0, 63.5];
+        assert!(refine(&sizes[..4], &plateau(&flat, 0.03).unwrap()).is_empty());
+    }
+
+    #[test]
     fn a_knee_at_an_effective_capacity_is_left_out_and_found() {
         // A shared L3 on a busy host: full rate to 7 MiB, then less.
         let v = [118.9, 117.0, 115.3, 98.0, 81.2];
         let p = plateau(&v, 0.05).unwrap();
         assert_eq!((p.first, p.last, p.knee), (0, 2, Some(3)));
         assert!((value(&v, &p) - 117.0).abs() < 1e-9);
+        // A size a little below, then the fall: the knee is where it falls.
+        let v = [54.1, 54.2, 54.2, 54.0, 50.0, 30.3];
+        let p = plateau(&v, 0.05).unwrap();
+        assert_eq!((p.last, p.knee), (3, Some(5)));
         // A gentle slope past the plateau is no knee.
         let v = [28.5, 28.3, 27.0, 27.4, 26.5, 26.0];
         let p = plateau(&v, 0.03).unwrap();
