@@ -35,7 +35,7 @@ fn model(doc: &Document, p: &ValidationPoint, peak: f64, band: f64) -> f64 {
             peak,
             band,
             c.overlap(),
-            c.issue_ns_per_byte(unit, p.clock_ghz),
+            c.issue_ns_per_byte(unit, p.clock_ghz) / p.threads as f64,
         ),
         None => roofline::attainable(p.ai, peak, band),
     }

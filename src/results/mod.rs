@@ -230,7 +230,7 @@ impl CoIssue {
         (1.0 - (self.both_cycles - long) / short).clamp(0.0, 1.0)
     }
 
-    /// The core's own time to issue a byte of the memory units, ns, at
+    /// One thread's own time to issue a byte of the memory units, ns, at
     /// `clock_ghz`; `unit_bytes` are the bytes of one memory unit.
     pub fn issue_ns_per_byte(&self, unit_bytes: u64, clock_ghz: f64) -> f64 {
         self.memory_cycles / (f64::from(self.j) * unit_bytes as f64) / clock_ghz

@@ -46,7 +46,9 @@ pub fn evaluate(
                 peak,
                 band,
                 c.overlap(),
-                c.issue_ns_per_byte(sweep.kernel.decl.bytes_per_iter(), clock),
+                // Measured on one thread; each thread issues its own bytes.
+                c.issue_ns_per_byte(sweep.kernel.decl.bytes_per_iter(), clock)
+                    / sweep.threads as f64,
             ),
             None => roofline::attainable(ai, peak, band),
         };
@@ -103,4 +105,73 @@ pub fn evaluate(
         },
         pts,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::{Mix, Op, Precision, Shape};
+    use crate::machine::Level;
+    use crate::measure::fake::{CLOCK, Outcome};
+    use crate::validate::{Options, plan_sweeps};
+
+    #[test]
+    fn each_thread_issues_its_own_bytes_below_the_l1() {
+        // The Zen 5 fixture's L2 load sweep with 2 threads, and a core that
+        // never overlaps loads and FMAs, measured on one thread: its memory
+        // units at the 1-thread L1 rate.
+        let mut doc = crate::results::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/zen5-avx512.yaml"
+        )))
+        .unwrap();
+        doc.plan.threads = vec![2];
+        doc.plan.levels = vec![Level::L2];
+        let o = Options {
+            mixes: vec![Mix::Load],
+            ..Options::default()
+        };
+        let sw = plan_sweeps(&doc, &doc.machine.topology, &o).unwrap();
+        let s = &sw[0];
+        assert_eq!((s.threads, s.level), (2, Level::L2));
+        let unit = s.kernel.decl.bytes_per_iter() as f64;
+        let l1 = doc
+            .roofs
+            .iter()
+            .find(|r| r.level == Some(Level::L1) && r.mix == Some(Mix::Load) && r.threads == 1)
+            .unwrap()
+            .per_cycle;
+        let co = CoIssue {
+            isa: Isa::Avx512,
+            precision: Precision::Dp,
+            mix: Mix::Load,
+            op: Op::Fma,
+            j: 10,
+            k: 10,
+            memory_cycles: 10.0 * unit / l1,
+            fp_cycles: 10.0 * unit / l1,
+            both_cycles: 20.0 * unit / l1,
+        };
+        // A point at the L2 ridge, measured at 60 % of min(P, AI x B).
+        let shape = Shape { j: 1, k: 1 };
+        let ai = s.kernel.decl.intensity(shape);
+        let (p, b) = (s.fp_per_cycle * CLOCK, s.bw_per_cycle * CLOCK);
+        let m = Outcome::steady(0.6 * roofline::attainable(ai, p, b) / CLOCK).measurement(s.bytes);
+        let data = SweepData {
+            points: vec![(shape, m)],
+            before: None,
+            after: None,
+            kept_shared: vec![false],
+            sharing: Default::default(),
+        };
+        let (_, pts) = evaluate(s, Isa::Avx512, &data, Some(&co));
+        // Per flop: memory 1/(AI B), FP 1/P, and the issue at the 1-thread
+        // L1 rate on each of the 2 threads at once: half its time in all.
+        let issue = 1.0 / (l1 * CLOCK) / 2.0 / ai;
+        let (mem, fp) = (1.0 / (ai * b), 1.0 / p);
+        let core = fp.max(issue) + fp.min(issue);
+        let want = 1.0 / core.max(mem);
+        let got = pts[0].expected_gflop_per_s;
+        assert!((got - want).abs() < 1e-9 * want, "{got} against {want}");
+    }
 }

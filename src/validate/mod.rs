@@ -423,11 +423,11 @@ pub fn run_sweeps(
 }
 
 /// How far each validated kernel's memory and FP units overlap in one core:
-/// with one thread on a buffer of the 1-thread L1 roof's plateau, at the L1
-/// ridge (memory and FP units alone about as long), its memory units alone
-/// and both together are measured, its FP units alone taken from its FP
-/// roof. Kernels without the 1-thread L1 and FP roofs are left out (their
-/// sweeps expect full overlap).
+/// with one thread on the buffer of its L1 sweep of the fewest threads, at
+/// the L1 ridge (memory and FP units alone about as long), its memory units
+/// alone and both together are measured, its FP units alone taken from that
+/// sweep's FP roof per thread. Kernels without an L1 sweep are left out
+/// (their sweeps expect full overlap).
 pub fn measure_coissue(
     rig: &mut impl Rig,
     doc: &Document,
@@ -436,10 +436,11 @@ pub fn measure_coissue(
 ) -> Result<Vec<CoIssue>> {
     let isa = isa_of(doc)?;
     let mut todo: Vec<(Sweep, Shape)> = Vec::new();
-    for s in sweeps
-        .iter()
-        .filter(|s| s.threads == 1 && s.level == Level::L1)
-    {
+    // One per kernel, from its L1 sweep of the fewest threads: measured on
+    // one thread, against that sweep's roofs per thread.
+    let mut l1: Vec<&Sweep> = sweeps.iter().filter(|s| s.level == Level::L1).collect();
+    l1.sort_by_key(|s| s.threads);
+    for s in l1 {
         if todo
             .iter()
             .any(|(t, _)| (t.precision, t.op, t.mix) == (s.precision, s.op, s.mix))
@@ -477,7 +478,8 @@ pub fn measure_coissue(
                     j: shape.j,
                     k: shape.k,
                     memory_cycles,
-                    fp_cycles: s.kernel.decl.shaped_flops(*shape) as f64 / s.fp_per_cycle,
+                    fp_cycles: s.kernel.decl.shaped_flops(*shape) as f64
+                        / (s.fp_per_cycle / s.threads as f64),
                     both_cycles,
                 })
             })
@@ -626,21 +628,38 @@ mod tests {
         // units their FP roof's, but one after the other: every point runs
         // at the sum of both. Measured by the co-issue and expected so, the
         // sweep holds; min(P, AI x B) would put the points near the ridge
-        // at half their value.
-        let (mut doc, sw) = load_sweep();
+        // at half their value. With 2 threads alone too: the co-issue is
+        // measured on one, each thread issuing its own bytes.
+        for threads in [1, 2] {
+            serialized_core(threads);
+        }
+    }
+
+    fn serialized_core(threads: usize) {
+        let mut doc = fixture();
+        doc.plan.threads = vec![threads];
+        let o = Options {
+            mixes: vec![Mix::Load],
+            ..Options::default()
+        };
+        let sw = sweeps(&doc, &o);
+        assert_eq!(sw.len(), 1);
         let s = sw[0].clone();
         let unit_bytes = s.kernel.decl.bytes_per_iter() as f64;
+        let t = threads as f64;
         let mut rig = FakeRig::new(move |c| {
             let k = kernels::named(c.kernel).unwrap();
             let flops = k.decl.shaped_flops(c.shape) as f64;
-            let cycles =
-                f64::from(c.shape.j) * unit_bytes / s.bw_per_cycle + flops / s.fp_per_cycle;
+            // Each thread's cycles, at its share of the roofs.
+            let cycles = f64::from(c.shape.j) * unit_bytes / (s.bw_per_cycle / t)
+                + flops / (s.fp_per_cycle / t);
             Outcome {
                 cycles: Some(cycles),
-                ..Outcome::steady(flops / cycles)
+                ..Outcome::steady(c.threads as f64 * flops / cycles)
             }
         });
         let res = run_sweeps(&mut rig, &mut doc, &sw, &ProgressBar::hidden()).unwrap();
+        assert_eq!(rig.measured()[0].threads, 1, "the co-issue on one thread");
         let c = doc.coissue[0].clone();
         assert!(c.overlap() < 1e-6, "{c:?}");
         assert!(res[0].fit.median_abs_deviation < 1e-6, "{:?}", res[0].fit);
