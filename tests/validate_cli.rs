@@ -4,6 +4,7 @@
 mod common;
 use common::*;
 
+use carmbench::machine::isa::Isa;
 use carmbench::machine::{Level, Machine, Source};
 use carmbench::results::{self, Document, ValidationPoint};
 use carmbench::roofline;
@@ -72,6 +73,16 @@ fn run_validate_stores_a_full_sweep() {
         "{stdout}"
     );
     let doc = results::load(&dir.join("carm.yaml")).unwrap();
+    // Each sweep's summary and verdict, as printed.
+    assert_eq!(doc.sweeps.len(), 2, "L1 and L3");
+    for s in &doc.sweeps {
+        assert_eq!((s.isa, s.threads, s.points > 0), (Isa::Scalar, 1, true));
+        assert!(stdout.contains(&s.verdict.to_string()), "{stdout}");
+        assert_eq!(
+            s.points,
+            doc.validation.iter().filter(|p| p.level == s.level).count()
+        );
+    }
     // The co-issue of the one validated kernel, measured at L1.
     assert_eq!(doc.coissue.len(), 1, "{:?}", doc.coissue);
     assert!(doc.coissue[0].both_cycles >= doc.coissue[0].memory_cycles * 0.9);

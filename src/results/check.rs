@@ -5,7 +5,7 @@
 //! negative bandwidth or an infinite rate.
 
 use super::apps::{AppPoint, AppsFile, InstructionMix};
-use super::{CoIssue, Curve, Document, Roof, ValidationPoint};
+use super::{CoIssue, Curve, Document, Roof, SweepSummary, ValidationPoint};
 use crate::error::{Error, Result};
 use crate::kernels::Kind;
 use std::fmt::Display;
@@ -196,6 +196,34 @@ fn check_curve(doc: &str, c: &Curve) -> Result<()> {
     Ok(())
 }
 
+fn check_sweep(doc: &str, s: &SweepSummary) -> Result<()> {
+    let e = Entry::new(
+        doc,
+        format!(
+            "sweep {} {} {} {} {} thread(s)",
+            s.level, s.mix, s.op, s.isa, s.threads
+        ),
+        RESULTS_FIX,
+    );
+    e.at_least("threads", s.threads as u64, 1)?;
+    e.at_least("points", s.points as u64, 1)?;
+    e.positive("ridge", s.ridge)?;
+    e.non_negative("median_abs_deviation", s.median_abs_deviation)?;
+    e.positive("worst_ai", s.worst_ai)?;
+    e.finite("worst_deviation", s.worst_deviation)?;
+    e.positive("threshold", s.threshold)?;
+    for (f, v) in [
+        ("overlap", s.overlap),
+        ("moved", s.moved),
+        ("moved_during", s.moved_during),
+    ] {
+        if let Some(v) = v {
+            e.finite(f, v)?;
+        }
+    }
+    Ok(())
+}
+
 fn check_coissue(doc: &str, c: &CoIssue) -> Result<()> {
     let e = Entry::new(
         doc,
@@ -294,6 +322,9 @@ pub fn results(d: &Document, doc: &str) -> Result<()> {
     }
     for c in &d.coissue {
         check_coissue(doc, c)?;
+    }
+    for s in &d.sweeps {
+        check_sweep(doc, s)?;
     }
     Ok(())
 }
@@ -537,6 +568,33 @@ mod tests {
         let mut bad = d.clone();
         bad.curves[0].points[0].gb_per_s = f64::NAN;
         assert!(err(&bad).contains("curve load avx2 1 thread(s): points.gb_per_s is NaN"));
+        let sweep = SweepSummary {
+            level: Level::L1,
+            isa: Isa::Avx2,
+            precision: Precision::Dp,
+            threads: 1,
+            mix: Mix::TwoLdOneSt,
+            op: Op::Fma,
+            ridge: 0.25,
+            points: 14,
+            sloped: 5,
+            flat: 9,
+            median_abs_deviation: 0.02,
+            worst_ai: 0.03125,
+            worst_deviation: 0.12,
+            overlap: Some(0.38),
+            moved: None,
+            moved_during: None,
+            threshold: 0.1,
+            verdict: crate::validate::verdict::Verdict::Holds,
+        };
+        d.sweeps = vec![sweep];
+        results(&d, "f").unwrap();
+        let mut bad = d.clone();
+        bad.sweeps[0].median_abs_deviation = f64::INFINITY;
+        assert!(
+            err(&bad).contains("sweep L1 2ld1st fma avx2 1 thread(s): median_abs_deviation is inf")
+        );
         let mut bad = d.clone();
         bad.coissue[0].both_cycles = -1.0;
         assert!(err(&bad).contains("coissue 2ld1st fma avx2 dp: both_cycles is -1"));

@@ -15,10 +15,12 @@ use crate::measure::clock::ClockReport;
 use crate::output::Format;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+pub use sweep::SweepSummary;
 
 pub mod apps;
 pub mod check;
 pub mod flag;
+pub mod sweep;
 pub mod view;
 
 pub use flag::Flag;
@@ -204,6 +206,9 @@ pub struct Document {
     /// kernel (measured by `validate`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub coissue: Vec<CoIssue>,
+    /// Each validation sweep's summary and verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sweeps: Vec<SweepSummary>,
 }
 
 /// Overlaps below this are partial: a finding, and an expected value that
@@ -401,6 +406,7 @@ impl Document {
             validation: Vec::new(),
             curves: Vec::new(),
             coissue: Vec::new(),
+            sweeps: Vec::new(),
         }
     }
 
@@ -410,6 +416,13 @@ impl Document {
         self.validation
             .retain(|old| !fresh.iter().any(|p| p.same_sweep(old)));
         self.validation.extend(fresh);
+    }
+
+    /// Keep `fresh` sweep summaries, replacing those of the same sweeps.
+    pub fn replace_sweeps(&mut self, fresh: Vec<SweepSummary>) {
+        self.sweeps
+            .retain(|old| !fresh.iter().any(|s| s.same_sweep(old)));
+        self.sweeps.extend(fresh);
     }
 
     /// The thread counts its roofs were measured with, ascending.
@@ -553,6 +566,61 @@ mod tests {
         assert_eq!(back.curves, d.curves);
         assert_eq!(back.coissue, d.coissue);
         assert_eq!(back.roofs, d.roofs);
+    }
+
+    #[test]
+    fn sweep_verdicts_round_trip_an_unknown_overlap_too() {
+        use crate::validate::verdict::{Cause, Verdict};
+        let mut d = parse(
+            include_str!("../../tests/fixtures/zen5-avx512.yaml"),
+            "zen5",
+        )
+        .unwrap();
+        let s = SweepSummary {
+            level: Level::L2,
+            isa: Isa::Avx512,
+            precision: Precision::Dp,
+            threads: 2,
+            mix: Mix::TwoLdOneSt,
+            op: Op::Fma,
+            ridge: 0.5,
+            points: 13,
+            sloped: 6,
+            flat: 7,
+            median_abs_deviation: 0.2,
+            worst_ai: 0.5,
+            worst_deviation: -0.4,
+            overlap: None,
+            moved: Some(0.02),
+            moved_during: None,
+            threshold: 0.1,
+            verdict: Verdict::Fails(Cause::PartialOverlap { overlap: f64::NAN }),
+        };
+        d.replace_sweeps(vec![s.clone()]);
+        for text in [
+            serde_yaml::to_string(&d).unwrap(),
+            serde_json::to_string(&d).unwrap(),
+        ] {
+            let back = parse(&text, "again").unwrap();
+            let Verdict::Fails(Cause::PartialOverlap { overlap }) = back.sweeps[0].verdict else {
+                panic!("{:?}", back.sweeps[0].verdict);
+            };
+            assert!(overlap.is_nan());
+            assert_eq!(back.sweeps[0].moved, Some(0.02));
+            assert!(
+                back.sweeps[0]
+                    .verdict
+                    .to_string()
+                    .starts_with("FAILED: points near the ridge")
+            );
+        }
+        // A second validation replaces the sweep's summary.
+        d.replace_sweeps(vec![SweepSummary {
+            verdict: Verdict::Holds,
+            ..s
+        }]);
+        assert_eq!(d.sweeps.len(), 1);
+        assert_eq!(d.sweeps[0].verdict, Verdict::Holds);
     }
 
     #[test]

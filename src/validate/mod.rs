@@ -23,7 +23,7 @@ use crate::measure::bench::{Rig, Settings, measure_steady};
 use crate::measure::guard::Sharing;
 use crate::measure::pool::Cores;
 use crate::measure::{campaign, interrupt};
-use crate::results::{CoIssue, Document, Roof};
+use crate::results::{CoIssue, Document, Roof, SweepSummary};
 use fit::Fit;
 use indicatif::ProgressBar;
 use std::time::Duration;
@@ -182,6 +182,32 @@ impl LevelResult {
             }),
         };
         verdict::verdict(&self.fit, threshold, ctx)
+    }
+
+    /// What the results keep of it: its table row and verdict at
+    /// `threshold` among `all`.
+    pub fn summary(&self, all: &[LevelResult], threshold: f64) -> SweepSummary {
+        let f = &self.fit;
+        SweepSummary {
+            level: self.level,
+            isa: self.isa,
+            precision: self.precision,
+            threads: self.threads,
+            mix: self.mix,
+            op: self.op,
+            ridge: self.ridge,
+            points: f.n,
+            sloped: f.sloped,
+            flat: f.flat,
+            median_abs_deviation: f.median_abs_deviation,
+            worst_ai: f.worst.0,
+            worst_deviation: f.worst.1,
+            overlap: f.overlap.is_finite().then_some(f.overlap),
+            moved: self.moved,
+            moved_during: self.moved_during,
+            threshold,
+            verdict: self.verdict(all, threshold),
+        }
     }
 }
 
@@ -350,6 +376,7 @@ pub fn validate_doc(
     let mut rig = Cores::new(&machine.core_first_pu);
     let out = run_sweeps(&mut rig, doc, &sweeps, &bar)?;
     bar.finish_and_clear();
+    doc.replace_sweeps(out.iter().map(|r| r.summary(&out, o.threshold)).collect());
     Ok(out)
 }
 

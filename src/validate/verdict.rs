@@ -4,6 +4,7 @@
 use super::fit::Fit;
 use crate::measure::guard::SHARED_BELOW;
 use crate::measure::steal;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// What a sweep ran under, beside its points: what [`likely_cause`] weighs.
@@ -36,10 +37,14 @@ pub struct Context {
 pub const SHARED_FLAT: f64 = 0.3;
 
 /// Why a sweep failed. Each prints as the sentence a user reads.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "cause", rename_all = "snake_case")]
 pub enum Cause {
-    /// The host took this share of the CPUs' time during points.
-    Steal(f64),
+    /// The host took some of the CPUs' time during points.
+    Steal {
+        /// The largest share of a point's time it took.
+        share: f64,
+    },
     /// Points were kept while the threads shared a physical core.
     SharedPoints {
         /// Points kept so.
@@ -61,17 +66,20 @@ pub enum Cause {
     /// A storing mix fell short where the load mix held.
     StoresBesideFp {
         /// Median overlap near the ridge.
+        #[serde(with = "crate::results::sweep::nan")]
         overlap: f64,
     },
     /// Memory and FP work serialize near the ridge of a level off the
     /// core: too few misses in flight.
     LatencyBound {
         /// Median overlap near the ridge.
+        #[serde(with = "crate::results::sweep::nan")]
         overlap: f64,
     },
     /// Memory and FP work serialize near the ridge of the core's own level.
     NoOverlap {
         /// Median overlap near the ridge.
+        #[serde(with = "crate::results::sweep::nan")]
         overlap: f64,
         /// The mix stores.
         stores: bool,
@@ -79,6 +87,7 @@ pub enum Cause {
     /// Points near the ridge low, far ones right: partial overlap.
     PartialOverlap {
         /// Median overlap near the ridge.
+        #[serde(with = "crate::results::sweep::nan")]
         overlap: f64,
     },
     /// Points above the memory roof.
@@ -98,6 +107,7 @@ pub enum Cause {
     /// The deviation is at the ridge itself.
     AtRidge {
         /// Median overlap near the ridge.
+        #[serde(with = "crate::results::sweep::nan")]
         overlap: f64,
     },
 }
@@ -109,7 +119,7 @@ impl fmt::Display for Cause {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let pct = |x: f64| x * 100.0;
         match *self {
-            Cause::Steal(s) => write!(
+            Cause::Steal { share: s } => write!(
                 f,
                 "the host took up to {:.0}% of these CPUs' time during points of this sweep (steal, /proc/stat), which ran slow for it; run again when the host leaves the CPUs alone",
                 pct(s)
@@ -197,7 +207,8 @@ impl fmt::Display for Cause {
 }
 
 /// A sweep's verdict at a threshold.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "verdict", content = "why", rename_all = "snake_case")]
 pub enum Verdict {
     /// Its median |deviation| is within the threshold.
     Holds,
@@ -227,7 +238,7 @@ pub fn verdict(fit: &Fit, threshold: f64, c: Context) -> Verdict {
 /// first (steal, shared cores), then how its points sit.
 pub fn likely_cause(f: &Fit, threshold: f64, c: Context) -> Cause {
     if c.steal > steal::LIMIT {
-        return Cause::Steal(c.steal);
+        return Cause::Steal { share: c.steal };
     }
     if c.shared_points.0 > 0 && c.rest_held {
         return Cause::SharedPoints {
@@ -381,8 +392,12 @@ mod tests {
             }
         );
         let stolen = Context { steal: 0.45, ..two };
-        assert_eq!(likely_cause(&f, 0.1, stolen), Cause::Steal(0.45));
-        assert!(Cause::Steal(0.45).to_string().contains("took up to 45%"));
+        assert_eq!(likely_cause(&f, 0.1, stolen), Cause::Steal { share: 0.45 });
+        assert!(
+            Cause::Steal { share: 0.45 }
+                .to_string()
+                .contains("took up to 45%")
+        );
         let kept = Context {
             shared_points: (3, 7),
             ..two
