@@ -11,6 +11,12 @@ fn fixture() -> Document {
     results::load(Path::new(FIXTURE)).unwrap()
 }
 
+/// An SVG chart's drawing and its tooltips (drawn last, over it).
+fn split_tips(svg: &str) -> (&str, &str) {
+    svg.split_once("<g class=\"tips\"")
+        .expect("an SVG chart has its tooltips")
+}
+
 fn save(doc: &Document, path: &Path) {
     std::fs::write(path, serde_yaml::to_string(doc).unwrap()).unwrap();
 }
@@ -21,7 +27,8 @@ fn svg_holds_every_roof_label_and_value() {
     let svg = dir.join("c.svg");
     let out = carmbench(&["plot", FIXTURE, "-o", svg.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = std::fs::read_to_string(&svg).unwrap();
+    let whole = std::fs::read_to_string(&svg).unwrap();
+    let (text, tips) = split_tips(&whole);
     let doc = fixture();
     let mut n = 0;
     for r in &doc.roofs {
@@ -39,6 +46,18 @@ fn svg_holds_every_roof_label_and_value() {
             None => format!(": {value} GFLOP/s"),
         };
         assert!(text.contains(&label), "'{label}' in the SVG");
+        // Its tooltip: value, per cycle, % of limit.
+        let unit = if r.level.is_some() { "GB/s" } else { "GFLOP/s" };
+        let tip = format!(
+            "<title>{} {}: {value} {unit}, {:.2} ",
+            r.label(),
+            r.isa,
+            r.per_cycle
+        );
+        assert!(tips.contains(&tip), "{tip}");
+        if let Some(p) = r.percent_of_theoretical {
+            assert!(tips.contains(&format!("{p:.1}% of limit")), "{p}");
+        }
         assert!(
             text.contains(&format!("{:.1} ", r.per_cycle)),
             "per-cycle value of {}",
@@ -233,12 +252,27 @@ fn validation_points_of_each_thread_count_have_their_own_marker() {
         args.extend_from_slice(extra);
         let out = carmbench(&args);
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        let text = std::fs::read_to_string(&svg).unwrap();
+        let whole = std::fs::read_to_string(&svg).unwrap();
+        let (text, tips) = split_tips(&whole);
         let n = (
             text.matches("<circle").count(),
             text.matches("<rect").count(),
         );
-        (text, n)
+        // A tooltip per validation point shown.
+        for p in doc
+            .validation
+            .iter()
+            .filter(|p| extra.is_empty() || p.threads == 1)
+        {
+            assert!(
+                tips.contains(&format!(
+                    "at {:.3} flop/byte: {:.1} GFLOP/s",
+                    p.ai, p.gflop_per_s
+                )),
+                "{p:?}"
+            );
+        }
+        (text.to_string(), n)
     };
     let (_, (c0, r0)) = plot(&doc, &[]);
     doc.validation = vec![point(1, 0.5), point(1, 1.0), point(2, 0.5)];
@@ -326,7 +360,8 @@ fn plot_curve_draws_the_curve_its_caches_and_roofs_or_says_there_is_none() {
         svg.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let text = std::fs::read_to_string(&svg).unwrap();
+    let whole = std::fs::read_to_string(&svg).unwrap();
+    let (text, tips) = split_tips(&whole);
     assert!(text.contains("Memory curve"), "title");
     // Every cache hwloc reported, by name and size.
     for c in &doc.machine.topology.caches {
@@ -342,5 +377,8 @@ fn plot_curve_draws_the_curve_its_caches_and_roofs_or_says_there_is_none() {
         .filter(|r| r.threads == 1 && r.isa == isa && r.level.is_some() && !r.sizes.is_empty())
         .count();
     assert_eq!(text.matches("stroke-width=\"6\"").count(), roofs);
+    // A tooltip per size and per roof bar.
+    assert_eq!(tips.matches("<title>").count(), n + roofs);
+    assert!(tips.contains(" per thread (L1): "), "{tips}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -3,6 +3,7 @@
 //! and each roof drawn over the sizes it came from.
 
 use super::geometry::{decade_ceil, decade_floor};
+use super::tips::{self, Tip};
 use super::{FONT, LABEL_PX, dash, draw_box, draw_px_line, draw_text, level_colour, palette};
 use crate::error::{Error, Result};
 use crate::kernels::{Kind, Mix};
@@ -81,26 +82,32 @@ impl<'a> CurveChart<'a> {
 
     /// Draw into `path` (.svg or .png).
     pub fn render(&self, path: &Path) -> Result<()> {
+        if super::is_svg(path) {
+            return crate::results::write_atomic(path, &self.svg()?);
+        }
         super::draw_to_file!(path, |root| self.draw(&root))
     }
 
-    /// Draw as SVG text.
+    /// Draw as SVG text, each size and roof with its tooltip.
     pub fn svg(&self) -> Result<String> {
+        let _ = super::font::ensure();
         let mut out = String::new();
-        {
+        let tips = {
             let root = SVGBackend::with_string(&mut out, super::SIZE).into_drawing_area();
-            self.draw(&root)
+            let tips = self
+                .draw(&root)
                 .map_err(|e| Error::Io(format!("cannot draw the memory curve: {e}")))?;
             root.present()
                 .map_err(|e| Error::Io(format!("cannot draw the memory curve: {e}")))?;
-        }
-        Ok(out)
+            tips
+        };
+        Ok(tips::add(&out, &tips))
     }
 
     fn draw<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
-    ) -> std::result::Result<(), String>
+    ) -> std::result::Result<Vec<Tip>, String>
     where
         DB::ErrorType: 'static,
     {
@@ -185,19 +192,33 @@ impl<'a> CurveChart<'a> {
         }
         // The curves, then each roof over the sizes it came from.
         let series = |threads: usize| self.threads.iter().position(|t| *t == threads).unwrap_or(0);
+        let mut tips = Vec::new();
         for c in &self.curves {
             let colour = mix_colour(c.mix);
-            let px: Vec<(i32, i32)> = c
-                .points
+            let shown: Vec<_> = c.points.iter().filter(|p| p.gb_per_s > 0.0).collect();
+            let px: Vec<(i32, i32)> = shown
                 .iter()
-                .filter(|p| p.gb_per_s > 0.0)
                 .map(|p| chart.backend_coord(&(p.bytes_per_thread as f64, p.gb_per_s)))
                 .collect();
             for w in px.windows(2) {
                 draw_px_line(root, w[0], w[1], colour, dash(series(c.threads))).map_err(e)?;
             }
-            for &p in &px {
+            for (&p, pt) in px.iter().zip(&shown) {
                 root.draw(&Circle::new(p, 4, colour.filled())).map_err(e)?;
+                tips.push(Tip::dot(
+                    p,
+                    4,
+                    format!(
+                        "{} {}, {} thread(s), {} per thread ({}): {:.1} GB/s, {:.2} B/cycle",
+                        self.isa,
+                        c.mix,
+                        c.threads,
+                        human_bytes(pt.bytes_per_thread),
+                        pt.level,
+                        pt.gb_per_s,
+                        pt.per_cycle
+                    ),
+                ));
             }
         }
         for r in self.roofs() {
@@ -217,6 +238,18 @@ impl<'a> CurveChart<'a> {
             let style = mix_colour(mix).stroke_width(6);
             root.draw(&PathElement::new(vec![p0, p1], style))
                 .map_err(e)?;
+            tips.push(Tip::line(
+                p0,
+                p1,
+                format!(
+                    "{level} {mix} roof, {} thread(s): {:.1} GB/s, {:.2} B/cycle, from {} to {} per thread",
+                    r.threads,
+                    r.value(),
+                    r.per_cycle,
+                    human_bytes(a),
+                    human_bytes(b)
+                ),
+            ));
             root.draw(&PathElement::new(
                 vec![p0, p1],
                 level_colour(level).stroke_width(2),
@@ -263,6 +296,6 @@ impl<'a> CurveChart<'a> {
             )
             .map_err(e)?;
         }
-        Ok(())
+        Ok(tips)
     }
 }

@@ -6,6 +6,7 @@ pub mod font;
 pub mod geometry;
 pub mod labels;
 pub mod quadrant;
+pub mod tips;
 
 use crate::error::{Error, Result};
 use crate::kernels::{Kind, Mix, Op, Precision};
@@ -21,6 +22,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
+use tips::Tip;
 
 /// What to draw (None: the default).
 #[derive(Debug, Clone, Default)]
@@ -438,19 +440,33 @@ pub(crate) use draw_to_file;
 
 /// Draw `sel` into `path` (.svg or .png).
 pub fn render(sel: &Selection, path: &Path) -> Result<()> {
+    if is_svg(path) {
+        return crate::results::write_atomic(path, &svg(sel)?);
+    }
     draw_to_file!(path, |root| draw(sel, &root))
 }
 
-/// Draw `sel` as SVG text (to inline in a page).
+/// Whether `path` names an SVG file: SVG charts are written as text, with
+/// their tooltips.
+pub(crate) fn is_svg(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+}
+
+/// Draw `sel` as SVG text, each roof and point with its tooltip.
 pub fn svg(sel: &Selection) -> Result<String> {
+    // Laid out with the font PNG uses when there is one, as before.
+    let _ = font::ensure();
     let mut out = String::new();
-    {
+    let tips = {
         let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
-        draw(sel, &root).map_err(|e| Error::Io(format!("cannot draw the chart: {e}")))?;
+        let tips =
+            draw(sel, &root).map_err(|e| Error::Io(format!("cannot draw the chart: {e}")))?;
         root.present()
             .map_err(|e| Error::Io(format!("cannot draw the chart: {e}")))?;
-    }
-    Ok(out)
+        tips
+    };
+    Ok(tips::add(&out, &tips))
 }
 
 /// Draw `carm.svg` and `carm.png` of `doc` beside `results_path`, with the
@@ -489,7 +505,7 @@ pub fn write_beside(doc: &Document, results_path: &Path) -> (Vec<std::path::Path
 fn draw<DB: DrawingBackend>(
     sel: &Selection,
     root: &DrawingArea<DB, Shift>,
-) -> std::result::Result<(), String>
+) -> std::result::Result<Vec<Tip>, String>
 where
     DB::ErrorType: 'static,
 {
@@ -543,6 +559,14 @@ where
     let mut flats = Vec::new();
     let mut slopes = Vec::new();
     let mut ridges = Vec::new();
+    let mut tips = Vec::new();
+    let tag = |si: usize| {
+        if sel.series.len() > 1 {
+            format!(" [{}]", sel.series[si].label)
+        } else {
+            String::new()
+        }
+    };
     for (si, s) in sel.series.iter().enumerate() {
         let bw: Vec<f64> = s.bandwidth.iter().map(Roof::value).collect();
         let pk: Vec<f64> = s.compute.iter().map(Roof::value).collect();
@@ -554,8 +578,20 @@ where
             draw_px_line(root, p0, p1, c, dash(si)).map_err(e)?;
             placer.line((p0, p1));
             slopes.push((si, r, c));
+            tips.push(Tip::line(p0, p1, format!("{}{}", roof_tip(r), tag(si))));
             if let Some(rp) = l.ridge {
-                ridges.push((chart.backend_coord(&rp), c));
+                let q = chart.backend_coord(&rp);
+                ridges.push((q, c));
+                tips.push(Tip::dot(
+                    q,
+                    6,
+                    format!(
+                        "ridge of {} and the top FP roof: {:.3} flop/byte{}",
+                        r.label(),
+                        rp.0,
+                        tag(si)
+                    ),
+                ));
             }
         }
         for (r, l) in s.compute.iter().zip(flat) {
@@ -565,6 +601,7 @@ where
             draw_px_line(root, p0, p1, c, dash(si)).map_err(e)?;
             placer.line((p0, p1));
             flats.push((si, r, c, p0, p1));
+            tips.push(Tip::line(p0, p1, format!("{}{}", roof_tip(r), tag(si))));
         }
     }
     // Markers over every line: ridge points, then validation points.
@@ -589,6 +626,21 @@ where
             let p = chart.backend_coord(&(v.ai, v.gflop_per_s));
             draw_point(root, p, si, level_colour(v.level)).map_err(e)?;
             placer.mark(p, 5);
+            tips.push(Tip::dot(
+                p,
+                5,
+                format!(
+                    "{} {} {} at {:.3} flop/byte: {:.1} GFLOP/s, expected {:.1} ({:+.1}%){}",
+                    v.level,
+                    v.mix,
+                    v.op,
+                    v.ai,
+                    v.gflop_per_s,
+                    v.expected_gflop_per_s,
+                    100.0 * v.deviation,
+                    tag(si)
+                ),
+            ));
         }
     }
     // Applications, coloured by the level bounding them (first series' roofs).
@@ -609,7 +661,11 @@ where
             root.draw(&TriangleMarker::new(p, 7, c.filled()))
                 .map_err(e)?;
             placer.mark(p, 10);
-            app_marks.push((p, format!("{} ({:.2} flop/B, {:.1} GFLOP/s)", a.name, x, y)));
+            let text = format!("{} ({:.2} flop/B, {:.1} GFLOP/s)", a.name, x, y);
+            let bound = bounding_level(x, y, &levels, top)
+                .map_or(String::new(), |l| format!(", under the {l} roof"));
+            tips.push(Tip::dot(p, 10, format!("{text}{bound}")));
+            app_marks.push((p, text));
         }
     }
 
@@ -829,7 +885,25 @@ where
             }
         }
     }
-    Ok(())
+    Ok(tips)
+}
+
+/// A roof's tooltip: its value, per cycle and % of its limit.
+fn roof_tip(r: &Roof) -> String {
+    let (unit, per) = if r.kind == Kind::Bandwidth {
+        ("GB/s", "B/cycle")
+    } else {
+        ("GFLOP/s", "flop/cycle")
+    };
+    format!(
+        "{} {}: {:.1} {unit}, {:.2} {per}{}",
+        r.label(),
+        r.isa,
+        r.value(),
+        r.per_cycle,
+        r.percent_of_theoretical
+            .map_or(String::new(), |p| format!(", {p:.1}% of limit"))
+    )
 }
 
 /// What a legend line shows beside its text.
