@@ -45,6 +45,7 @@ fn variant(v: &str) -> String {
 /// that need a missing part are ignored, with the reason, not passed.
 fn detect_test_parts() {
     println!("cargo::rustc-check-cfg=cfg(has_qemu)");
+    println!("cargo::rustc-check-cfg=cfg(has_chromium)");
     println!("cargo::rerun-if-env-changed=PATH");
     let on_path = |name: &str| {
         std::env::var_os("PATH").and_then(|p| {
@@ -59,6 +60,12 @@ fn detect_test_parts() {
         if help.is_ok_and(|h| String::from_utf8_lossy(&h.stdout).contains("-plugin")) {
             println!("cargo::rustc-cfg=has_qemu");
         }
+    }
+    // The report's browser tests drive Debian's chromium through chromedriver.
+    if let (Some(c), Some(d)) = (on_path("chromium"), on_path("chromedriver")) {
+        println!("cargo::rerun-if-changed={}", c.display());
+        println!("cargo::rerun-if-changed={}", d.display());
+        println!("cargo::rustc-cfg=has_chromium");
     }
 }
 

@@ -26,6 +26,8 @@ pub enum Command {
     Run(RunArgs),
     /// Draw the CARM chart of one or more results files (SVG or PNG).
     Plot(PlotArgs),
+    /// Write the HTML report of one or more results files (carm.html).
+    Report(ReportArgs),
     /// Run variable-intensity kernels against every roof of a results file.
     Validate(ValidateArgs),
     /// Place an application (and its marked regions) on the chart: count or time it.
@@ -145,6 +147,20 @@ pub struct ValidateArgs {
     /// A level fails when its median |deviation| exceeds this many percent.
     #[arg(long, default_value_t = 10.0)]
     pub threshold: f64,
+}
+
+/// `carmbench report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Results files (carm.yaml or carm.json); several are compared, ratios to the first.
+    #[arg(required = true, value_name = "RESULTS")]
+    pub results: Vec<PathBuf>,
+    /// The page [default: carm.html beside the first results file].
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Application points to place (an apps file from `carmbench profile` or written by hand).
+    #[arg(long, value_name = "APPS.yaml")]
+    pub apps: Option<PathBuf>,
 }
 
 /// `carmbench plot`.
@@ -325,6 +341,7 @@ fn run(cli: Cli) -> crate::Result<()> {
         Command::Kernel(a) => commands::kernel::run(&a),
         Command::Run(a) => commands::run::run(&a),
         Command::Plot(a) => commands::plot::run(&a),
+        Command::Report(a) => commands::report::run(&a),
         Command::Validate(a) => commands::validate::run(&a),
         Command::Profile(a) => commands::profile::run(&a),
         Command::Compare(a) => commands::compare::run(&a),

@@ -11,8 +11,8 @@
 //! - [`validate`]: variable-intensity sweeps against the roofs;
 //! - [`results`]: the versioned results document and the apps file;
 //! - [`roofline`]: the model's arithmetic, shared by everything below;
-//! - [`chart`], [`compare`], [`profile`]: what reads the results;
-//! - [`output`]: tables and documents as text, YAML, JSON, CSV, Markdown;
+//! - [`chart`], [`compare`], [`profile`], [`report`]: what reads the results;
+//! - [`output`]: tables and documents as text, YAML, JSON, CSV, Markdown, HTML;
 //! - [`cli`], [`commands`]: argument parsing and the subcommands;
 //! - [`error`], [`units`]: one error type; byte counts as text.
 
@@ -29,6 +29,7 @@ pub mod machine;
 pub mod measure;
 pub mod output;
 pub mod profile;
+pub mod report;
 pub mod results;
 pub mod roofline;
 pub mod roofs;

@@ -48,9 +48,17 @@ fn quick_run_writes_a_versioned_document() {
     for r in &doc.roofs {
         assert!(r.per_cycle > 0.0 && r.median > 0.0, "{r:?}");
         assert!(r.clock_ghz > 0.5, "{r:?}");
-        // One size per level (--quick): the roof is that size's value.
-        if let [size] = r.sizes.as_slice() {
-            assert_eq!(size.value, r.value(), "{r:?}");
+        // Two sizes per level (--quick), the roof at its plateau among them.
+        if r.level.is_some() {
+            assert_eq!(r.sizes.len(), 2, "{r:?}");
+            let v: Vec<f64> = r.sizes.iter().map(|s| s.value).collect();
+            assert!(
+                r.value() >= v[0].min(v[1]) && r.value() <= v[0].max(v[1]),
+                "{r:?}"
+            );
+            let [lo, hi] = r.plateau.expect("a plateau");
+            assert!(r.sizes.iter().any(|s| s.bytes_per_thread == lo));
+            assert!(r.sizes.iter().any(|s| s.bytes_per_thread == hi));
         }
         // A % of the limit exactly where this CPU's row of the limits table
         // gives one (none on a CPU the table does not list).
@@ -72,6 +80,12 @@ fn quick_run_writes_a_versioned_document() {
             assert!((p - 100.0 * r.per_cycle / t).abs() < 1e-9);
         }
     }
+    // The memory curve of each ISA and mix, and the page beside the results.
+    assert_eq!(doc.curves.len(), isas * 2, "{:?}", doc.curves);
+    for f in ["carm.svg", "carm-curve.svg", "carm.html"] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    assert!(stdout.contains("carm.html"), "{stdout}");
     // Also JSON on request, next to the YAML.
     let out = carmbench(&[
         "run",

@@ -35,6 +35,14 @@ pub enum RoofFrom {
 }
 
 impl RoofFrom {
+    /// Its name in plans.
+    pub fn name(self) -> &'static str {
+        match self {
+            RoofFrom::Plateau => "plateau",
+            RoofFrom::Median => "median",
+        }
+    }
+
     /// What results written before the choice existed used.
     pub fn earlier() -> RoofFrom {
         RoofFrom::Median

@@ -3,6 +3,7 @@
 //! the flags that need one.
 
 use crate::kernels::Kernel;
+use crate::machine::Level;
 use crate::results::{Document, Flag};
 use crate::units::human_bytes;
 use std::fmt::Write as _;
@@ -110,6 +111,20 @@ pub fn knees(doc: &Document) -> String {
             .find(|t| t.threads == r.threads)
             .and_then(|t| t.levels.iter().find(|l| l.level == level))
             .and_then(|l| l.share_bytes);
+        // A cache of one core's own holds less than its size for the code,
+        // stack and page tables beside the buffer, and for how its sets fill.
+        let shared = doc
+            .machine
+            .topology
+            .caches
+            .iter()
+            .find(|c| Level::cache(c.depth) == level)
+            .is_some_and(|c| c.cores_sharing > 1);
+        let why = if shared {
+            "other cores or guests use it too"
+        } else {
+            "other data and uneven filling of its sets take room"
+        };
         let _ = writeln!(
             s,
             "{level}, {} thread(s): the rate holds to {} per thread and falls from {}{}; the roofs leave the larger sizes out",
@@ -117,7 +132,7 @@ pub fn knees(doc: &Document) -> String {
             human_bytes(end),
             human_bytes(knee),
             share.map_or(String::new(), |b| format!(
-                " (hwloc's share: {}, less in effect: other cores or guests use it)",
+                " (hwloc's share: {}, less in effect: {why})",
                 human_bytes(b)
             )),
         );
@@ -163,8 +178,20 @@ mod tests {
         let k = knees(&d);
         assert_eq!(k.lines().count(), 2, "1 and 2 threads: {k}");
         assert!(
-            k.contains("L3, 1 thread(s): the rate holds to 7 MiB per thread and falls from 12 MiB (hwloc's share: 32 MiB"),
+            k.contains("L3, 1 thread(s): the rate holds to 7 MiB per thread and falls from 12 MiB (hwloc's share: 32 MiB, less in effect: other cores or guests use it too)"),
             "{k}"
+        );
+        // A cache of each core's own: other reasons.
+        let mut l2 = d.clone();
+        for r in l2.roofs.iter_mut().filter(|r| r.level == Some(Level::L2)) {
+            r.plateau = Some([96 << 10, 512 << 10]);
+            r.knee_bytes = Some(768 << 10);
+        }
+        assert!(
+            knees(&l2)
+                .contains("less in effect: other data and uneven filling of its sets take room"),
+            "{}",
+            knees(&l2)
         );
         // One mix of three alone is not the level's capacity.
         for r in d.roofs.iter_mut().skip(1) {

@@ -121,3 +121,99 @@ pub fn regions_static_lib() -> PathBuf {
     P.get_or_init(|| workspace_artifact("carmbench-regions", "regions", "libcarmbench_regions.a"))
         .clone()
 }
+
+/// The fixture with what a run and a validation of this version add: a
+/// memory curve per ISA and mix (from its roofs' sizes), the co-issue of the
+/// 2LD1ST kernel and each validated level's summary, one of them failed.
+pub fn rich_fixture() -> carmbench::results::Document {
+    use carmbench::kernels::{Mix, Op, Precision};
+    use carmbench::results::{CoIssue, Curve, CurvePoint, SweepSummary};
+    use carmbench::validate::verdict::{Cause, Verdict};
+    let mut d = carmbench::results::load(Path::new(FIXTURE)).unwrap();
+    for r in d
+        .roofs
+        .iter()
+        .filter(|r| r.level.is_some() && !r.sizes.is_empty())
+    {
+        let (isa, mix, threads) = (r.isa, r.mix.unwrap(), r.threads);
+        let points = r.sizes.iter().map(|s| CurvePoint {
+            bytes_per_thread: s.bytes_per_thread,
+            gb_per_s: s.median,
+            per_cycle: s.median / r.clock_ghz,
+            level: r.level.unwrap(),
+        });
+        match d
+            .curves
+            .iter_mut()
+            .find(|c| (c.isa, c.mix, c.threads) == (isa, mix, threads))
+        {
+            Some(c) => c.points.extend(points),
+            None => d.curves.push(Curve {
+                isa,
+                mix,
+                threads,
+                points: points.collect(),
+            }),
+        }
+    }
+    for c in &mut d.curves {
+        c.points.sort_by_key(|p| p.bytes_per_thread);
+    }
+    let isa = d.roofs[0].isa;
+    d.coissue = vec![CoIssue {
+        isa,
+        precision: Precision::Dp,
+        mix: Mix::TwoLdOneSt,
+        op: Op::Fma,
+        j: 8,
+        k: 16,
+        memory_cycles: 8.0,
+        fp_cycles: 8.0,
+        both_cycles: 15.2,
+    }];
+    let levels: Vec<_> = d.plan.levels.clone();
+    let sweeps = [Mix::Load, Mix::TwoLdOneSt]
+        .into_iter()
+        .flat_map(|mix| levels.iter().map(move |&l| (l, 1, mix)));
+    d.sweeps = sweeps
+        .enumerate()
+        .map(|(i, (level, threads, mix))| SweepSummary {
+            level,
+            isa,
+            precision: Precision::Dp,
+            threads,
+            mix,
+            op: Op::Fma,
+            ridge: 0.5,
+            points: 13,
+            sloped: 6,
+            flat: 7,
+            median_abs_deviation: if i == 0 { 0.21 } else { 0.02 },
+            worst_ai: 0.5,
+            worst_deviation: -0.3,
+            overlap: Some(0.8),
+            moved: None,
+            moved_during: None,
+            threshold: 0.1,
+            verdict: if i == 0 {
+                Verdict::Fails(Cause::AboveMemoryRoof)
+            } else {
+                Verdict::Holds
+            },
+        })
+        .collect();
+    d
+}
+
+/// An apps file of two points, one with a name that is markup.
+pub const APPS: &str = "schema: 1
+applications:
+  - name: stream-triad
+    flops: 2.0e9
+    bytes: 24.0e9
+    seconds: 0.8
+  - name: \"<b>dgemm</b> & co\"
+    flops: 4.0e11
+    bytes: 1.0e10
+    seconds: 2.5
+";

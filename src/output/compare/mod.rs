@@ -2,6 +2,7 @@
 //! files with its ratio to the first, then the ridge points.
 
 mod csv;
+mod html;
 mod json;
 mod markdown;
 mod text;
@@ -30,6 +31,8 @@ pub enum CompareFormat {
     Csv,
     /// JSON.
     Json,
+    /// HTML tables.
+    Html,
 }
 
 /// The comparison in `format`.
@@ -39,6 +42,7 @@ pub fn render(c: &Comparison, format: CompareFormat) -> String {
         CompareFormat::Markdown => markdown::render(c),
         CompareFormat::Csv => csv::render(c),
         CompareFormat::Json => json::render(c),
+        CompareFormat::Html => html::render(c),
     }
 }
 

@@ -1,0 +1,161 @@
+//! The HTML report: one self-contained page of a run or of several results
+//! files (`carm.html`), to open, keep and mail. Everything is inline: the
+//! charts as SVG with a tooltip on each roof and point, the style sheet, no
+//! script, font or image from elsewhere. Built from the results documents
+//! alone, as every reader of them is.
+
+mod apps;
+mod machine;
+mod roofs;
+mod validation;
+
+use crate::chart::{self, Filter, curve::CurveChart};
+use crate::compare;
+use crate::error::{Error, Result};
+use crate::output::compare::{CompareFormat, Comparison, render};
+use crate::results::Document;
+use crate::results::apps::AppPoint;
+use maud::{DOCTYPE, Markup, PreEscaped, html};
+use std::path::{Path, PathBuf};
+
+/// The page's style sheet.
+const STYLE: &str = include_str!("style.css");
+
+/// A chart inline, or why there is none.
+fn figure(svg: Result<String>, caption: &str) -> Markup {
+    html! {
+        @match svg {
+            Ok(s) => figure { (PreEscaped(s)) figcaption { (caption) } },
+            Err(e) => p.muted { "No chart: " (e.to_string()) },
+        }
+    }
+}
+
+/// One results file's sections: its machine, memory curve, roofs,
+/// validation; `heading` names the file when there are several.
+fn file_sections(name: &str, doc: &Document, several: bool) -> Markup {
+    let of = |what: &str| {
+        if several {
+            format!("{what}: {name}")
+        } else {
+            what.to_string()
+        }
+    };
+    html! {
+        section.machine {
+            h2 { (of("Machine")) }
+            (machine::section(doc))
+        }
+        @if !doc.curves.is_empty() {
+            section.curve {
+                h2 { (of("Memory curve")) }
+                (figure(
+                    CurveChart::of(doc, None).and_then(|c| c.svg()),
+                    "Bandwidth against working set per thread: each level's buffer range shaded, hwloc's cache sizes dashed, each roof as a bar over the sizes it came from. Point at a size or a bar for its values.",
+                ))
+            }
+        }
+        section.roofs {
+            h2 { (of("Roofs")) }
+            (roofs::table(doc))
+        }
+        @if !doc.sweeps.is_empty() {
+            section.validation {
+                h2 { (of("Validation")) }
+                p {
+                    "Variable-intensity kernels against min(FP roof, AI × level roof), where the core overlaps their memory and FP units (the co-issue above): a level fails when the median |deviation| of its points exceeds the threshold, with its likely cause."
+                }
+                (validation::section(doc))
+            }
+        }
+    }
+}
+
+/// The page of `docs` (short name, document), with `apps` placed on the
+/// first file's roofs.
+pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
+    let Some((_, first)) = docs.first() else {
+        return Err(Error::input("give at least one results file"));
+    };
+    let several = docs.len() > 1;
+    let title = if several {
+        let cpus: Vec<String> = docs.iter().map(|(_, d)| d.cpu_name()).collect();
+        format!("carmbench: {}", cpus.join(" vs "))
+    } else {
+        format!("carmbench: {}", first.cpu_name())
+    };
+    let carm = chart::select(docs, &Filter::default(), apps.to_vec()).and_then(|s| chart::svg(&s));
+    let comparison = several.then(|| {
+        let refs: Vec<&Document> = docs.iter().map(|(_, d)| d).collect();
+        let names: Vec<String> = docs.iter().map(|(n, _)| n.clone()).collect();
+        let best_isa = !compare::share_an_isa(&refs);
+        let rows = compare::match_roofs(&refs, best_isa);
+        let ridges = compare::ridge_table(&names, &refs);
+        render(
+            &Comparison {
+                names: &names,
+                rows: &rows,
+                ridges: &ridges,
+            },
+            CompareFormat::Html,
+        )
+    });
+    let page = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                style { (PreEscaped(STYLE)) }
+            }
+            body { main {
+                header {
+                    h1 { (title) }
+                    p.muted {
+                        "Cache-aware Roofline Model measured by " (first.tool) ", " (machine::when(first))
+                        ". Bandwidths count the bytes the cores request (loads + stores), not write-allocate traffic."
+                    }
+                }
+                section.carm {
+                    h2 { "CARM chart" }
+                    (figure(carm, "Log-log: one sloped roof per memory level, one flat roof per FP op; validation points and applications where measured. Point at a roof or a point for its values."))
+                }
+                @if let Some(table) = comparison {
+                    section.compare {
+                        h2 { "Compared" }
+                        p { "Every roof of the files side by side, with its ratio to the first file's; then each file's ridge points." }
+                        (PreEscaped(table))
+                    }
+                }
+                @if !apps.is_empty() {
+                    section.apps {
+                        h2 { "Applications" }
+                        (apps::section(first, apps))
+                    }
+                }
+                @for (name, doc) in docs {
+                    (file_sections(name, doc, several))
+                }
+            } }
+        }
+    };
+    Ok(page.into_string())
+}
+
+/// Write the page of `docs` and `apps` to `path`, replacing a file there
+/// whole or not at all.
+pub fn write(path: &Path, docs: &[(String, Document)], apps: &[AppPoint]) -> Result<()> {
+    crate::results::write_atomic(path, &html(docs, apps)?)
+}
+
+/// Write `carm.html` of `doc` beside `results_path`: the path, or why not.
+pub fn write_beside(doc: &Document, results_path: &Path) -> std::result::Result<PathBuf, String> {
+    let path = results_path
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join("carm.html");
+    write(&path, &[("carm".to_string(), doc.clone())], &[])
+        .map(|()| path)
+        .map_err(|e| format!("carm.html not written: {e}"))
+}

@@ -1,0 +1,188 @@
+//! `carmbench report`: one self-contained page of one or more results
+//! files, and bad input that leaves a page already there as it was.
+
+mod common;
+use common::*;
+
+use carmbench::results::Document;
+use std::path::Path;
+
+fn save(doc: &Document, path: &Path) {
+    std::fs::write(path, serde_yaml::to_string(doc).unwrap()).unwrap();
+}
+
+/// The page's text between `<tag` and the end of that element.
+fn element<'a>(page: &'a str, open: &str) -> &'a str {
+    let start = page
+        .find(open)
+        .unwrap_or_else(|| panic!("{open} in the page"));
+    let close = format!(
+        "</{}>",
+        open.trim_start_matches('<')
+            .split([' ', '>'])
+            .next()
+            .unwrap()
+    );
+    let end = page[start..].find(&close).unwrap() + start;
+    &page[start..end]
+}
+
+#[test]
+fn a_page_holds_machine_charts_every_roof_validation_and_apps() {
+    let dir = tmpdir("report");
+    let (f, apps, html) = (
+        dir.join("r.yaml"),
+        dir.join("apps.yaml"),
+        dir.join("out.html"),
+    );
+    let doc = rich_fixture();
+    save(&doc, &f);
+    std::fs::write(&apps, APPS).unwrap();
+    let out = carmbench(&[
+        "report",
+        f.to_str().unwrap(),
+        "--apps",
+        apps.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    assert!(success(&out).contains("wrote"));
+    let page = std::fs::read_to_string(&html).unwrap();
+    // Self-contained: no script, style sheet, image or font from elsewhere.
+    for outside in ["<script", "<link", "src=", "url(", "@import", "https://"] {
+        assert!(!page.contains(outside), "{outside}");
+    }
+    assert!(page.len() < 1 << 20, "{} bytes", page.len());
+    // The machine, with each cache.
+    let machine = element(&page, "<section class=\"machine\"");
+    assert!(machine.contains(&doc.cpu_name()));
+    for c in &doc.machine.topology.caches {
+        assert!(
+            machine.contains(&format!("<td>{}</td>", c.name)),
+            "{}",
+            c.name
+        );
+    }
+    // The CARM chart and the memory curve, inline, with tooltips.
+    assert!(element(&page, "<section class=\"carm\"").contains("<svg"));
+    let curve = element(&page, "<section class=\"curve\"");
+    assert!(curve.contains("<svg") && curve.contains("<title>"));
+    // Every roof in the table with its value and per-cycle value.
+    let roofs = element(&page, "<table class=\"roofs\"");
+    assert_eq!(roofs.matches("<tr>").count(), doc.roofs.len() + 1);
+    for r in &doc.roofs {
+        let unit = if r.level.is_some() { "GB/s" } else { "GFLOP/s" };
+        assert!(
+            roofs.contains(&format!("{:.1} {unit}", r.value())),
+            "{}",
+            r.label()
+        );
+        assert!(roofs.contains(&format!("{:.2} {}", r.per_cycle, r.unit_per_cycle())));
+    }
+    // Each flag's meaning once.
+    for f in doc.roofs.iter().flat_map(|r| &r.flags) {
+        assert!(page.contains(f.meaning()), "{f:?}");
+    }
+    // Validation: a row per sweep, the failure with its cause.
+    let validation = element(&page, "<section class=\"validation\"");
+    assert_eq!(
+        validation.matches("<tr>").count() - validation.matches("<thead>").count(),
+        doc.sweeps.len()
+    );
+    assert_eq!(validation.matches("class=\"failed\"").count(), 1);
+    assert!(validation.contains("points sit above the memory roof"));
+    assert!(page.contains("do not overlap on this core: 8.0 + 8.0 cycles take 15.2"));
+    // Applications, their names as text, each placed under a roof.
+    let apps = element(&page, "<section class=\"apps\"");
+    assert!(apps.contains("stream-triad"));
+    assert!(apps.contains("&lt;b&gt;dgemm&lt;/b&gt; &amp; co") && !apps.contains("<b>dgemm"));
+    assert_eq!(apps.matches(" thread(s), ").count(), 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn several_files_are_compared_on_one_page() {
+    let dir = tmpdir("report2");
+    let (a, b) = (dir.join("a.yaml"), dir.join("b.yaml"));
+    let doc = rich_fixture();
+    save(&doc, &a);
+    let mut slower = doc.clone();
+    for r in &mut slower.roofs {
+        r.per_cycle /= 2.0;
+        r.gb_per_s = r.gb_per_s.map(|v| v / 2.0);
+        r.gflop_per_s = r.gflop_per_s.map(|v| v / 2.0);
+        r.percent_of_theoretical = r.percent_of_theoretical.map(|v| v / 2.0);
+    }
+    save(&slower, &b);
+    let out = carmbench(&["report", a.to_str().unwrap(), b.to_str().unwrap()]);
+    success(&out);
+    // Beside the first file by default.
+    let page = std::fs::read_to_string(dir.join("carm.html")).unwrap();
+    let compare = element(&page, "<section class=\"compare\"");
+    assert!(compare.contains("a.yaml") && compare.contains("b.yaml"));
+    assert!(
+        compare.contains("<td class=\"n\">0.50</td>"),
+        "ratios to the first"
+    );
+    // The overlaid chart names both files; each file has its own sections.
+    assert!(
+        element(&page, "<section class=\"carm\"")
+            .matches("a.yaml")
+            .count()
+            >= 1
+    );
+    assert_eq!(page.matches("<section class=\"roofs\"").count(), 2);
+    assert!(page.contains("Roofs: ") && page.contains("Machine: "));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_input_leaves_the_page_there_as_it_was() {
+    let dir = tmpdir("report-bad");
+    let html = dir.join("carm.html");
+    std::fs::write(&html, "old").unwrap();
+    let h = html.to_str().unwrap();
+    let f = dir.join("r.yaml");
+    save(&rich_fixture(), &f);
+    let fs = f.to_str().unwrap();
+    let missing = dir.join("missing.yaml");
+    assert_input_error(
+        &carmbench(&["report", missing.to_str().unwrap(), "-o", h]),
+        &["missing.yaml"],
+    );
+    let damaged = dir.join("damaged.yaml");
+    std::fs::write(
+        &damaged,
+        std::fs::read_to_string(&f)
+            .unwrap()
+            .replace("per_cycle: ", "per_cycle: -"),
+    )
+    .unwrap();
+    assert_input_error(
+        &carmbench(&["report", damaged.to_str().unwrap(), "-o", h]),
+        &["damaged.yaml", "per_cycle"],
+    );
+    let apps = dir.join("apps.yaml");
+    std::fs::write(
+        &apps,
+        "schema: 1\napplications:\n  - name: x\n    flops: -1\n    bytes: 1\n    seconds: 1\n",
+    )
+    .unwrap();
+    assert_input_error(
+        &carmbench(&["report", fs, "--apps", apps.to_str().unwrap(), "-o", h]),
+        &["apps.yaml", "flops"],
+    );
+    // A folder in the way of the page: it cannot be written there.
+    let taken = dir.join("taken.html");
+    std::fs::create_dir(&taken).unwrap();
+    assert_input_error(
+        &carmbench(&["report", fs, "-o", taken.to_str().unwrap()]),
+        &["taken.html", "-o"],
+    );
+    // A folder that does not exist yet is made.
+    let new = dir.join("new/dir/carm.html");
+    success(&carmbench(&["report", fs, "-o", new.to_str().unwrap()]));
+    assert!(new.is_file());
+    assert_eq!(std::fs::read_to_string(&html).unwrap(), "old");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
