@@ -9,9 +9,9 @@ set -euo pipefail
 # for the kernel disassembly tests.
 CARMBENCH_PACKAGES=(libhwloc-dev libudev-dev pkg-config binutils fonts-dejavu-core)
 # The tests: gcc builds the programs profiled, qemu-user runs them under the
-# counting plugin.
+# counting plugin, chromium (driven by chromium-driver) opens the report.
 if [ "${1:-}" = "--tests" ]; then
-    CARMBENCH_PACKAGES+=(gcc libc6-dev qemu-user)
+    CARMBENCH_PACKAGES+=(gcc libc6-dev qemu-user chromium chromium-driver)
 fi
 
 missing=()
