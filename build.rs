@@ -46,6 +46,7 @@ fn variant(v: &str) -> String {
 fn detect_test_parts() {
     println!("cargo::rustc-check-cfg=cfg(has_qemu)");
     println!("cargo::rustc-check-cfg=cfg(has_chromium)");
+    println!("cargo::rustc-check-cfg=cfg(has_slurm)");
     println!("cargo::rerun-if-env-changed=PATH");
     let on_path = |name: &str| {
         std::env::var_os("PATH").and_then(|p| {
@@ -60,6 +61,14 @@ fn detect_test_parts() {
         if help.is_ok_and(|h| String::from_utf8_lossy(&h.stdout).contains("-plugin")) {
             println!("cargo::rustc-cfg=has_qemu");
         }
+    }
+    // The fleet tests start a cluster of their own (scripts/slurm-local.sh).
+    let slurm = ["munged", "slurmctld", "slurmd", "srun", "sinfo", "scontrol"];
+    if slurm
+        .iter()
+        .all(|p| on_path(p).is_some() || Path::new("/usr/sbin").join(p).is_file())
+    {
+        println!("cargo::rustc-cfg=has_slurm");
     }
     // The report's browser tests drive Debian's chromium through chromedriver.
     if let (Some(c), Some(d)) = (on_path("chromium"), on_path("chromedriver")) {

@@ -9,9 +9,12 @@ set -euo pipefail
 # for the kernel disassembly tests.
 CARMBENCH_PACKAGES=(libhwloc-dev libudev-dev pkg-config binutils fonts-dejavu-core)
 # The tests: gcc builds the programs profiled, qemu-user runs them under the
-# counting plugin, chromium (driven by chromium-driver) opens the report.
+# counting plugin, chromium (driven by chromium-driver) opens the report, and
+# Slurm with munge runs a cluster of 4 nodes on this machine for fleet mode
+# (scripts/slurm-local.sh starts and stops it).
 if [ "${1:-}" = "--tests" ]; then
-    CARMBENCH_PACKAGES+=(gcc libc6-dev qemu-user chromium chromium-driver)
+    CARMBENCH_PACKAGES+=(gcc libc6-dev qemu-user chromium chromium-driver
+        slurmctld slurmd slurm-client munge)
 fi
 
 missing=()

@@ -5,6 +5,7 @@ use crate::error::Error;
 use crate::machine::Source;
 use crate::output::Format;
 use crate::output::compare::CompareFormat;
+use crate::output::fleet::FleetFormat;
 use crate::profile::CountsMode;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -28,6 +29,9 @@ pub enum Command {
     Plot(PlotArgs),
     /// Write the HTML report of one or more results files (carm.html).
     Report(ReportArgs),
+    /// Measure every node of a cluster through Slurm, and find the slow ones.
+    #[command(subcommand)]
+    Fleet(FleetCommand),
     /// Run variable-intensity kernels against every roof of a results file.
     Validate(ValidateArgs),
     /// Place an application (and its marked regions) on the chart: count or time it.
@@ -38,6 +42,69 @@ pub enum Command {
     Predict(PredictArgs),
     /// Run one kernel at one buffer size and print its rate (expert use).
     Kernel(KernelArgs),
+}
+
+/// `carmbench fleet`.
+#[derive(Debug, Subcommand)]
+pub enum FleetCommand {
+    /// Run `carmbench run` on each node through Slurm (one exclusive task per node), then report.
+    Run(FleetRunArgs),
+    /// Judge the nodes of a fleet folder against their peers.
+    Report(FleetReportArgs),
+    /// One node's task (what `fleet run` has srun start).
+    #[command(hide = true)]
+    Task(FleetTaskArgs),
+}
+
+/// `carmbench fleet run`.
+#[derive(Debug, Args)]
+pub struct FleetRunArgs {
+    /// This many nodes, as Slurm picks them.
+    #[arg(short = 'N', long = "nodes", value_name = "COUNT", conflicts_with_all = ["nodelist", "partition"])]
+    pub nodes: Option<u32>,
+    /// These nodes, in Slurm's host list syntax (n[1-4],m7).
+    #[arg(long, value_name = "LIST", conflicts_with = "partition")]
+    pub nodelist: Option<String>,
+    /// Every node of this partition.
+    #[arg(long, value_name = "P")]
+    pub partition: Option<String>,
+    /// What each node measures (as for `carmbench run`).
+    #[command(flatten)]
+    pub plan: PlanArgs,
+    /// Folder for nodes/<node>/carm.yaml and the fleet report.
+    #[arg(short, long, value_name = "DIR", default_value = "fleet-results")]
+    pub output: PathBuf,
+    /// How far below its group's median a node's roof makes it an outlier (a fraction).
+    #[arg(long, default_value_t = 0.1)]
+    pub threshold: f64,
+}
+
+/// `carmbench fleet report`.
+#[derive(Debug, Args)]
+pub struct FleetReportArgs {
+    /// A fleet folder: its nodes/<node>/carm.yaml, however they were gathered.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = FleetFormat::Text)]
+    pub format: FleetFormat,
+    /// How far below its group's median a node's roof makes it an outlier (a fraction).
+    #[arg(long, default_value_t = 0.1)]
+    pub threshold: f64,
+    /// Also draw each node's roofs against its group's medians (.svg or .png).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `carmbench fleet task`.
+#[derive(Debug, Args)]
+pub struct FleetTaskArgs {
+    /// The fleet folder.
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// What to measure.
+    #[command(flatten)]
+    pub plan: PlanArgs,
 }
 
 /// `carmbench compare`.
@@ -198,6 +265,20 @@ pub struct PlotArgs {
 /// `carmbench run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    /// What to measure.
+    #[command(flatten)]
+    pub plan: PlanArgs,
+    /// Directory for carm.yaml (or carm.json).
+    #[arg(short, long, value_name = "DIR", default_value = "carm-results")]
+    pub output: PathBuf,
+    /// Results format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    pub format: Format,
+}
+
+/// What `run` measures, as flags (`fleet run` passes them on to each node).
+#[derive(Debug, Clone, Args)]
+pub struct PlanArgs {
     /// ISAs: best, all, or a list of scalar, sse, avx2, avx512.
     #[arg(long, value_delimiter = ',')]
     pub isa: Option<Vec<String>>,
@@ -225,12 +306,38 @@ pub struct RunArgs {
     /// Also run the validation sweep against the roofs (see `carmbench validate`).
     #[arg(long)]
     pub validate: bool,
-    /// Directory for carm.yaml (or carm.json).
-    #[arg(short, long, value_name = "DIR", default_value = "carm-results")]
-    pub output: PathBuf,
-    /// Results format.
-    #[arg(long, value_enum, default_value_t = Format::Yaml)]
-    pub format: Format,
+}
+
+impl PlanArgs {
+    /// The same flags as arguments of another carmbench (a node's), the
+    /// config file by its absolute path.
+    pub fn to_args(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let lists = [
+            ("--isa", &self.isa),
+            ("--precision", &self.precision),
+            ("--threads", &self.threads),
+            ("--levels", &self.levels),
+            ("--mixes", &self.mixes),
+            ("--ops", &self.ops),
+        ];
+        for (flag, v) in lists {
+            if let Some(v) = v {
+                out.push(format!("{flag}={}", v.join(",")));
+            }
+        }
+        if let Some(c) = &self.config {
+            let abs = std::path::absolute(c).unwrap_or_else(|_| c.clone());
+            out.push(format!("--config={}", abs.display()));
+        }
+        if self.quick {
+            out.push("--quick".into());
+        }
+        if self.validate {
+            out.push("--validate".into());
+        }
+        out
+    }
 }
 
 /// `carmbench kernel`.
@@ -342,6 +449,7 @@ fn run(cli: Cli) -> crate::Result<()> {
         Command::Run(a) => commands::run::run(&a),
         Command::Plot(a) => commands::plot::run(&a),
         Command::Report(a) => commands::report::run(&a),
+        Command::Fleet(c) => commands::fleet::run(&c),
         Command::Validate(a) => commands::validate::run(&a),
         Command::Profile(a) => commands::profile::run(&a),
         Command::Compare(a) => commands::compare::run(&a),

@@ -12,6 +12,7 @@
 //! - [`results`]: the versioned results document and the apps file;
 //! - [`roofline`]: the model's arithmetic, shared by everything below;
 //! - [`chart`], [`compare`], [`profile`], [`report`]: what reads the results;
+//! - [`fleet`]: every node of a cluster through Slurm, judged against its peers;
 //! - [`output`]: tables and documents as text, YAML, JSON, CSV, Markdown, HTML;
 //! - [`cli`], [`commands`]: argument parsing and the subcommands;
 //! - [`error`], [`units`]: one error type; byte counts as text.
@@ -22,6 +23,7 @@ pub mod commands;
 pub mod compare;
 pub mod config;
 pub mod error;
+pub mod fleet;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod kernels;

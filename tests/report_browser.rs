@@ -8,7 +8,7 @@ use common::*;
 
 use serde_json::{Value, json};
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -134,24 +134,6 @@ fn inked(png_bytes: &[u8]) -> f64 {
         / n
 }
 
-fn page(dir: &Path) -> (PathBuf, carmbench::results::Document) {
-    let doc = rich_fixture();
-    let f = dir.join("r.yaml");
-    std::fs::write(&f, serde_yaml::to_string(&doc).unwrap()).unwrap();
-    let apps = dir.join("apps.yaml");
-    std::fs::write(&apps, APPS).unwrap();
-    let html = dir.join("carm.html");
-    success(&carmbench(&[
-        "report",
-        f.to_str().unwrap(),
-        "--apps",
-        apps.to_str().unwrap(),
-        "-o",
-        html.to_str().unwrap(),
-    ]));
-    (html, doc)
-}
-
 #[test]
 #[cfg_attr(
     not(has_chromium),
@@ -159,7 +141,7 @@ fn page(dir: &Path) -> (PathBuf, carmbench::results::Document) {
 )]
 fn the_report_loads_offline_shows_every_roof_and_draws_its_charts() {
     let dir = tmpdir("browser");
-    let (html, doc) = page(&dir);
+    let (html, doc, _) = rich_report(&dir);
     let b = Browser::start(dir.join("profile"));
     let url = format!("file://{}", html.display());
     b.post("/url", json!({ "url": url }));

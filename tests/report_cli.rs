@@ -30,23 +30,8 @@ fn element<'a>(page: &'a str, open: &str) -> &'a str {
 #[test]
 fn a_page_holds_machine_charts_every_roof_validation_and_apps() {
     let dir = tmpdir("report");
-    let (f, apps, html) = (
-        dir.join("r.yaml"),
-        dir.join("apps.yaml"),
-        dir.join("out.html"),
-    );
-    let doc = rich_fixture();
-    save(&doc, &f);
-    std::fs::write(&apps, APPS).unwrap();
-    let out = carmbench(&[
-        "report",
-        f.to_str().unwrap(),
-        "--apps",
-        apps.to_str().unwrap(),
-        "-o",
-        html.to_str().unwrap(),
-    ]);
-    assert!(success(&out).contains("wrote"));
+    let (html, doc, said) = rich_report(&dir);
+    assert!(said.contains("wrote"));
     let page = std::fs::read_to_string(&html).unwrap();
     // Self-contained: no script, style sheet, image or font from elsewhere.
     for outside in ["<script", "<link", "src=", "url(", "@import", "https://"] {

@@ -3,7 +3,7 @@
 //! and each roof drawn over the sizes it came from.
 
 use super::geometry::{decade_ceil, decade_floor};
-use super::tips::{self, Tip};
+use super::tips::Tip;
 use super::{FONT, LABEL_PX, dash, draw_box, draw_px_line, draw_text, level_colour, palette};
 use crate::error::{Error, Result};
 use crate::kernels::{Kind, Mix};
@@ -90,18 +90,7 @@ impl<'a> CurveChart<'a> {
 
     /// Draw as SVG text, each size and roof with its tooltip.
     pub fn svg(&self) -> Result<String> {
-        let _ = super::font::ensure();
-        let mut out = String::new();
-        let tips = {
-            let root = SVGBackend::with_string(&mut out, super::SIZE).into_drawing_area();
-            let tips = self
-                .draw(&root)
-                .map_err(|e| Error::Io(format!("cannot draw the memory curve: {e}")))?;
-            root.present()
-                .map_err(|e| Error::Io(format!("cannot draw the memory curve: {e}")))?;
-            tips
-        };
-        Ok(tips::add(&out, &tips))
+        super::svg_with_tips(super::SIZE, "the memory curve", |root| self.draw(root))
     }
 
     fn draw<DB: DrawingBackend>(

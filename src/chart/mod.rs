@@ -2,6 +2,7 @@
 //! ([`select`]), and drawing them with plotters ([`render`]) as SVG or PNG.
 
 pub mod curve;
+pub mod fleet;
 pub mod font;
 pub mod geometry;
 pub mod labels;
@@ -392,7 +393,10 @@ pub(crate) fn dash(series: usize) -> &'static [u32] {
 /// a temporary file beside `path` and renamed over it, so a chart already
 /// there is replaced whole or not at all.
 macro_rules! draw_to_file {
-    ($path:expr, |$root:ident| $draw:expr) => {{
+    ($path:expr, |$root:ident| $draw:expr) => {
+        crate::chart::draw_to_file!($path, crate::chart::SIZE, |$root| $draw)
+    };
+    ($path:expr, $size:expr, |$root:ident| $draw:expr) => {{
         let path: &std::path::Path = $path;
         let err =
             |e: String| crate::error::Error::Io(format!("cannot draw {}: {e}", path.display()));
@@ -410,15 +414,13 @@ macro_rules! draw_to_file {
         let drawn = match ext.as_deref() {
             Some("svg") => {
                 let _ = crate::chart::font::ensure();
-                let $root = plotters::prelude::SVGBackend::new(&tmp, crate::chart::SIZE)
-                    .into_drawing_area();
+                let $root = plotters::prelude::SVGBackend::new(&tmp, $size).into_drawing_area();
                 $draw.map_err(err)?;
                 $root.present().map_err(|e| err(e.to_string()))
             }
             Some("png") => {
                 crate::chart::font::ensure()?;
-                let $root = plotters::prelude::BitMapBackend::new(&tmp, crate::chart::SIZE)
-                    .into_drawing_area();
+                let $root = plotters::prelude::BitMapBackend::new(&tmp, $size).into_drawing_area();
                 $draw.map_err(err)?;
                 $root.present().map_err(|e| err(e.to_string()))
             }
@@ -455,15 +457,24 @@ pub(crate) fn is_svg(path: &Path) -> bool {
 
 /// Draw `sel` as SVG text, each roof and point with its tooltip.
 pub fn svg(sel: &Selection) -> Result<String> {
-    // Laid out with the font PNG uses when there is one, as before.
+    svg_with_tips(SIZE, "the chart", |root| draw(sel, root))
+}
+
+/// SVG text of `size` pixels drawn by `draw`, with the tooltips it returns;
+/// `what` names the chart in errors.
+pub(crate) fn svg_with_tips(
+    size: (u32, u32),
+    what: &str,
+    draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> std::result::Result<Vec<Tip>, String>,
+) -> Result<String> {
+    // Laid out with the font PNG uses when there is one.
     let _ = font::ensure();
+    let err = |e: String| Error::Io(format!("cannot draw {what}: {e}"));
     let mut out = String::new();
     let tips = {
-        let root = SVGBackend::with_string(&mut out, SIZE).into_drawing_area();
-        let tips =
-            draw(sel, &root).map_err(|e| Error::Io(format!("cannot draw the chart: {e}")))?;
-        root.present()
-            .map_err(|e| Error::Io(format!("cannot draw the chart: {e}")))?;
+        let root = SVGBackend::with_string(&mut out, size).into_drawing_area();
+        let tips = draw(&root).map_err(err)?;
+        root.present().map_err(|e| err(e.to_string()))?;
         tips
     };
     Ok(tips::add(&out, &tips))

@@ -2,6 +2,7 @@
 //! prints.
 
 pub mod compare;
+pub mod fleet;
 pub mod kernel;
 pub mod plot;
 pub mod predict;

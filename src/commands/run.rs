@@ -1,7 +1,7 @@
 //! `carmbench run`: measure every roof of the plan and write the results.
 
 use super::print_charts;
-use crate::cli::RunArgs;
+use crate::cli::{PlanArgs, RunArgs};
 use crate::config::limits;
 use crate::config::plan::{self, PlanFile, Threads};
 use crate::error::{Error, Result};
@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// The embedded plan, the config file and the flags, merged in that order.
-fn plan_file(a: &RunArgs) -> Result<PlanFile> {
+fn plan_file(a: &PlanArgs) -> Result<PlanFile> {
     let mut p = PlanFile::default_plan();
     if let Some(path) = &a.config {
         p = p.overlay(PlanFile::load(path)?);
@@ -64,9 +64,13 @@ fn output_path(a: &RunArgs) -> Result<PathBuf> {
 pub fn run(a: &RunArgs) -> Result<()> {
     let started = Instant::now();
     let machine = Machine::load(&Source::Live)?;
-    let plan = plan::resolve(&plan_file(a)?, &machine, a.quick)?;
+    let plan = plan::resolve(&plan_file(&a.plan)?, &machine, a.plan.quick)?;
     let (todo, skipped) = roofs::plan::tasks(&plan, &machine)?;
-    let check = a.validate.then(|| Options::for_plan(&plan)).transpose()?;
+    let check = a
+        .plan
+        .validate
+        .then(|| Options::for_plan(&plan))
+        .transpose()?;
     let path = output_path(a)?;
     let uarch = limits::detect();
     interrupt::install();

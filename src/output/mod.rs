@@ -3,6 +3,7 @@
 //! file).
 
 pub mod compare;
+pub mod fleet;
 pub mod summary;
 pub mod topology;
 pub mod validation;

@@ -169,17 +169,7 @@ mod tests {
         assert!(t.contains("3 kept without"), "{t}");
         r.moved_during = Some(0.2);
         assert!(tables(&[r], &[], 0.1).contains("the L1 bandwidth moved +20% during the sweep"));
-        let c = CoIssue {
-            isa: Isa::Avx512,
-            precision: Precision::Dp,
-            mix: Mix::TwoLdOneSt,
-            op: Op::Fma,
-            j: 8,
-            k: 16,
-            memory_cycles: 8.0,
-            fp_cycles: 8.0,
-            both_cycles: 15.2,
-        };
+        let c = CoIssue::zen5_stores_beside_fmas(Isa::Avx512);
         let f = findings(std::slice::from_ref(&c));
         assert!(
             f.contains("core: avx512 dp: 2ld1st memory units (8) and fma units (16) do not overlap on this core: 8.0 + 8.0 cycles take 15.2 (10% overlap)"),

@@ -542,17 +542,7 @@ mod tests {
             threads: 1,
             points: vec![point.clone()],
         }];
-        let co = CoIssue {
-            isa: Isa::Avx2,
-            precision: Precision::Dp,
-            mix: Mix::TwoLdOneSt,
-            op: Op::Fma,
-            j: 8,
-            k: 12,
-            memory_cycles: 8.0,
-            fp_cycles: 8.0,
-            both_cycles: 15.2,
-        };
+        let co = CoIssue::zen5_stores_beside_fmas(Isa::Avx2);
         d.coissue = vec![co.clone()];
         results(&d, "f").unwrap();
         let err = |d: &Document| results(d, "f").unwrap_err().to_string();

@@ -15,7 +15,7 @@ use crate::measure::clock::ClockReport;
 use crate::output::Format;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-pub use sweep::SweepSummary;
+pub use sweep::{SweepKey, SweepSummary};
 
 pub mod apps;
 pub mod check;
@@ -216,6 +216,23 @@ pub struct Document {
 pub const FULL_OVERLAP: f64 = 0.9;
 
 impl CoIssue {
+    /// What a Zen 5 core does with 8 zmm stores beside 16 zmm FMAs: 8 + 8
+    /// cycles take 15.2 (the tests' example).
+    #[cfg(test)]
+    pub(crate) fn zen5_stores_beside_fmas(isa: Isa) -> CoIssue {
+        CoIssue {
+            isa,
+            precision: Precision::Dp,
+            mix: Mix::TwoLdOneSt,
+            op: Op::Fma,
+            j: 8,
+            k: 16,
+            memory_cycles: 8.0,
+            fp_cycles: 8.0,
+            both_cycles: 15.2,
+        }
+    }
+
     /// Whether the core runs the two units side by side only in part.
     pub fn partial(&self) -> bool {
         self.overlap() < FULL_OVERLAP
@@ -356,9 +373,8 @@ pub struct ValidationPoint {
 }
 
 impl ValidationPoint {
-    /// Whether it belongs to the sweep of `level`, ISA, precision, threads,
-    /// mix and op that `other` belongs to.
-    pub fn same_sweep(&self, other: &ValidationPoint) -> bool {
+    /// The sweep it belongs to.
+    pub fn sweep(&self) -> SweepKey {
         (
             self.level,
             self.isa,
@@ -366,14 +382,12 @@ impl ValidationPoint {
             self.threads,
             self.mix,
             self.op,
-        ) == (
-            other.level,
-            other.isa,
-            other.precision,
-            other.threads,
-            other.mix,
-            other.op,
         )
+    }
+
+    /// Whether it belongs to the sweep `other` belongs to.
+    pub fn same_sweep(&self, other: &ValidationPoint) -> bool {
+        self.sweep() == other.sweep()
     }
 }
 
@@ -421,7 +435,7 @@ impl Document {
     /// Keep `fresh` sweep summaries, replacing those of the same sweeps.
     pub fn replace_sweeps(&mut self, fresh: Vec<SweepSummary>) {
         self.sweeps
-            .retain(|old| !fresh.iter().any(|s| s.same_sweep(old)));
+            .retain(|old| !fresh.iter().any(|s| s.sweep() == old.sweep()));
         self.sweeps.extend(fresh);
     }
 
@@ -492,12 +506,58 @@ pub fn load(path: &Path) -> Result<Document> {
     parse(&text, &format!("results file '{}'", path.display()))
 }
 
+/// The sections a results file keeps after its roofs, in the order this
+/// version writes them.
+const AFTER_ROOFS: [&str; 4] = ["validation:", "curves:", "coissue:", "sweeps:"];
+
+/// A results file's machine, plan and roofs, without what follows its roofs
+/// (validation points, curves, co-issue, sweeps): what `fleet` reads of
+/// thousands of files. Those sections are cut from the text before parsing
+/// when they follow the roofs at the top level, as this version writes
+/// them; a file laid out otherwise is read whole.
+pub fn load_roofs(path: &Path) -> Result<Document> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::input(format!(
+            "cannot read results file '{}': {e}",
+            path.display()
+        ))
+    })?;
+    let top = |key: &str| {
+        text.match_indices(key)
+            .map(|(i, _)| i)
+            .find(|&i| i == 0 || text.as_bytes()[i - 1] == b'\n')
+    };
+    let cut = match top("roofs:") {
+        Some(r) => AFTER_ROOFS
+            .iter()
+            .filter_map(|k| top(k))
+            .filter(|&i| i > r)
+            .min(),
+        None => None,
+    };
+    let mut d = parse(
+        &text[..cut.unwrap_or(text.len())],
+        &format!("results file '{}'", path.display()),
+    )?;
+    d.validation.clear();
+    Ok(d)
+}
+
 /// A results document from its text; `doc` names it in errors.
 pub fn parse(text: &str, doc: &str) -> Result<Document> {
     if text.trim().is_empty() {
         return Err(Error::input(format!(
             "{doc} is empty; give a file written by `carmbench run`"
         )));
+    }
+    // One typed pass when the file is what this version writes (a fleet
+    // reads thousands); the schema then read from a generic pass, for the
+    // error that names what is wrong.
+    if let Ok(d) = serde_yaml::from_str::<Document>(text)
+        && d.schema == SCHEMA
+    {
+        check::results(&d, doc)?;
+        return Ok(d);
     }
     let v: serde_yaml::Value = crate::config::parse_yaml(text, doc)?;
     match v.get("schema").and_then(|s| s.as_u64()) {
@@ -551,21 +611,65 @@ mod tests {
                 level: Level::L2,
             }],
         }];
-        d.coissue = vec![CoIssue {
-            isa,
-            precision: Precision::Dp,
-            mix: Mix::TwoLdOneSt,
-            op: Op::Fma,
-            j: 8,
-            k: 16,
-            memory_cycles: 8.0,
-            fp_cycles: 8.0,
-            both_cycles: 15.2,
-        }];
+        d.coissue = vec![CoIssue::zen5_stores_beside_fmas(isa)];
         let back = parse(&serde_yaml::to_string(&d).unwrap(), "again").unwrap();
         assert_eq!(back.curves, d.curves);
         assert_eq!(back.coissue, d.coissue);
         assert_eq!(back.roofs, d.roofs);
+    }
+
+    #[test]
+    fn load_roofs_reads_machine_and_roofs_and_skips_what_follows() {
+        let dir = std::env::temp_dir().join(format!("carmbench-roofs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("carm.yaml");
+        let mut d = parse(
+            include_str!("../../tests/fixtures/zen5-avx512.yaml"),
+            "zen5",
+        )
+        .unwrap();
+        d.curves = vec![Curve {
+            isa: Isa::Avx512,
+            mix: Mix::Load,
+            threads: 1,
+            points: Vec::new(),
+        }];
+        std::fs::write(&f, serde_yaml::to_string(&d).unwrap()).unwrap();
+        let r = load_roofs(&f).unwrap();
+        assert_eq!((r.roofs, r.machine), (d.roofs.clone(), d.machine.clone()));
+        assert!(r.curves.is_empty() && r.validation.is_empty());
+        // A damaged section after the roofs is not read; a damaged roof is.
+        let text = std::fs::read_to_string(&f).unwrap();
+        std::fs::write(&f, format!("{text}sweeps: 7\n")).unwrap();
+        assert!(load_roofs(&f).is_ok() && load(&f).is_err());
+        std::fs::write(&f, text.replacen("per_cycle: ", "per_cycle: -", 1)).unwrap();
+        assert!(
+            load_roofs(&f)
+                .unwrap_err()
+                .to_string()
+                .contains("per_cycle")
+        );
+        // Laid out otherwise (the roofs last): read whole.
+        let v: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+        let mut m = serde_yaml::Mapping::new();
+        for k in [
+            "curves",
+            "schema",
+            "tool",
+            "created_unix",
+            "interrupted",
+            "machine",
+            "plan",
+            "buffer_ranges",
+            "roofs",
+        ] {
+            if let Some(x) = v.get(k) {
+                m.insert(k.into(), x.clone());
+            }
+        }
+        std::fs::write(&f, serde_yaml::to_string(&m).unwrap()).unwrap();
+        assert_eq!(load_roofs(&f).unwrap().roofs, d.roofs);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

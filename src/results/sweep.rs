@@ -7,6 +7,9 @@ use crate::machine::isa::Isa;
 use crate::validate::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 
+/// What tells sweeps apart: level, ISA, precision, threads, mix and op.
+pub type SweepKey = (Level, Isa, Precision, usize, Mix, Op);
+
 /// One sweep: a level, ISA, precision, thread count, mix and op.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SweepSummary {
@@ -50,8 +53,8 @@ pub struct SweepSummary {
 }
 
 impl SweepSummary {
-    /// Whether it describes the same sweep as `other`.
-    pub fn same_sweep(&self, other: &SweepSummary) -> bool {
+    /// The sweep it describes.
+    pub fn sweep(&self) -> SweepKey {
         (
             self.level,
             self.isa,
@@ -59,13 +62,6 @@ impl SweepSummary {
             self.threads,
             self.mix,
             self.op,
-        ) == (
-            other.level,
-            other.isa,
-            other.precision,
-            other.threads,
-            other.mix,
-            other.op,
         )
     }
 }

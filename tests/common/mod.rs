@@ -217,3 +217,23 @@ applications:
     bytes: 1.0e10
     seconds: 2.5
 ";
+
+/// The page of [`rich_fixture`] with [`APPS`] placed, written in `dir` by
+/// `carmbench report`: its path, the document and what the command said.
+pub fn rich_report(dir: &Path) -> (PathBuf, carmbench::results::Document, String) {
+    let doc = rich_fixture();
+    let f = dir.join("r.yaml");
+    std::fs::write(&f, serde_yaml::to_string(&doc).unwrap()).unwrap();
+    let apps = dir.join("apps.yaml");
+    std::fs::write(&apps, APPS).unwrap();
+    let html = dir.join("carm.html");
+    let said = success(&carmbench(&[
+        "report",
+        f.to_str().unwrap(),
+        "--apps",
+        apps.to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]));
+    (html, doc, said)
+}

@@ -1,0 +1,305 @@
+//! A fleet's nodes against each other: groups of the same CPU model, each
+//! roof's median, range and spread over a group, and the nodes whose roofs
+//! fall below their peers'.
+//!
+//! A node is an outlier on a roof when its value is more than `threshold`
+//! below the group's median and further below it than the group's own
+//! scatter explains: more than [`MAD_FACTOR`] times the median absolute
+//! deviation scaled to a standard deviation (1.4826 × MAD). The median and
+//! the MAD are robust: the slow nodes themselves barely move them.
+
+use super::gather::NodeResult;
+use crate::compare::{self, RoofKey};
+use crate::measure::stats::median;
+use crate::results::Document;
+use serde::Serialize;
+
+/// Groups smaller than this get no outlier verdict: with two nodes, which
+/// one is slow cannot be told.
+pub const MIN_GROUP: usize = 3;
+
+/// How many robust standard deviations below the median an outlier sits.
+pub const MAD_FACTOR: f64 = 3.0;
+
+/// The median absolute deviation's scale to a normal standard deviation.
+const MAD_TO_SIGMA: f64 = 1.4826;
+
+/// One roof over a group's nodes.
+#[derive(Debug, Clone, Serialize)]
+pub struct RoofStats {
+    /// Which roof.
+    pub key: RoofKey,
+    /// "1 thr avx512 L1 load".
+    pub roof: String,
+    /// GB/s or GFLOP/s.
+    pub unit: &'static str,
+    /// Nodes that have it.
+    pub nodes: usize,
+    /// Median over them.
+    pub median: f64,
+    /// Lowest.
+    pub min: f64,
+    /// Highest.
+    pub max: f64,
+    /// max / min − 1.
+    pub spread: f64,
+    /// Median absolute deviation.
+    pub mad: f64,
+    /// Each node's value, in the group's node order (None: it lacks the roof).
+    pub values: Vec<Option<f64>>,
+}
+
+/// A group of nodes with the same CPU model.
+#[derive(Debug, Clone, Serialize)]
+pub struct Group {
+    /// CPU model.
+    pub cpu: String,
+    /// Its nodes, by name.
+    pub nodes: Vec<String>,
+    /// Whether it has nodes enough for outlier verdicts ([`MIN_GROUP`]).
+    pub judged: bool,
+    /// Each roof over its nodes.
+    pub roofs: Vec<RoofStats>,
+    /// The node whose roofs sit lowest against the medians (the median of
+    /// its value / median ratios).
+    pub slowest: Option<String>,
+    /// The node closest to the medians.
+    pub median_node: Option<String>,
+}
+
+/// A roof that makes a node an outlier.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutlierRoof {
+    /// "1 thr avx512 DRAM load".
+    pub roof: String,
+    /// The node's value.
+    pub value: f64,
+    /// The group's median.
+    pub median: f64,
+    /// How far below the median, a fraction.
+    pub below: f64,
+}
+
+/// A node below its peers.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outlier {
+    /// Its name.
+    pub node: String,
+    /// Its group's CPU model.
+    pub cpu: String,
+    /// The roofs that make it one.
+    pub roofs: Vec<OutlierRoof>,
+}
+
+/// A node without readable results.
+#[derive(Debug, Clone, Serialize)]
+pub struct Unreadable {
+    /// Its name.
+    pub node: String,
+    /// Why, in one line.
+    pub error: String,
+}
+
+/// The whole analysis.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fleet {
+    /// The threshold outliers are judged at (a fraction).
+    pub threshold: f64,
+    /// Groups of nodes by CPU model.
+    pub groups: Vec<Group>,
+    /// Nodes below their peers.
+    pub outliers: Vec<Outlier>,
+    /// Nodes without readable results.
+    pub unreadable: Vec<Unreadable>,
+}
+
+/// "1 thr avx512 L1 load".
+fn roof_name(k: &RoofKey) -> String {
+    format!(
+        "{} thr {} {}",
+        k.threads,
+        k.isa.map_or("best".to_string(), |i| i.to_string()),
+        k.label()
+    )
+}
+
+/// The median absolute deviation of `v` around `m`.
+fn mad(v: &[f64], m: f64) -> f64 {
+    median(&v.iter().map(|x| (x - m).abs()).collect::<Vec<_>>())
+}
+
+/// Whether `v` is an outlier below `median` with the group's `mad`.
+pub fn is_low(v: f64, median: f64, mad: f64, threshold: f64) -> bool {
+    v < median * (1.0 - threshold) && median - v > MAD_FACTOR * MAD_TO_SIGMA * mad
+}
+
+/// One group's statistics and outliers.
+fn group(cpu: String, members: &[(&str, &Document)], threshold: f64) -> (Group, Vec<Outlier>) {
+    let docs: Vec<&Document> = members.iter().map(|m| m.1).collect();
+    let judged = members.len() >= MIN_GROUP;
+    let roofs: Vec<RoofStats> = compare::match_roofs(&docs, false)
+        .into_iter()
+        .filter_map(|row| {
+            let values: Vec<Option<f64>> = row.cells.iter().map(|c| c.map(|c| c.value)).collect();
+            let present: Vec<f64> = values.iter().flatten().copied().collect();
+            let m = median(&present);
+            let (min, max) = present
+                .iter()
+                .fold((f64::INFINITY, 0.0_f64), |(lo, hi), &x| {
+                    (lo.min(x), hi.max(x))
+                });
+            (!present.is_empty()).then(|| RoofStats {
+                roof: roof_name(&row.key),
+                unit: row.key.unit(),
+                nodes: present.len(),
+                median: m,
+                min,
+                max,
+                spread: if min > 0.0 { max / min - 1.0 } else { 0.0 },
+                mad: mad(&present, m),
+                values,
+                key: row.key,
+            })
+        })
+        .collect();
+    let mut outliers = Vec::new();
+    if judged {
+        for (i, (node, _)) in members.iter().enumerate() {
+            let low: Vec<OutlierRoof> = roofs
+                .iter()
+                .filter_map(|r| {
+                    let v = r.values[i]?;
+                    is_low(v, r.median, r.mad, threshold).then(|| OutlierRoof {
+                        roof: r.roof.clone(),
+                        value: v,
+                        median: r.median,
+                        below: 1.0 - v / r.median,
+                    })
+                })
+                .collect();
+            if !low.is_empty() {
+                outliers.push(Outlier {
+                    node: node.to_string(),
+                    cpu: cpu.clone(),
+                    roofs: low,
+                });
+            }
+        }
+    }
+    // Each node's standing: the median of its value / median ratios.
+    let standing: Vec<f64> = (0..members.len())
+        .map(|i| {
+            let ratios: Vec<f64> = roofs
+                .iter()
+                .filter(|r| r.median > 0.0)
+                .filter_map(|r| Some(r.values[i]? / r.median))
+                .collect();
+            if ratios.is_empty() {
+                1.0
+            } else {
+                median(&ratios)
+            }
+        })
+        .collect();
+    let name = |i: usize| members[i].0.to_string();
+    let slowest = (0..members.len())
+        .min_by(|&a, &b| standing[a].total_cmp(&standing[b]))
+        .map(name);
+    let mid = median(&standing);
+    let median_node = (0..members.len())
+        .min_by(|&a, &b| {
+            (standing[a] - mid)
+                .abs()
+                .total_cmp(&(standing[b] - mid).abs())
+        })
+        .map(name);
+    let g = Group {
+        cpu,
+        nodes: members.iter().map(|m| m.0.to_string()).collect(),
+        judged,
+        roofs,
+        slowest: slowest.filter(|_| members.len() > 1),
+        median_node: median_node.filter(|_| members.len() > 1),
+    };
+    (g, outliers)
+}
+
+/// The analysis of `nodes` at `threshold`.
+pub fn analyse(nodes: &[NodeResult], threshold: f64) -> Fleet {
+    let mut cpus: Vec<String> = nodes
+        .iter()
+        .filter_map(|n| n.doc.as_ref().ok().map(Document::cpu_name))
+        .collect();
+    cpus.sort();
+    cpus.dedup();
+    let (mut groups, mut outliers) = (Vec::new(), Vec::new());
+    for cpu in cpus {
+        let members: Vec<(&str, &Document)> = nodes
+            .iter()
+            .filter_map(|n| Some((n.node.as_str(), n.doc.as_ref().ok()?)))
+            .filter(|(_, d)| d.cpu_name() == cpu)
+            .collect();
+        let (g, o) = group(cpu, &members, threshold);
+        groups.push(g);
+        outliers.extend(o);
+    }
+    let unreadable = nodes
+        .iter()
+        .filter_map(|n| {
+            Some(Unreadable {
+                node: n.node.clone(),
+                error: n.doc.as_ref().err()?.clone(),
+            })
+        })
+        .collect();
+    Fleet {
+        threshold,
+        groups,
+        outliers,
+        unreadable,
+    }
+}
+
+impl Fleet {
+    /// The documents of a group's slowest and median nodes, for `compare`.
+    pub fn slowest_pair<'a>(
+        &self,
+        g: &Group,
+        nodes: &'a [NodeResult],
+    ) -> Option<[(String, &'a Document); 2]> {
+        let doc = |name: &str| {
+            nodes
+                .iter()
+                .find(|n| n.node == name)
+                .and_then(|n| n.doc.as_ref().ok())
+        };
+        let (slow, mid) = (g.slowest.as_deref()?, g.median_node.as_deref()?);
+        if slow == mid {
+            return None;
+        }
+        Some([(mid.to_string(), doc(mid)?), (slow.to_string(), doc(slow)?)])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outliers_are_far_below_the_median_and_the_scatter() {
+        // Seven nodes within 1 %, one 30 % low.
+        let v = [100.0, 99.5, 100.4, 99.8, 100.9, 100.2, 99.1, 70.0];
+        let m = median(&v);
+        let d = mad(&v, m);
+        assert!(is_low(70.0, m, d, 0.1));
+        assert!(v[..7].iter().all(|&x| !is_low(x, m, d, 0.1)));
+        // 8 % below: not past a 10 % threshold, however steady the others.
+        assert!(!is_low(92.0, m, d, 0.1));
+        // A group that scatters by 15 %: 12 % below is within its noise.
+        let wide = [100.0, 85.0, 115.0, 90.0, 110.0, 88.0];
+        let (m, d) = (median(&wide), mad(&wide, median(&wide)));
+        assert!(!is_low(0.88 * m, m, d, 0.1));
+        // All equal (MAD 0): any fall past the threshold.
+        assert!(is_low(80.0, 100.0, 0.0, 0.1));
+    }
+}

@@ -1,0 +1,14 @@
+//! Fleet mode: every node of a cluster measured through Slurm
+//! ([`slurm`]), each node's results in `DIR/nodes/<node>/carm.yaml`
+//! ([`gather`]), and the nodes judged against their peers ([`analysis`]).
+
+pub mod analysis;
+pub mod gather;
+pub mod slurm;
+
+pub use analysis::{Fleet, analyse};
+pub use gather::{NodeResult, gather};
+
+/// What a node's task writes beside its results when its run failed: the
+/// error, for `fleet run` to list.
+pub const ERROR_FILE: &str = "error.txt";
