@@ -266,8 +266,9 @@ fn refinement(task: &RoofTask, ms: &[Measurement]) -> Vec<u64> {
     }
     let per_cycle: Vec<f64> = ms.iter().map(Measurement::per_cycle).collect();
     let sizes: Vec<u64> = ms.iter().map(|m| m.bytes_per_thread).collect();
-    plateau::plateau(&per_cycle, task.scope.cv_limit())
-        .map_or(Vec::new(), |p| plateau::refine(&sizes, &p))
+    plateau::plateau(&per_cycle, task.scope.cv_limit()).map_or(Vec::new(), |p| {
+        plan::spans(task.kernel, &plateau::refine(&sizes, &p), &sizes)
+    })
 }
 
 /// The core guard of a set of roofs: probing with the FMA kernel of `isa`

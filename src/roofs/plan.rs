@@ -53,6 +53,25 @@ impl crate::measure::campaign::Work for RoofTask {
     }
 }
 
+/// The working set `kernel` spans for `bytes` per thread: whole inner
+/// iterations (a 2LD1ST iteration of AVX-512 moves 1.5 KiB).
+pub fn span(kernel: &Kernel, bytes: u64) -> u64 {
+    crate::measure::pool::layout(kernel, bytes, crate::kernels::Shape::ONE).span
+}
+
+/// The spans of `sizes`, ascending, each once and none of `measured`: two
+/// sizes in the same iteration count are one size.
+pub fn spans(kernel: &Kernel, sizes: &[u64], measured: &[u64]) -> Vec<u64> {
+    let mut v: Vec<u64> = sizes
+        .iter()
+        .map(|&b| span(kernel, b))
+        .filter(|s| !measured.contains(s))
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
 /// The tasks of `plan` on `machine`, in the order they run: by thread
 /// count, ISA, then each level's mixes and the FP ops. Kernels this CPU
 /// cannot run are left out and returned beside.
@@ -100,14 +119,22 @@ pub fn tasks_where(
                     if mix == Mix::NtStore && !level.is_memory() {
                         continue;
                     }
+                    let kernel = kernels::find(isa, Role::Bandwidth(mix))
+                        .expect("every mix has a kernel per ISA");
+                    let sizes = spans(kernel, &sizes, &[]);
+                    let (between, between_levels): (Vec<u64>, Vec<Level>) = between
+                        .iter()
+                        .zip(&between_levels)
+                        .map(|(&b, &l)| (span(kernel, b), l))
+                        .filter(|(b, _)| !sizes.contains(b))
+                        .unzip();
                     keep(RoofTask {
-                        kernel: kernels::find(isa, Role::Bandwidth(mix))
-                            .expect("every mix has a kernel per ISA"),
+                        kernel,
                         level: Some(level),
                         threads: t,
-                        sizes: sizes.clone(),
-                        between: between.clone(),
-                        between_levels: between_levels.clone(),
+                        sizes,
+                        between,
+                        between_levels,
                         roof_from: plan.roof_from,
                         not_isolated: !r.isolated,
                         one_per_thread: r.threads_per_instance == 1 && !level.is_memory(),
@@ -151,6 +178,41 @@ pub(crate) mod tests {
 
     fn synthetic(d: &str) -> Machine {
         Machine::load(&Source::Synthetic(d.into())).unwrap()
+    }
+
+    #[test]
+    fn sizes_are_whole_iterations_each_once() {
+        // An AVX-512 2LD1ST iteration moves 1.5 KiB: sizes 12 and 13 KiB
+        // would both run 8 iterations.
+        let m = synthetic(
+            "pack:1 numa:1(memory=64GiB) l3:1(size=32MiB) core:2 l2:1(size=1MiB) l1d:1(size=32KiB) pu:1",
+        );
+        let pf = PlanFile::default_plan()
+            .overlay(PlanFile::parse("isa: [avx512]\nops: []\nsizes_per_level: 12", "t").unwrap());
+        let plan = plan::resolve_with(&pf, &m, false, |_| true).unwrap();
+        let (t, _) = tasks_where(&plan, &m, |_| true).unwrap();
+        assert!(!t.is_empty());
+        for task in &t {
+            let per_iter = task.kernel.decl.bytes_per_iter();
+            assert!(
+                task.sizes.windows(2).all(|w| w[0] < w[1]),
+                "{:?}",
+                task.sizes
+            );
+            assert!(
+                task.sizes
+                    .iter()
+                    .chain(&task.between)
+                    .all(|s| s % per_iter == 0)
+            );
+            assert!(task.between.iter().all(|b| !task.sizes.contains(b)));
+            assert_eq!(task.between.len(), task.between_levels.len());
+        }
+        let l1 = t
+            .iter()
+            .find(|x| x.level == Some(Level::L1) && x.kernel.decl.mix == Some(Mix::TwoLdOneSt))
+            .unwrap();
+        assert!(l1.sizes.len() < 12, "{:?}", l1.sizes);
     }
 
     #[test]
