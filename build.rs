@@ -1,8 +1,10 @@
-//! Reads every kernel declaration (`# @kernel NAME key=value ...` lines in
-//! `asm/*/*.S`) and generates the kernel table: the `global_asm!` that brings
-//! the assembly in, the `extern` declarations of the symbols, and one
-//! `Kernel` entry per declaration. The declaration is the only place a
-//! kernel's counts are written; everything else derives from it.
+//! Reads every kernel declaration (`# @kernel NAME key=value ...` lines, or
+//! `// @kernel` where `#` is not a comment, in `asm/<arch>/*/*.S` for the
+//! target's architecture) and generates the kernel table: the `global_asm!`
+//! that brings the assembly in, the `extern` declarations of the symbols, and
+//! one `Kernel` entry per declaration. The declaration is the only place a
+//! kernel's counts are written; everything else derives from it. `width=vl`
+//! (SVE) is the vector length the CPU reports at run time, written 0.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -81,10 +83,15 @@ fn detect_test_parts() {
 fn main() {
     detect_test_parts();
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
-    let asm = root.join("asm");
+    let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap();
+    let asm = root.join("asm").join(&arch);
+    assert!(
+        asm.is_dir(),
+        "carmbench has kernels for x86_64 and aarch64 (asm/<arch>), not for {arch}"
+    );
     println!("cargo:rerun-if-changed=asm");
     let mut files: Vec<PathBuf> = Vec::new();
-    for isa_dir in fs::read_dir(&asm).expect("asm/ exists") {
+    for isa_dir in fs::read_dir(&asm).expect("asm/<arch> exists") {
         let d = isa_dir.unwrap().path();
         if d.is_dir() {
             for f in fs::read_dir(&d).unwrap() {
@@ -103,7 +110,11 @@ fn main() {
         let rel = f.strip_prefix(&root).unwrap().display().to_string();
         let text = fs::read_to_string(f).unwrap();
         for (ln, line) in text.lines().enumerate() {
-            let Some(rest) = line.trim().strip_prefix("# @kernel ") else {
+            let line = line.trim();
+            let Some(rest) = line
+                .strip_prefix("# @kernel ")
+                .or_else(|| line.strip_prefix("// @kernel "))
+            else {
                 continue;
             };
             let mut it = rest.split_whitespace();
@@ -118,12 +129,14 @@ fn main() {
             }
             assert!(
                 text.contains(&format!("BEGIN {name}\n"))
-                    || text.contains(&format!("VKERNEL {name},")),
-                "{rel}: declaration of {name} has no `BEGIN {name}` or `VKERNEL {name}, ...`"
+                    || text.contains(&format!("VKERNEL {name},"))
+                    || text.contains(&format!("FKERNEL {name},")),
+                "{rel}: declaration of {name} has no `BEGIN {name}`, `VKERNEL {name}, ...` or `FKERNEL {name}, ...`"
             );
             let get = |k: &str| kv.get(k).copied();
             let num = |k: &str| {
                 get(k)
+                    .filter(|v| !(k == "width" && *v == "vl"))
                     .map(|v| {
                         v.parse::<u32>()
                             .unwrap_or_else(|_| panic!("{rel}:{}: {k} must be a number", ln + 1))
@@ -143,7 +156,7 @@ fn main() {
             .unwrap();
             writeln!(
                 table,
-                "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {}, prefetch: {} }}, entry: {sym} }},",
+                "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, declared_width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {}, prefetch: {} }}, entry: {sym} }},",
                 variant(kind),
                 opt("mix", "Mix"),
                 opt("op", "Op"),
@@ -171,14 +184,20 @@ fn main() {
         .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "S") && *p != common)
         .collect();
     shared.sort();
-    for f in std::iter::once(&common).chain(&shared) {
+    // Each file as a template string: braces (SVE's register lists) doubled,
+    // as `global_asm!` reads single ones as operands.
+    for f in std::iter::once(&common).chain(&shared).chain(&files) {
         println!("cargo:rerun-if-changed={}", f.display());
-        writeln!(out, "    include_str!({:?}),", f.display().to_string()).unwrap();
+        let text = fs::read_to_string(f).unwrap();
+        let text = text.replace('{', "{{").replace('}', "}}");
+        assert!(
+            !text.contains("\"#"),
+            "{}: the text \"# cannot be embedded",
+            f.display()
+        );
+        writeln!(out, "    r#\"{text}\"#,").unwrap();
     }
-    for f in &files {
-        writeln!(out, "    include_str!({:?}),", f.display().to_string()).unwrap();
-    }
-    out.push_str(");\n\nunsafe extern \"sysv64\" {\n");
+    out.push_str(");\n\nunsafe extern \"C\" {\n");
     out.push_str(&externs);
     out.push_str(
         "}\n\n/// Every kernel, as declared in `asm/`.\npub static KERNELS: &[Kernel] = &[\n",

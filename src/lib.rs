@@ -1,6 +1,7 @@
 //! carmbench: the Cache-aware Roofline Model of the machine it runs on.
 //!
-//! The pipeline, one module per stage:
+//! The pipeline, one module per stage ([`arch`] holds what differs between
+//! x86-64 and AArch64):
 //! - [`machine`]: what this machine is: topology from hwloc, memory levels,
 //!   buffer sizes per level, ISA, CPUID;
 //! - [`kernels`]: the assembly kernels, declared once in `asm/`;
@@ -17,6 +18,7 @@
 //! - [`cli`], [`commands`]: argument parsing and the subcommands;
 //! - [`error`], [`units`]: one error type; byte counts as text.
 
+pub mod arch;
 pub mod chart;
 pub mod cli;
 pub mod commands;

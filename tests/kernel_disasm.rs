@@ -1,5 +1,6 @@
 //! Every kernel's declared counts match the instructions of its inner loop,
 //! read back by disassembling this test binary with `objdump`.
+#![cfg(target_arch = "x86_64")]
 
 use carmbench::kernels::{Decl, KERNELS, Kind};
 use std::collections::HashMap;
@@ -321,7 +322,7 @@ fn check_prefetches(d: &Decl, mem: &Counts) {
     assert_eq!(got, want, "prefetches of {} ({})", d.name, d.file);
 }
 
-/// The registers of the streams (`asm/common.S`): A and B are read, C is
+/// The registers of the streams (`asm/x86_64/common.S`): A and B are read, C is
 /// written.
 const STREAMS: [(&str, char); 3] = [("r10", 'A'), ("r11", 'B'), ("rax", 'C')];
 
@@ -406,14 +407,14 @@ fn check_counts(d: &Decl, body: &[Insn], c: Counts) {
     assert_eq!(c.fmas, d.fmas, "fmas of {ctx}");
     assert_eq!(c.divs, d.divs, "divs of {ctx}");
     assert!(
-        c.mem_widths.iter().all(|w| *w == d.width),
+        c.mem_widths.iter().all(|w| *w == d.width()),
         "access width {} of {ctx}",
-        d.width
+        d.width()
     );
     assert!(
-        c.fp_widths.iter().all(|w| *w == d.width),
+        c.fp_widths.iter().all(|w| *w == d.width()),
         "FP width {} of {ctx}",
-        d.width
+        d.width()
     );
     match d.kind {
         Kind::Bandwidth => {
@@ -455,7 +456,7 @@ fn check_counts(d: &Decl, body: &[Insn], c: Counts) {
         .iter()
         .map(|w| u64::from(lanes(*w)))
         .sum::<u64>()
-        + u64::from(c.fmas) * u64::from(lanes(d.width));
+        + u64::from(c.fmas) * u64::from(lanes(d.width()));
     assert_eq!(flops, d.flops_per_iter(), "flops per iteration of {ctx}");
 }
 
@@ -501,7 +502,7 @@ fn check_vkernel(d: &Decl, args: &[String]) {
         carmbench::kernels::Mix::TwoLdOneSt => "ldldst".to_string(),
         m => m.to_string(),
     };
-    let packed = if d.width == p.bytes() { "s" } else { "p" };
+    let packed = if d.width() == p.bytes() { "s" } else { "p" };
     let suffix = format!("{packed}{}", if p.bytes() == 8 { "d" } else { "s" });
     let want = [
         d.name.to_string(),
@@ -606,7 +607,7 @@ fn the_checker_catches_a_wrong_declaration() {
             ..k.decl
         },
         Decl {
-            width: 32,
+            declared_width: 32,
             ..k.decl
         },
     ] {

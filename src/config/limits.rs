@@ -34,14 +34,18 @@ pub struct Uarch {
     pub fp_datapath_bits: u32,
     /// FP instructions per cycle by op.
     pub instructions_per_cycle: BTreeMap<String, f64>,
-    /// Loads per cycle.
-    pub loads_per_cycle: f64,
+    /// Loads per cycle (absent where the guide does not give it).
+    #[serde(default)]
+    pub loads_per_cycle: Option<f64>,
     /// Widest load at full rate, bits.
-    pub load_bits: u32,
+    #[serde(default)]
+    pub load_bits: Option<u32>,
     /// Stores per cycle.
-    pub stores_per_cycle: f64,
+    #[serde(default)]
+    pub stores_per_cycle: Option<f64>,
     /// Widest store at full rate, bits.
-    pub store_bits: u32,
+    #[serde(default)]
+    pub store_bits: Option<u32>,
     /// L2 → L1 bytes per cycle.
     #[serde(default)]
     pub l2_bytes_per_cycle: Option<f64>,
@@ -79,7 +83,7 @@ impl Uarch {
     /// None when the limit is not documented (DRAM, DIV, mixes with stores
     /// beyond L1, non-temporal stores).
     pub fn per_cycle(&self, d: &Decl, level: Option<Level>) -> Option<f64> {
-        let bits = d.width * 8;
+        let bits = d.width() * 8;
         match d.kind {
             Kind::Validation => None,
             Kind::Compute => {
@@ -90,11 +94,10 @@ impl Uarch {
                 Some(ipc / slots * flops_per_instr)
             }
             Kind::Bandwidth => {
-                let w = f64::from(d.width);
-                let load_rate =
-                    self.loads_per_cycle / (f64::from(bits) / f64::from(self.load_bits)).max(1.0);
-                let store_rate =
-                    self.stores_per_cycle / (f64::from(bits) / f64::from(self.store_bits)).max(1.0);
+                let w = f64::from(d.width());
+                let rate = |n: f64, widest: u32| n / (f64::from(bits) / f64::from(widest)).max(1.0);
+                let load_rate = rate(self.loads_per_cycle?, self.load_bits?);
+                let store_rate = rate(self.stores_per_cycle?, self.store_bits?);
                 match (level?, d.mix?) {
                     (Level::L1, Mix::NtStore) => None,
                     (Level::L1, _) => {
@@ -144,9 +147,67 @@ mod tests {
             "icelake_sp",
             "sapphire_rapids",
             "haswell_broadwell",
+            "neoverse_n1",
+            "neoverse_n2",
+            "neoverse_v1",
+            "neoverse_v2",
         ] {
             assert!(names.iter().any(|x| x == n), "{n} in configs/limits.yaml");
         }
+    }
+
+    /// An AArch64 kernel's declaration (the x86-64 build has no such kernel).
+    fn arm(kind: Kind, width: u32, fmas: u32, loads: u32) -> Decl {
+        Decl {
+            name: "arm",
+            file: "asm/aarch64",
+            kind,
+            mix: (kind == Kind::Bandwidth).then_some(Mix::Load),
+            op: (kind == Kind::Compute).then_some(Op::Fma),
+            isa: if width == 16 { Isa::Neon } else { Isa::Sve },
+            precision: (kind == Kind::Compute).then_some(Precision::Dp),
+            declared_width: width,
+            loads,
+            stores: 0,
+            adds: 0,
+            muls: 0,
+            fmas,
+            divs: 0,
+            prefetch: 0,
+        }
+    }
+
+    #[test]
+    fn neoverse_limits_follow_the_arm_guides() {
+        let id = |part| CpuId {
+            vendor: "ARM".into(),
+            family: 0x41,
+            model: part,
+        };
+        let found = |part| {
+            all()
+                .into_iter()
+                .find(|u| u.matches(&id(part)))
+                .map(|u| u.name)
+        };
+        assert_eq!(found(0xd0c).as_deref(), Some("neoverse_n1"));
+        assert_eq!(found(0xd40).as_deref(), Some("neoverse_v1"));
+        assert_eq!(found(0xd49).as_deref(), Some("neoverse_n2"));
+        assert_eq!(found(0xd4f).as_deref(), Some("neoverse_v2"));
+        assert_eq!(found(0xd0b), None, "Cortex-A76: not listed");
+        let fma = |w| arm(Kind::Compute, w, 16, 0);
+        // V1: 4 NEON FMA pipes, 2 lanes, 2 flops; 256-bit SVE takes two pipes.
+        assert_eq!(named("neoverse_v1").per_cycle(&fma(16), None), Some(16.0));
+        assert_eq!(named("neoverse_v1").per_cycle(&fma(32), None), Some(16.0));
+        assert_eq!(named("neoverse_v2").per_cycle(&fma(16), None), Some(16.0));
+        assert_eq!(named("neoverse_n1").per_cycle(&fma(16), None), Some(8.0));
+        // N1 reads 2 x 16 bytes a cycle; V1's load figures are left out.
+        let load = arm(Kind::Bandwidth, 16, 0, 16);
+        assert_eq!(
+            named("neoverse_n1").per_cycle(&load, Some(Level::L1)),
+            Some(32.0)
+        );
+        assert_eq!(named("neoverse_v1").per_cycle(&load, Some(Level::L1)), None);
     }
 
     /// Limits per the vendors' guides: (table entry, kernel, level, flops or bytes per cycle).

@@ -192,14 +192,14 @@ pub fn resolve_with(
     let mut isas = Vec::new();
     for w in &words {
         match w.to_ascii_lowercase().as_str() {
-            "best" => isas.extend(Isa::ALL.into_iter().rev().find(|i| supported(*i))),
-            "all" => isas.extend(Isa::ALL.into_iter().filter(|i| supported(*i))),
+            "best" => isas.extend(Isa::native().iter().rev().find(|i| supported(**i))),
+            "all" => isas.extend(Isa::native().iter().filter(|i| supported(**i))),
             name => {
                 let i: Isa = name.parse().map_err(Error::input)?;
                 if !supported(i) {
-                    let have: Vec<_> = Isa::ALL
-                        .into_iter()
-                        .filter(|i| supported(*i))
+                    let have: Vec<_> = Isa::native()
+                        .iter()
+                        .filter(|i| supported(**i))
                         .map(|i| i.name())
                         .collect();
                     return Err(Error::input(format!(

@@ -123,8 +123,9 @@ pub struct Decl {
     pub isa: Isa,
     /// Precision (compute kernels).
     pub precision: Option<Precision>,
-    /// Bytes per access / per vector register.
-    pub width: u32,
+    /// Bytes per access / per vector register as declared; 0 for SVE's
+    /// `width=vl`, the vector length of the CPU ([`Decl::width`]).
+    pub declared_width: u32,
     /// Loads per iteration.
     pub loads: u32,
     /// Stores per iteration.
@@ -142,9 +143,9 @@ pub struct Decl {
     pub prefetch: u32,
 }
 
-/// Entry point of every kernel (see `asm/common.S`): streams A, B, C,
+/// Entry point of every kernel (see `asm/<arch>/common.S`): streams A, B, C,
 /// iterations per pass, passes, and for validation kernels `j << 32 | k`.
-pub type Entry = unsafe extern "sysv64" fn(*const u8, *const u8, *mut u8, u64, u64, u64);
+pub type Entry = unsafe extern "C" fn(*const u8, *const u8, *mut u8, u64, u64, u64);
 
 /// Repeat counts of a validation kernel's memory unit (j) and FP unit (k).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -186,22 +187,31 @@ impl Decl {
     pub fn symbol(&self) -> String {
         format!("carm_{}", self.name)
     }
+    /// Bytes per access / per vector register: the declared width, or the
+    /// SVE vector length this CPU reports.
+    pub fn width(&self) -> u32 {
+        if self.declared_width == 0 {
+            crate::arch::sve_bytes()
+        } else {
+            self.declared_width
+        }
+    }
     /// Elements per vector (1 for scalar).
     pub fn lanes(&self) -> u32 {
         self.precision
-            .map_or(1, |p| (self.width / p.bytes()).max(1))
+            .map_or(1, |p| (self.width() / p.bytes()).max(1))
     }
     /// Bytes requested per iteration (loads and stores × width).
     pub fn bytes_per_iter(&self) -> u64 {
-        u64::from(self.loads + self.stores) * u64::from(self.width)
+        u64::from(self.loads + self.stores) * u64::from(self.width())
     }
     /// Bytes loaded per iteration.
     pub fn load_bytes_per_iter(&self) -> u64 {
-        u64::from(self.loads) * u64::from(self.width)
+        u64::from(self.loads) * u64::from(self.width())
     }
     /// Bytes stored per iteration.
     pub fn store_bytes_per_iter(&self) -> u64 {
-        u64::from(self.stores) * u64::from(self.width)
+        u64::from(self.stores) * u64::from(self.width())
     }
     /// FP instructions per iteration.
     pub fn fp_instructions(&self) -> u32 {
@@ -235,7 +245,7 @@ impl Decl {
     pub fn required_features(&self) -> Vec<&'static str> {
         let mut f = self.isa.required_features().to_vec();
         if self.fmas > 0 {
-            f.push("fma");
+            f.extend(crate::arch::FMA_FEATURE);
         }
         f
     }
@@ -259,7 +269,7 @@ pub enum Role {
     /// Measuring the FP throughput of an op.
     Compute(Op, Precision),
     /// A validation kernel of a mix and op; `prefetching` picks its twin
-    /// whose memory units prefetch their lines ahead (`asm/validation.S`).
+    /// whose memory units prefetch their lines ahead (`asm/<arch>/validation.S`).
     Validation {
         /// Access mix of the memory unit.
         mix: Mix,
@@ -314,10 +324,10 @@ mod tests {
 
     #[test]
     fn table_is_complete() {
-        for isa in Isa::ALL {
+        for &isa in Isa::native() {
             for mix in Mix::ALL {
                 let k = find(isa, Role::Bandwidth(*mix)).unwrap_or_else(|| panic!("{mix} {isa}"));
-                assert_eq!(k.decl.width, isa.width_bytes());
+                assert_eq!(k.decl.width(), isa.width_bytes());
             }
             for k in KERNELS
                 .iter()
@@ -325,7 +335,7 @@ mod tests {
             {
                 assert_eq!(
                     k.decl.lanes() * k.decl.precision.unwrap().bytes(),
-                    k.decl.width
+                    k.decl.width()
                 );
             }
             for op in Op::ALL {
@@ -337,7 +347,7 @@ mod tests {
                 }
             }
         }
-        for isa in Isa::ALL {
+        for &isa in Isa::native() {
             for mix in [Mix::Load, Mix::TwoLdOneSt] {
                 for op in [Op::Fma, Op::AddMul] {
                     for p in Precision::ALL {

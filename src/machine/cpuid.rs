@@ -1,12 +1,14 @@
-//! Which CPU this is, by CPUID: what the tables of limits
-//! (`configs/limits.yaml`) and PMU events (`configs/events.yaml`) are keyed by.
+//! Which CPU this is (CPUID on x86-64; MIDR_EL1 on AArch64, its implementer
+//! as the family and its part number as the model): what the tables of
+//! limits (`configs/limits.yaml`) and PMU events (`configs/events.yaml`) are
+//! keyed by.
 
 use serde::{Deserialize, Serialize};
 
 /// CPUID identity of a CPU.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CpuId {
-    /// Vendor string, e.g. "AuthenticAMD".
+    /// Vendor string, e.g. "AuthenticAMD", "ARM".
     pub vendor: String,
     /// Family (base + extended).
     pub family: u32,
@@ -14,35 +16,9 @@ pub struct CpuId {
     pub model: u32,
 }
 
-/// Read this CPU's CPUID identity.
+/// This CPU's identity (CPUID on x86-64, MIDR_EL1 on AArch64).
 pub fn cpuid() -> CpuId {
-    use core::arch::x86_64::__cpuid;
-    // CPUID leaves 0 and 1 exist on every x86-64 CPU.
-    let l0 = __cpuid(0);
-    let mut v = Vec::with_capacity(12);
-    for r in [l0.ebx, l0.edx, l0.ecx] {
-        v.extend_from_slice(&r.to_le_bytes());
-    }
-    let l1 = __cpuid(1);
-    let base_family = (l1.eax >> 8) & 0xF;
-    let ext_family = (l1.eax >> 20) & 0xFF;
-    let base_model = (l1.eax >> 4) & 0xF;
-    let ext_model = (l1.eax >> 16) & 0xF;
-    let family = if base_family == 0xF {
-        base_family + ext_family
-    } else {
-        base_family
-    };
-    let model = if base_family == 0xF || base_family == 6 {
-        (ext_model << 4) | base_model
-    } else {
-        base_model
-    };
-    CpuId {
-        vendor: String::from_utf8_lossy(&v).into_owned(),
-        family,
-        model,
-    }
+    crate::arch::cpu_id()
 }
 
 /// A table entry's CPU match: vendor, family and, when listed, models.

@@ -4,11 +4,12 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// Instruction-set families carmbench has kernels for, narrowest first.
+/// Instruction-set families carmbench has kernels for, narrowest first on
+/// each architecture (x86-64: scalar to AVX-512; AArch64: scalar, NEON, SVE).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Isa {
-    /// Scalar SSE2 (8-byte accesses, one lane).
+    /// Scalar FP (8-byte accesses, one lane): SSE2 on x86-64.
     Scalar,
     /// 128-bit SSE2.
     Sse,
@@ -16,11 +17,27 @@ pub enum Isa {
     Avx2,
     /// 512-bit AVX-512F.
     Avx512,
+    /// 128-bit AArch64 Advanced SIMD.
+    Neon,
+    /// AArch64 SVE, at the vector length of the CPU (128 to 2048 bits).
+    Sve,
 }
 
 impl Isa {
-    /// All families, narrowest first.
-    pub const ALL: [Isa; 4] = [Isa::Scalar, Isa::Sse, Isa::Avx2, Isa::Avx512];
+    /// All families.
+    pub const ALL: [Isa; 6] = [
+        Isa::Scalar,
+        Isa::Sse,
+        Isa::Avx2,
+        Isa::Avx512,
+        Isa::Neon,
+        Isa::Sve,
+    ];
+
+    /// The families with kernels on this architecture, narrowest first.
+    pub fn native() -> &'static [Isa] {
+        crate::arch::ISAS
+    }
 
     /// Name used on the command line and in results.
     pub fn name(self) -> &'static str {
@@ -29,26 +46,26 @@ impl Isa {
             Isa::Sse => "sse",
             Isa::Avx2 => "avx2",
             Isa::Avx512 => "avx512",
+            Isa::Neon => "neon",
+            Isa::Sve => "sve",
         }
     }
 
-    /// Vector width in bytes of one access.
+    /// Vector width in bytes of one access (SVE: this CPU's vector length,
+    /// 0 without SVE).
     pub fn width_bytes(self) -> u32 {
         match self {
             Isa::Scalar => 8,
-            Isa::Sse => 16,
+            Isa::Sse | Isa::Neon => 16,
             Isa::Avx2 => 32,
             Isa::Avx512 => 64,
+            Isa::Sve => crate::arch::sve_bytes(),
         }
     }
 
-    /// CPU features (as `is_x86_feature_detected!` names) the family needs.
+    /// CPU features the family needs on this architecture.
     pub fn required_features(self) -> &'static [&'static str] {
-        match self {
-            Isa::Scalar | Isa::Sse => &["sse2"],
-            Isa::Avx2 => &["avx2"],
-            Isa::Avx512 => &["avx512f"],
-        }
+        crate::arch::required_features(self)
     }
 }
 
@@ -73,25 +90,10 @@ impl FromStr for Isa {
     }
 }
 
-/// Whether this CPU has a named feature (the names of `is_x86_feature_detected!`).
+/// Whether this CPU has a named feature (`crate::arch::FEATURES`).
 pub fn has_feature(name: &str) -> bool {
-    match name {
-        "sse2" => std::arch::is_x86_feature_detected!("sse2"),
-        "avx" => std::arch::is_x86_feature_detected!("avx"),
-        "avx2" => std::arch::is_x86_feature_detected!("avx2"),
-        "fma" => std::arch::is_x86_feature_detected!("fma"),
-        "avx512f" => std::arch::is_x86_feature_detected!("avx512f"),
-        "avx512vl" => std::arch::is_x86_feature_detected!("avx512vl"),
-        "avx512dq" => std::arch::is_x86_feature_detected!("avx512dq"),
-        "avx512bw" => std::arch::is_x86_feature_detected!("avx512bw"),
-        _ => false,
-    }
+    crate::arch::has_feature(name)
 }
-
-/// Features reported by `carmbench topology`.
-pub const REPORTED_FEATURES: [&str; 8] = [
-    "sse2", "avx", "avx2", "fma", "avx512f", "avx512vl", "avx512dq", "avx512bw",
-];
 
 /// The ISA report of this CPU.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -106,16 +108,29 @@ pub struct IsaReport {
 
 /// Detect this CPU's ISA.
 pub fn detect() -> IsaReport {
-    let features = REPORTED_FEATURES
+    let features = crate::arch::FEATURES
         .iter()
         .filter(|f| has_feature(f))
         .map(|f| f.to_string())
         .collect();
-    let (benchmarked, skipped) = Isa::ALL.into_iter().partition(|i| supported(*i));
+    let (benchmarked, skipped) = Isa::native().iter().partition(|i| supported(**i));
     IsaReport {
         features,
         benchmarked,
         skipped,
+    }
+}
+
+impl IsaReport {
+    /// The fixed-rate counter of the CPU it describes, by name: the TSC of
+    /// an x86-64 CPU, the generic timer of an AArch64 one.
+    pub fn counter_name(&self) -> &'static str {
+        let arm = |i: &Isa| matches!(i, Isa::Neon | Isa::Sve);
+        if self.benchmarked.iter().chain(&self.skipped).any(arm) {
+            "timer"
+        } else {
+            "TSC"
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! The real core clock, measured with a chain of dependent scalar adds.
 //!
-//! A scalar `add r64, r64` has a latency of one cycle on every x86-64 core
-//! we know, so a chain of N dependent adds takes N cycles whatever the
+//! A scalar integer add has a latency of one cycle on every x86-64 and Arm
+//! core we know, so a chain of N dependent adds takes N cycles whatever the
 //! turbo state; dividing by the wall time gives the core clock. Vector adds
 //! must not be used for this: `vpaddq zmm` has two-cycle latency on Zen 5,
 //! which halves the measured clock (a known error of another roofline tool).
@@ -19,26 +19,7 @@ pub const WARMUP: Duration = Duration::from_millis(20);
 /// Dependent adds per loop iteration of the probe.
 pub const ADDS_PER_ITER: u64 = 128;
 
-/// Run `iters` × [`ADDS_PER_ITER`] dependent adds.
-#[inline(never)]
-pub fn add_chain(iters: u64) {
-    let iters = iters.max(1);
-    // SAFETY: register-only arithmetic; no memory, no stack.
-    unsafe {
-        core::arch::asm!(
-            "2:",
-            ".rept 128",
-            "add {acc}, {one}",
-            ".endr",
-            "dec {n}",
-            "jnz 2b",
-            acc = inout(reg) 0u64 => _,
-            one = in(reg) 1u64,
-            n = inout(reg) iters => _,
-            options(nostack, nomem),
-        );
-    }
-}
+pub use crate::arch::add_chain;
 
 /// A clock measurement: GHz over several short runs.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
@@ -108,17 +89,11 @@ pub fn probe(iters: u64) -> f64 {
     (iters * ADDS_PER_ITER) as f64 / s / 1e9
 }
 
-/// TSC rate in GHz, measured against the monotonic clock over `span`.
+/// The fixed-rate counter's rate in GHz (the TSC on x86-64, the generic
+/// timer on AArch64), measured against the monotonic clock over `span`
+/// where it must be.
 pub fn tsc_ghz(span: Duration) -> f64 {
-    // SAFETY: rdtsc is available on every x86-64 CPU.
-    let r0 = unsafe { core::arch::x86_64::_rdtsc() };
-    let t0 = Instant::now();
-    while t0.elapsed() < span {
-        std::hint::spin_loop();
-    }
-    let r1 = unsafe { core::arch::x86_64::_rdtsc() };
-    let dt = t0.elapsed().as_secs_f64();
-    (r1 - r0) as f64 / dt / 1e9
+    crate::arch::counter_ghz(span)
 }
 
 /// Clock facts of the live machine.

@@ -329,7 +329,7 @@ fn worker(tid: usize, cpu: usize, alloc: usize, sh: &Shared) {
                     }
                 };
                 let t0 = Instant::now();
-                // SAFETY: see above; the kernel follows the ABI of asm/common.S.
+                // SAFETY: see above; the kernel follows the ABI of asm/<arch>/common.S.
                 unsafe { (kernel.entry)(a, b, c, iters, passes, shape.arg()) };
                 sh.times.lock().unwrap()[tid] = Some((t0, Instant::now()));
             }
@@ -629,7 +629,7 @@ mod tests {
                     for ((o, start), adv) in o.iter().zip(l.offsets).zip(l.advance) {
                         // Part i starts where part i-1 ended, in every stream,
                         // keeps the stream's alignment and ends inside the buffer.
-                        let w = k.decl.width as usize;
+                        let w = k.decl.width() as usize;
                         assert_eq!(
                             *o,
                             start + (i * n) as usize * adv,

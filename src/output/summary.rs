@@ -18,13 +18,14 @@ pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
     let c = &doc.machine.clock.measured;
     let _ = writeln!(
         s,
-        "{} | {} | clock {:.2} GHz (TSC {:.2} GHz){}",
+        "{} | {} | clock {:.2} GHz ({} {:.2} GHz){}",
         doc.cpu_name(),
         doc.machine
             .microarchitecture
             .as_deref()
             .unwrap_or("unknown microarchitecture"),
         c.core_ghz(),
+        doc.machine.isa.counter_name(),
         doc.machine.clock.tsc_ghz,
         if doc.interrupted {
             " | INTERRUPTED"

@@ -1,6 +1,7 @@
 //! The text `carmbench topology` prints.
 
 use super::ghz;
+use crate::machine::isa::IsaReport;
 use crate::machine::report::TopologyReport;
 use crate::units::human_bytes;
 use std::fmt::Write;
@@ -124,7 +125,8 @@ pub fn render_text(r: &TopologyReport) -> String {
         );
         let _ = writeln!(
             s,
-            "TSC           {}{}",
+            "{:<14}{}{}",
+            r.isa.as_ref().map_or("TSC", IsaReport::counter_name),
             ghz(c.tsc_ghz),
             c.cpuinfo_ghz
                 .map(|x| format!("   (/proc/cpuinfo says {})", ghz(x)))

@@ -138,6 +138,13 @@ impl Emulator {
     /// Find `qemu-x86_64` on `PATH` and the plugin: `plugin` when given,
     /// else beside this executable. Why not, as one line with the fix.
     pub fn find(plugin: Option<&Path>) -> Result<Emulator> {
+        // The plugin decodes x86-64 instructions: it cannot count another
+        // architecture's programs.
+        if cfg!(not(target_arch = "x86_64")) {
+            return Err(Error::input(
+                "counting by emulation decodes x86-64 programs only; on this machine count with the PMU (--counts pmu) or give the counts (--flops N --bytes M)",
+            ));
+        }
         let qemu = on_path(QEMU).ok_or_else(|| {
             Error::input(format!(
                 "{QEMU} is not installed: install it with `apt-get install qemu-user` (as root)"

@@ -16,6 +16,9 @@ pub const EVENTS_YAML: &str = include_str!("../../configs/events.yaml");
 pub enum Counts {
     /// Floating-point operations (FMA = 2).
     Flops,
+    /// Floating-point operations of scalable (SVE) instructions, counted per
+    /// 128 bits of vector (Arm's FP_SCALE_OPS_SPEC): × the vector length / 16 bytes.
+    ScalableFlops,
     /// FP instructions of one width (FMA counted twice).
     FpInstr,
     /// FP operations of one width, for the access-width estimate only.
@@ -47,9 +50,13 @@ pub struct Event {
 }
 
 impl Event {
-    /// perf_event raw config for this event on `vendor`.
+    /// perf_event raw config for this event on `vendor` (Arm: the event
+    /// number itself).
     pub fn config(&self, vendor: &str) -> u64 {
         let ev = u64::from(self.event);
+        if vendor == "ARM" {
+            return ev;
+        }
         let base = (ev & 0xFF) | (u64::from(self.umask) << 8);
         if vendor == "AuthenticAMD" {
             base | ((ev >> 8) & 0xF) << 32
@@ -137,6 +144,9 @@ pub fn derive(f: &Family, counts: &BTreeMap<String, u64>, access_bytes: Option<f
         let n = counts.get(&e.name).copied().unwrap_or(0);
         match e.counts {
             Counts::Flops => flops += n as f64,
+            Counts::ScalableFlops => {
+                flops += n as f64 * f64::from(crate::arch::sve_bytes()) / 16.0;
+            }
             Counts::FpInstr => {
                 flops += n as f64 * f64::from(e.lanes.unwrap_or(1));
                 wsum += n as f64 * f64::from(e.width.unwrap_or(8));
@@ -356,10 +366,12 @@ mod tests {
                 "{}",
                 f.name
             );
+            // Flops too, unless the perf tables give the family none.
             assert!(
-                f.events
-                    .iter()
-                    .any(|e| matches!(e.counts, Counts::Flops | Counts::FpInstr)),
+                f.events.iter().any(|e| matches!(
+                    e.counts,
+                    Counts::Flops | Counts::ScalableFlops | Counts::FpInstr
+                )) || f.source.contains("no FP operation event"),
                 "{}",
                 f.name
             );
@@ -388,6 +400,14 @@ mod tests {
         assert!(family_of(&id("GenuineIntel", 6, 0x9A)).is_none());
     }
 
+    fn id(v: &str, f: u32, m: u32) -> CpuId {
+        CpuId {
+            vendor: v.into(),
+            family: f,
+            model: m,
+        }
+    }
+
     #[test]
     fn raw_configs_follow_the_x86_layout() {
         let z = fam("zen5");
@@ -409,6 +429,37 @@ mod tests {
             .find(|e| e.counts == Counts::Stores)
             .unwrap();
         assert_eq!(st.config("GenuineIntel"), 0x82D0);
+        // Arm: the event number itself, 16 bits.
+        let v1 = family_of(&id("ARM", 0x41, 0xd40)).unwrap();
+        let scale = v1
+            .events
+            .iter()
+            .find(|e| e.name == "FP_SCALE_OPS_SPEC")
+            .unwrap();
+        assert_eq!(scale.config("ARM"), 0x80C0);
+        assert_eq!(
+            family_of(&id("ARM", 0x41, 0xd0c)).unwrap().name,
+            "neoverse_n1"
+        );
+    }
+
+    #[test]
+    fn arm_flops_count_fixed_and_scalable_operations() {
+        let f = family_of(&id("ARM", 0x41, 0xd4f)).unwrap();
+        let c: BTreeMap<String, u64> = [
+            ("FP_FIXED_OPS_SPEC", 1_000u64),
+            ("FP_SCALE_OPS_SPEC", 500),
+            ("LD_SPEC", 10),
+            ("ST_SPEC", 5),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+        let d = derive(&f, &c, Some(16.0));
+        // SVE operations scale with this CPU's vector length (none on x86-64).
+        let vl = f64::from(crate::arch::sve_bytes());
+        assert_eq!(d.flops, 1_000.0 + 500.0 * vl / 16.0);
+        assert_eq!(d.bytes, 15.0 * 16.0);
     }
 
     #[test]

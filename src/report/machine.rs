@@ -48,8 +48,8 @@ pub fn section(doc: &Document) -> Markup {
             }
             dt { "Clock" }
             dd {
-                (ghz(m.clock.measured.core_ghz())) " measured on the core (TSC "
-                (ghz(m.clock.tsc_ghz)) ")"
+                (ghz(m.clock.measured.core_ghz())) " measured on the core ("
+                (m.isa.counter_name()) " " (ghz(m.clock.tsc_ghz)) ")"
             }
             dt { "Run" }
             dd {

@@ -1,4 +1,4 @@
-# Validation kernels, scalar: see asm/validation.S for the layout and VKERNEL.
+# Validation kernels, scalar: see asm/x86_64/validation.S for the layout and VKERNEL.
 # The units below are written once and shared: every kernel is one line built from
 # them, next to its declaration.
 
@@ -129,7 +129,7 @@
 .endif
 .endm
 
-# FP units, one per op: the xmm units of asm/validation.S.
+# FP units, one per op: the xmm units of asm/x86_64/validation.S.
 .macro VFP_fma_scalar s
     VFP_fma_xmm \s
 .endm
@@ -161,7 +161,7 @@ VKERNEL scalar_sp_v_2ld1st_fma, scalar, sp, ldldst, fma, ss, END
 # @kernel scalar_sp_v_2ld1st_addmul kind=validation mix=2ld1st op=addmul isa=scalar precision=sp width=4 loads=16 stores=8 add=6 mul=6
 VKERNEL scalar_sp_v_2ld1st_addmul, scalar, sp, ldldst, addmul, ss, END_SSE
 
-# The prefetching twins (asm/validation.S, VPF): the same units, each memory unit asking
+# The prefetching twins (asm/x86_64/validation.S, VPF): the same units, each memory unit asking
 # for its lines 4 KiB ahead. The validator runs them at L3 and beyond for points at or
 # above half the ridge's intensity.
 

@@ -1,4 +1,4 @@
-# Validation kernels, avx2: see asm/validation.S for the layout and VKERNEL.
+# Validation kernels, avx2: see asm/x86_64/validation.S for the layout and VKERNEL.
 # The units below are written once and shared: every kernel is one line built from
 # them, next to its declaration.
 
@@ -81,7 +81,7 @@
 .macro VFP_fma_avx2 s
     VFMA_CHAINS \s, ymm, 12, 14, 15
 .endm
-# The addmul roof kernel's body (asm/flops.S): ADD in 12 chains, MUL independent into a
+# The addmul roof kernel's body (asm/x86_64/flops.S): ADD in 12 chains, MUL independent into a
 # scratch register.
 .macro VFP_addmul_avx2 s
     ADD_MUL_12 vadd\s, vmul\s, ymm, ymm14, ymm15, ymm12
@@ -111,7 +111,7 @@ VKERNEL avx2_sp_v_2ld1st_fma, avx2, sp, ldldst, fma, ps, END
 # @kernel avx2_sp_v_2ld1st_addmul kind=validation mix=2ld1st op=addmul isa=avx2 precision=sp width=32 loads=16 stores=8 add=12 mul=12
 VKERNEL avx2_sp_v_2ld1st_addmul, avx2, sp, ldldst, addmul, ps, END
 
-# The prefetching twins (asm/validation.S, VPF): the same units, each memory unit asking
+# The prefetching twins (asm/x86_64/validation.S, VPF): the same units, each memory unit asking
 # for its lines 4 KiB ahead. The validator runs them at L3 and beyond for points at or
 # above half the ridge's intensity.
 

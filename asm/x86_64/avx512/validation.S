@@ -1,4 +1,4 @@
-# Validation kernels, avx512: see asm/validation.S for the layout and VKERNEL.
+# Validation kernels, avx512: see asm/x86_64/validation.S for the layout and VKERNEL.
 # The units below are written once and shared: every kernel is one line built from
 # them, next to its declaration.
 
@@ -107,7 +107,7 @@ VKERNEL avx512_sp_v_2ld1st_fma, avx512, sp, ldldst, fma, ps, END
 # @kernel avx512_sp_v_2ld1st_addmul kind=validation mix=2ld1st op=addmul isa=avx512 precision=sp width=64 loads=16 stores=8 add=12 mul=12
 VKERNEL avx512_sp_v_2ld1st_addmul, avx512, sp, ldldst, addmul, ps, END
 
-# The prefetching twins (asm/validation.S, VPF): the same units, each memory unit asking
+# The prefetching twins (asm/x86_64/validation.S, VPF): the same units, each memory unit asking
 # for its lines 4 KiB ahead. The validator runs them at L3 and beyond for points at or
 # above half the ridge's intensity.
 

@@ -1,7 +1,7 @@
 # FP kernels, 256-bit AVX2 + FMA3, double (dp) and single (sp) precision.
 # Every accumulator is its own dependency chain, enough of them to cover the latency
 # of each pipe (e.g. FMA: 4 cycles x 2 pipes = 8 chains in flight; 12 here). The
-# two-op mixes use the shared bodies of asm/flops.S.
+# two-op mixes use the shared bodies of asm/x86_64/flops.S.
 # Accumulators and sources start at 1.0: x*1.0, x/1.0 and x+1.0 never leave the
 # normal range, so no denormal assist can slow a kernel. See common.S for the ABI.
 

@@ -1,7 +1,7 @@
 # FP kernels, scalar SSE2 (FMA3 for the FMA kernels), double (dp) and single (sp) precision.
 # Every accumulator is its own dependency chain, enough of them to cover the latency
 # of each pipe (e.g. FMA: 4 cycles x 2 pipes = 8 chains in flight; 12 here). fma_add
-# uses the shared two-op body of asm/flops.S; addmul keeps legacy SSE encodings in 6 + 6
+# uses the shared two-op body of asm/x86_64/flops.S; addmul keeps legacy SSE encodings in 6 + 6
 # chains (enough for every CPU of configs/limits.yaml) so that it runs without AVX.
 # Accumulators and sources start at 1.0: x*1.0, x/1.0 and x+1.0 never leave the
 # normal range, so no denormal assist can slow a kernel. See common.S for the ABI.

@@ -1,4 +1,4 @@
-# Validation kernels, sse: see asm/validation.S for the layout and VKERNEL.
+# Validation kernels, sse: see asm/x86_64/validation.S for the layout and VKERNEL.
 # The units below are written once and shared: every kernel is one line built from
 # them, next to its declaration.
 
@@ -77,7 +77,7 @@
     add rax, 128
 .endm
 
-# FP units, one per op: the xmm units of asm/validation.S.
+# FP units, one per op: the xmm units of asm/x86_64/validation.S.
 .macro VFP_fma_sse s
     VFP_fma_xmm \s
 .endm
@@ -109,7 +109,7 @@ VKERNEL sse_sp_v_2ld1st_fma, sse, sp, ldldst, fma, ps, END
 # @kernel sse_sp_v_2ld1st_addmul kind=validation mix=2ld1st op=addmul isa=sse precision=sp width=16 loads=16 stores=8 add=6 mul=6
 VKERNEL sse_sp_v_2ld1st_addmul, sse, sp, ldldst, addmul, ps, END_SSE
 
-# The prefetching twins (asm/validation.S, VPF): the same units, each memory unit asking
+# The prefetching twins (asm/x86_64/validation.S, VPF): the same units, each memory unit asking
 # for its lines 4 KiB ahead. The validator runs them at L3 and beyond for points at or
 # above half the ridge's intensity.
 
