@@ -2,6 +2,8 @@
 //! read back by disassembling this test binary with `objdump`.
 #![cfg(target_arch = "x86_64")]
 
+mod common;
+
 use carmbench::kernels::{Decl, KERNELS, Kind};
 use std::collections::HashMap;
 use std::process::Command;
@@ -326,67 +328,10 @@ fn check_prefetches(d: &Decl, mem: &Counts) {
 /// written.
 const STREAMS: [(&str, char); 3] = [("r10", 'A'), ("r11", 'B'), ("rax", 'C')];
 
-/// Every stream's pointer moves on, once per iteration (per memory unit in
-/// a validation kernel), by exactly the bytes the body touches on that
-/// stream, which tile it without gap or overlap, and which are what the
-/// declaration gives that stream: its share of the loads (A, and B when the
-/// mix reads two streams) or its stores (C).
 fn check_strides(d: &Decl, c: &Counts) {
-    let streams = d.load_streams().max(1) as i64;
-    for (reg, stream) in STREAMS {
-        let declared = match stream {
-            'A' => d.load_bytes_per_iter() as i64 / streams,
-            'B' if d.load_streams() == 2 => d.load_bytes_per_iter() as i64 / streams,
-            'C' => d.store_bytes_per_iter() as i64,
-            _ => 0,
-        };
-        let adv: Vec<i64> = c
-            .advances
-            .iter()
-            .filter(|a| a.0 == reg)
-            .map(|a| a.1)
-            .collect();
-        let mut spans: Vec<(i64, i64)> = c
-            .touched
-            .iter()
-            .filter(|t| t.0 == reg)
-            .map(|t| (t.1, t.2))
-            .collect();
-        spans.sort_unstable();
-        if declared == 0 {
-            assert!(
-                spans.is_empty() && adv.is_empty(),
-                "{}: stream {stream} ({reg}) is not declared but used",
-                d.name
-            );
-            continue;
-        }
-        assert_eq!(
-            adv.len(),
-            1,
-            "{}: stream {stream} ({reg}) moves on once: {adv:?}",
-            d.name
-        );
-        let mut next = 0;
-        for (first, last) in &spans {
-            assert_eq!(
-                *first, next,
-                "{}: stream {stream} has a gap or an overlap at {first}",
-                d.name
-            );
-            next = last + 1;
-        }
-        assert_eq!(
-            next, declared,
-            "{}: stream {stream} touches {next} bytes, declared {declared}",
-            d.name
-        );
-        assert_eq!(
-            adv[0], declared,
-            "{}: stream {stream} moves on by {}, touches {declared}",
-            d.name, adv[0]
-        );
-    }
+    let touched: Vec<(String, i64, i64)> =
+        c.touched.iter().map(|t| (t.0.clone(), t.1, t.2)).collect();
+    common::check_strides(d, STREAMS, &c.advances, &touched);
 }
 
 fn check_counts(d: &Decl, body: &[Insn], c: Counts) {

@@ -5,6 +5,8 @@
 //! the vector length QEMU gives, and SVE kernels are checked where it has SVE.
 #![cfg(target_arch = "aarch64")]
 
+mod common;
+
 use carmbench::kernels::{Decl, KERNELS, Kind};
 use carmbench::machine::isa::Isa;
 use std::collections::HashMap;
@@ -225,56 +227,9 @@ fn count(body: &[Insn], vl: u32) -> Counts {
 const STREAMS: [(&str, char); 3] = [("x9", 'A'), ("x10", 'B'), ("x11", 'C')];
 
 fn check_strides(d: &Decl, c: &Counts) {
-    let streams = d.load_streams().max(1) as i64;
-    for (reg, stream) in STREAMS {
-        let declared = match stream {
-            'A' => d.load_bytes_per_iter() as i64 / streams,
-            'B' if d.load_streams() == 2 => d.load_bytes_per_iter() as i64 / streams,
-            'C' => d.store_bytes_per_iter() as i64,
-            _ => 0,
-        };
-        let adv: Vec<i64> = c
-            .advances
-            .iter()
-            .filter(|a| a.0 == reg)
-            .map(|a| a.1)
-            .collect();
-        let mut spans: Vec<(i64, i64)> = c
-            .touched
-            .iter()
-            .filter(|t| t.0 == reg)
-            .map(|t| (t.1, t.2))
-            .collect();
-        spans.sort_unstable();
-        if declared == 0 {
-            assert!(
-                spans.is_empty() && adv.is_empty(),
-                "{}: stream {stream} used",
-                d.name
-            );
-            continue;
-        }
-        assert_eq!(
-            adv,
-            [declared],
-            "{}: stream {stream} moves on once, by its bytes",
-            d.name
-        );
-        let mut next = 0;
-        for (first, last) in &spans {
-            assert_eq!(
-                *first, next,
-                "{}: stream {stream} gap or overlap at {first}",
-                d.name
-            );
-            next = last + 1;
-        }
-        assert_eq!(
-            next, declared,
-            "{}: stream {stream} touches {next} bytes",
-            d.name
-        );
-    }
+    let touched: Vec<(String, i64, i64)> =
+        c.touched.iter().map(|t| (t.0.clone(), t.1, t.2)).collect();
+    common::check_strides(d, STREAMS, &c.advances, &touched);
 }
 
 /// A prefetching twin asks for every 64-byte line (SVE: every vector) its

@@ -237,3 +237,66 @@ pub fn rich_report(dir: &Path) -> (PathBuf, carmbench::results::Document, String
     ]));
     (html, doc, said)
 }
+
+/// The disassembly tests' stride rule, for any architecture: each stream
+/// (A, B, C, on the registers `streams` names) moves on once per iteration
+/// by exactly the bytes the loop body touches on it, which tile it without
+/// gap or overlap, and which are what the declaration gives that stream:
+/// its share of the loads (A, and B when the mix reads two streams) or its
+/// stores (C). `advances` are (register, bytes added); `touched` are
+/// (register, first byte, last byte).
+pub fn check_strides(
+    d: &carmbench::kernels::Decl,
+    streams: [(&str, char); 3],
+    advances: &[(String, i64)],
+    touched: &[(String, i64, i64)],
+) {
+    let n = d.load_streams().max(1) as i64;
+    for (reg, stream) in streams {
+        let declared = match stream {
+            'A' => d.load_bytes_per_iter() as i64 / n,
+            'B' if d.load_streams() == 2 => d.load_bytes_per_iter() as i64 / n,
+            'C' => d.store_bytes_per_iter() as i64,
+            _ => 0,
+        };
+        let adv: Vec<i64> = advances
+            .iter()
+            .filter(|a| a.0 == reg)
+            .map(|a| a.1)
+            .collect();
+        let mut spans: Vec<(i64, i64)> = touched
+            .iter()
+            .filter(|t| t.0 == reg)
+            .map(|t| (t.1, t.2))
+            .collect();
+        spans.sort_unstable();
+        if declared == 0 {
+            assert!(
+                spans.is_empty() && adv.is_empty(),
+                "{}: stream {stream} ({reg}) is not declared but used",
+                d.name
+            );
+            continue;
+        }
+        assert_eq!(
+            adv,
+            [declared],
+            "{}: stream {stream} ({reg}) moves on once, by the {declared} bytes it touches",
+            d.name
+        );
+        let mut next = 0;
+        for (first, last) in &spans {
+            assert_eq!(
+                *first, next,
+                "{}: stream {stream} has a gap or an overlap at {first}",
+                d.name
+            );
+            next = last + 1;
+        }
+        assert_eq!(
+            next, declared,
+            "{}: stream {stream} touches {next} bytes, declared {declared}",
+            d.name
+        );
+    }
+}
