@@ -9,6 +9,7 @@
 use crate::chart::{self, Filter};
 use crate::compare;
 use crate::config::plan::{self, PlanFile};
+use crate::fleet::{NodeResult, analyse};
 use crate::machine::{Machine, Source};
 use crate::results::{self, Document, apps, check};
 use std::sync::OnceLock;
@@ -41,12 +42,20 @@ pub fn plan(data: &[u8]) {
 }
 
 /// What a checked results document feeds: the default view, the chart as
-/// SVG, comparison and ridges.
+/// SVG, the HTML report, a fleet of it, comparison and ridges.
 fn downstream(doc: &Document) {
     let pair = [("f".to_string(), doc.clone())];
     if let Ok(sel) = chart::select(&pair, &Filter::default(), Vec::new()) {
         let _ = chart::svg(&sel);
     }
+    let _ = crate::report::html(&pair, &[]);
+    let nodes: Vec<NodeResult> = (0..3)
+        .map(|i| NodeResult {
+            node: format!("n{i}"),
+            doc: Ok(doc.clone()),
+        })
+        .collect();
+    let _ = analyse(&nodes, 0.1);
     let _ = compare::match_roofs(&[doc, doc], true);
     let _ = compare::ridge_table(&["a".into()], &[doc]);
     for t in doc.thread_counts() {
@@ -66,12 +75,19 @@ fn downstream(doc: &Document) {
     }
 }
 
-/// A results file's text, parsed and checked; what passes goes downstream.
+/// A results file's text, parsed and checked, whole and as `fleet` reads it
+/// (up to its roofs' end); what passes goes downstream.
 pub fn results(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
     if let Ok(doc) = results::parse(text, "results") {
+        downstream(&doc);
+    }
+    let roofs = results::up_to_roofs_end(text);
+    if roofs.len() < text.len()
+        && let Ok(doc) = results::parse(roofs, "results")
+    {
         downstream(&doc);
     }
 }

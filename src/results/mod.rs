@@ -522,25 +522,31 @@ pub fn load_roofs(path: &Path) -> Result<Document> {
             path.display()
         ))
     })?;
+    let mut d = parse(
+        up_to_roofs_end(&text),
+        &format!("results file '{}'", path.display()),
+    )?;
+    d.validation.clear();
+    Ok(d)
+}
+
+/// A results file's text up to the first section after its roofs (see
+/// [`load_roofs`]); the whole text when there is none.
+pub fn up_to_roofs_end(text: &str) -> &str {
+    // A key at a line's start is a top-level key: its index is a char boundary.
     let top = |key: &str| {
         text.match_indices(key)
             .map(|(i, _)| i)
             .find(|&i| i == 0 || text.as_bytes()[i - 1] == b'\n')
     };
-    let cut = match top("roofs:") {
-        Some(r) => AFTER_ROOFS
+    let cut = top("roofs:").and_then(|r| {
+        AFTER_ROOFS
             .iter()
             .filter_map(|k| top(k))
             .filter(|&i| i > r)
-            .min(),
-        None => None,
-    };
-    let mut d = parse(
-        &text[..cut.unwrap_or(text.len())],
-        &format!("results file '{}'", path.display()),
-    )?;
-    d.validation.clear();
-    Ok(d)
+            .min()
+    });
+    &text[..cut.unwrap_or(text.len())]
 }
 
 /// A results document from its text; `doc` names it in errors.
