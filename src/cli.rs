@@ -71,7 +71,7 @@ pub struct FleetRunArgs {
     /// What each node measures (as for `carmbench run`).
     #[command(flatten)]
     pub plan: PlanArgs,
-    /// Folder for nodes/<node>/carm.yaml and the fleet report.
+    /// Folder for nodes/NODE/carm.yaml and the fleet report.
     #[arg(short, long, value_name = "DIR", default_value = "fleet-results")]
     pub output: PathBuf,
     /// How far below its group's median a node's roof makes it an outlier (a fraction).
@@ -82,7 +82,7 @@ pub struct FleetRunArgs {
 /// `carmbench fleet report`.
 #[derive(Debug, Args)]
 pub struct FleetReportArgs {
-    /// A fleet folder: its nodes/<node>/carm.yaml, however they were gathered.
+    /// A fleet folder: its nodes/NODE/carm.yaml, however they were gathered.
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
     /// Report format.

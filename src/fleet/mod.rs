@@ -1,6 +1,6 @@
 //! Fleet mode: every node of a cluster measured through Slurm
 //! ([`slurm`]), each node's results in `DIR/nodes/<node>/carm.yaml`
-//! ([`gather`]), and the nodes judged against their peers ([`analysis`]).
+//! ([`gather`](mod@gather)), and the nodes judged against their peers ([`analysis`]).
 
 pub mod analysis;
 pub mod gather;
