@@ -4,54 +4,17 @@
 
 mod common;
 
+use common::Insn;
+
 use carmbench::kernels::{Decl, KERNELS, Kind};
 use std::collections::HashMap;
 use std::process::Command;
 
-/// One disassembled instruction.
-#[derive(Debug, Clone)]
-struct Insn {
-    addr: u64,
-    mnemonic: String,
-    operands: String,
-}
-
 /// All kernel symbols of this binary, disassembled (Intel syntax).
 fn disassemble() -> HashMap<String, Vec<Insn>> {
-    let exe = std::env::current_exe().unwrap();
-    let out = Command::new("objdump")
-        .args(["-d", "--no-show-raw-insn", "-M", "intel"])
-        .arg(&exe)
-        .output()
-        .expect("objdump runs (Debian package binutils; scripts/setup.sh installs it)");
-    assert!(out.status.success(), "objdump failed");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut map: HashMap<String, Vec<Insn>> = HashMap::new();
-    let mut current: Option<String> = None;
-    for line in text.lines() {
-        if let Some(rest) = line.strip_suffix(">:") {
-            let name = rest.rsplit('<').next().unwrap_or("").to_string();
-            current = name.starts_with("carm_").then_some(name);
-            continue;
-        }
-        let Some(sym) = &current else { continue };
-        let line = line.trim();
-        let Some((addr, rest)) = line.split_once(':') else {
-            current = None;
-            continue;
-        };
-        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
-            continue;
-        };
-        let rest = rest.trim();
-        let (mnemonic, operands) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-        map.entry(sym.clone()).or_default().push(Insn {
-            addr,
-            mnemonic: mnemonic.to_string(),
-            operands: operands.trim().to_string(),
-        });
-    }
-    map
+    let mut objdump = Command::new("objdump");
+    objdump.args(["-d", "--no-show-raw-insn", "-M", "intel"]);
+    common::disassemble_kernels(objdump)
 }
 
 /// Every loop, in order: from the target of a backward conditional branch

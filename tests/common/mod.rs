@@ -300,3 +300,49 @@ pub fn check_strides(
         );
     }
 }
+
+/// One disassembled instruction.
+#[derive(Debug, Clone)]
+pub struct Insn {
+    pub addr: u64,
+    pub mnemonic: String,
+    pub operands: String,
+}
+
+/// The kernel symbols (`carm_*`) of this test binary, disassembled by
+/// `objdump` (the command with its options; the binary is added), with
+/// objdump's `//` comments left out.
+pub fn disassemble_kernels(mut objdump: Command) -> std::collections::HashMap<String, Vec<Insn>> {
+    let out = objdump
+        .arg(std::env::current_exe().unwrap())
+        .output()
+        .unwrap_or_else(|e| panic!("{:?} runs (binutils): {e}", objdump.get_program()));
+    assert!(out.status.success(), "{:?} failed", objdump.get_program());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut map: std::collections::HashMap<String, Vec<Insn>> = Default::default();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_suffix(">:") {
+            let name = rest.rsplit('<').next().unwrap_or("").to_string();
+            current = name.starts_with("carm_").then_some(name);
+            continue;
+        }
+        let Some(sym) = &current else { continue };
+        let line = line.split("//").next().unwrap_or("").trim();
+        let Some((addr, rest)) = line.split_once(':') else {
+            current = None;
+            continue;
+        };
+        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else {
+            continue;
+        };
+        let rest = rest.trim();
+        let (mnemonic, operands) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        map.entry(sym.clone()).or_default().push(Insn {
+            addr,
+            mnemonic: mnemonic.to_string(),
+            operands: operands.trim().to_string(),
+        });
+    }
+    map
+}
