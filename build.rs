@@ -43,45 +43,7 @@ fn variant(v: &str) -> String {
     }
 }
 
-/// Tells the tests whether the parts they need beside Rust are here: tests
-/// that need a missing part are ignored, with the reason, not passed.
-fn detect_test_parts() {
-    println!("cargo::rustc-check-cfg=cfg(has_qemu)");
-    println!("cargo::rustc-check-cfg=cfg(has_chromium)");
-    println!("cargo::rustc-check-cfg=cfg(has_slurm)");
-    println!("cargo::rerun-if-env-changed=PATH");
-    let on_path = |name: &str| {
-        std::env::var_os("PATH").and_then(|p| {
-            std::env::split_paths(&p)
-                .map(|d| d.join(name))
-                .find(|f| f.is_file())
-        })
-    };
-    if let Some(q) = on_path("qemu-x86_64") {
-        println!("cargo::rerun-if-changed={}", q.display());
-        let help = std::process::Command::new(&q).arg("-h").output();
-        if help.is_ok_and(|h| String::from_utf8_lossy(&h.stdout).contains("-plugin")) {
-            println!("cargo::rustc-cfg=has_qemu");
-        }
-    }
-    // The fleet tests start a cluster of their own (scripts/slurm-local.sh).
-    let slurm = ["munged", "slurmctld", "slurmd", "srun", "sinfo", "scontrol"];
-    if slurm
-        .iter()
-        .all(|p| on_path(p).is_some() || Path::new("/usr/sbin").join(p).is_file())
-    {
-        println!("cargo::rustc-cfg=has_slurm");
-    }
-    // The report's browser tests drive Debian's chromium through chromedriver.
-    if let (Some(c), Some(d)) = (on_path("chromium"), on_path("chromedriver")) {
-        println!("cargo::rerun-if-changed={}", c.display());
-        println!("cargo::rerun-if-changed={}", d.display());
-        println!("cargo::rustc-cfg=has_chromium");
-    }
-}
-
 fn main() {
-    detect_test_parts();
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap();
     let asm = root.join("asm").join(&arch);

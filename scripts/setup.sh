@@ -1,38 +1,76 @@
 #!/usr/bin/env bash
-# Installs what carmbench needs on Debian, or says how: `setup.sh` for the
-# main job, `setup.sh --tests` for the test suite as well.
-# Sourced by scripts/carm.sh and scripts/test.sh; safe to run on its own.
+# Installs the Debian packages carmbench needs, or says how:
+#   setup.sh            the main job
+#   setup.sh --tests    the test suite as well
+#   setup.sh --aarch64  the AArch64 cross tools (scripts/test-aarch64.sh)
+# Called by scripts/carm.sh, scripts/test.sh and scripts/test-aarch64.sh; safe to
+# run on its own. Quiet: nothing when everything is here, else one line per group
+# of packages; the package manager's own output goes to a log named on failure.
 set -euo pipefail
 
-# The main job: hwloc headers, libudev (hwlocality links -ludev), pkg-config
-# (finds hwloc), fonts-dejavu-core (text in PNG charts); binutils (objdump)
-# for the kernel disassembly tests.
-CARMBENCH_PACKAGES=(libhwloc-dev libudev-dev pkg-config binutils fonts-dejavu-core)
-# The tests: gcc builds the programs profiled, qemu-user runs them under the
-# counting plugin, chromium (driven by chromium-driver) opens the report, and
-# Slurm with munge runs a cluster of 4 nodes on this machine for fleet mode
-# (scripts/slurm-local.sh starts and stops it).
-if [ "${1:-}" = "--tests" ]; then
-    CARMBENCH_PACKAGES+=(gcc libc6-dev qemu-user chromium chromium-driver
-        slurmctld slurmd slurm-client munge)
-fi
-
-missing=()
-for p in "${CARMBENCH_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+# "what they are for|packages". The main job: hwloc headers, libudev (hwlocality
+# links -ludev), pkg-config (finds hwloc), fonts (text in PNG charts), binutils
+# (objdump, for the kernel disassembly tests).
+groups=("the main job|libhwloc-dev libudev-dev pkg-config binutils fonts-dejavu-core")
+for arg in "$@"; do
+    case $arg in
+    --tests)
+        # gcc builds the programs profiled, qemu-user runs them under the
+        # counting plugin, chromium opens the report, Slurm with munge runs a
+        # cluster of 4 nodes on this machine (scripts/slurm-local.sh).
+        groups+=("programs to profile|gcc libc6-dev"
+            "emulation|qemu-user"
+            "the browser test|chromium chromium-driver"
+            "the Slurm test|slurmctld slurmd slurm-client munge")
+        ;;
+    --aarch64)
+        groups+=("AArch64 cross tools|gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user")
+        ;;
+    *)
+        echo "carmbench setup: unknown option $arg; give --tests or --aarch64" >&2
+        exit 2
+        ;;
+    esac
 done
 
-if [ ${#missing[@]} -gt 0 ]; then
-    cmd="apt-get update && apt-get install -y ${missing[*]}"
-    if [ "$(id -u)" -eq 0 ]; then
-        echo "carmbench setup: installing ${missing[*]}" >&2
-        apt-get update -qq >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
-    else
-        echo "carmbench setup: missing Debian packages: ${missing[*]}" >&2
-        echo "run as root:  sudo sh -c '$cmd'" >&2
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
+# What is missing, group by group.
+todo=() all=()
+for g in "${groups[@]}"; do
+    missing=()
+    for p in ${g#*|}; do
+        installed "$p" || [[ " ${all[*]-} " == *" $p "* ]] || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        todo+=("${g%%|*}|${missing[*]}")
+        all+=("${missing[@]}")
+    fi
+done
+
+if [ ${#all[@]} -gt 0 ]; then
+    retry="apt-get update && apt-get install -y ${all[*]}"
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "carmbench setup: missing Debian packages: ${all[*]}" >&2
+        echo "run as root:  sudo sh -c '$retry'" >&2
         exit 1
     fi
+    log=${TMPDIR:-/tmp}/carmbench-setup.log
+    : >"$log"
+    fail() {
+        echo "carmbench setup: $1 failed; the last lines of $log:" >&2
+        tail -n 12 "$log" | sed 's/^/    /' >&2
+        echo "retry as root:  $retry" >&2
+        exit 1
+    }
+    echo "carmbench setup: installing Debian packages (apt-get's output: $log)" >&2
+    apt-get update >>"$log" 2>&1 || fail "apt-get update"
+    for t in "${todo[@]}"; do
+        echo "  for ${t%%|*}: ${t#*|}" >&2
+        # shellcheck disable=SC2086 # a list of package names
+        DEBIAN_FRONTEND=noninteractive apt-get install -y ${t#*|} \
+            >>"$log" 2>&1 || fail "installing ${t#*|}"
+    done
 fi
 
 if ! command -v cargo >/dev/null 2>&1; then

@@ -3,9 +3,12 @@
 //! worked out by hand, counted under a real `qemu-x86_64` with the counting
 //! plugin. W is exact; Q within 0.1 % of the hand count plus a fixed
 //! allowance for process start-up (the loader, libc, printf); regions
-//! exact. Without QEMU these tests are ignored, with the reason.
+//! exact. Whether QEMU is here is decided when the tests run
+//! (`common::parts`): without it they are skipped with one line, and fail
+//! under `CI`.
 
 mod common;
+use common::parts::Part;
 use common::*;
 
 use carmbench::profile::emulate::{Counts, Emulator};
@@ -72,11 +75,6 @@ fn check(what: &str, c: &Counts, flops: u64, bytes: u64) {
     );
 }
 
-#[test]
-#[cfg_attr(
-    not(has_qemu),
-    ignore = "qemu-x86_64 with plugin support is not installed (apt-get install qemu-user)"
-)]
 fn flops_and_bytes_are_exact_for_programs_of_every_kind() {
     let dir = tmpdir("emulated");
     let (n, r) = (1_000_000u64, 10u64);
@@ -132,11 +130,6 @@ fn flops_and_bytes_are_exact_for_programs_of_every_kind() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-#[cfg_attr(
-    not(has_qemu),
-    ignore = "qemu-x86_64 with plugin support is not installed (apt-get install qemu-user)"
-)]
 fn regions_are_counted_exactly_and_placed_at_their_intensity() {
     let dir = tmpdir("emuregions");
     let lib = regions_static_lib();
@@ -250,11 +243,6 @@ fn regions_are_counted_exactly_and_placed_at_their_intensity() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-#[cfg_attr(
-    not(has_qemu),
-    ignore = "qemu-x86_64 with plugin support is not installed (apt-get install qemu-user)"
-)]
 fn what_emulation_cannot_count_is_said_in_one_line() {
     let dir = tmpdir("emubad");
     let apps_file = dir.join("apps.yaml");
@@ -358,4 +346,52 @@ fn what_emulation_cannot_count_is_said_in_one_line() {
         "the apps file is left as it was"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// With QEMU out of `PATH`, a test that needs it is skipped with one line
+/// naming it and its install command (counted as ignored, not passed); under
+/// `CI` the same test fails. This binary runs itself to see both.
+fn a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci() {
+    let empty = tmpdir("no-qemu");
+    let me = std::env::current_exe().unwrap();
+    let run = |ci: Option<&str>| {
+        let mut c = Command::new(&me);
+        c.args(["--exact", "what_emulation_cannot_count_is_said_in_one_line"])
+            .env("PATH", &empty)
+            .env_remove("CI");
+        if let Some(v) = ci {
+            c.env("CI", v);
+        }
+        c.output().unwrap()
+    };
+    let o = run(None);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    let skips: Vec<&str> = out.lines().filter(|l| l.starts_with("skipped: ")).collect();
+    assert_eq!(skips.len(), 1, "{out}");
+    assert!(
+        skips[0].contains("what_emulation_cannot_count_is_said_in_one_line")
+            && skips[0].contains("QEMU")
+            && skips[0].contains("apt-get install qemu-user"),
+        "{out}"
+    );
+    assert!(out.contains("0 passed; 0 failed; 1 ignored"), "{out}");
+    let o = run(Some("true"));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_ne!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("0 passed; 1 failed; 0 ignored"), "{out}");
+    assert!(
+        out.contains("QEMU (qemu-x86_64 with plugin support) is missing"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&empty).unwrap();
+}
+
+fn main() -> std::process::ExitCode {
+    common::parts::main(tests![
+        (Part::Qemu) flops_and_bytes_are_exact_for_programs_of_every_kind,
+        (Part::Qemu) regions_are_counted_exactly_and_placed_at_their_intensity,
+        (Part::Qemu) what_emulation_cannot_count_is_said_in_one_line,
+        a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
+    ])
 }

@@ -4,6 +4,7 @@
 //! (scripts/slurm-local.sh) running `fleet run`.
 
 mod common;
+use common::parts::Part;
 use common::*;
 
 use carmbench::results::Document;
@@ -43,7 +44,6 @@ fn json(out: &std::process::Output) -> Value {
     serde_json::from_str(&success(out)).unwrap()
 }
 
-#[test]
 fn the_one_slow_node_and_only_it_is_flagged_with_its_roofs() {
     let dir = tmpdir("fleet");
     let base = carmbench::results::load(Path::new(FIXTURE)).unwrap();
@@ -129,7 +129,6 @@ fn the_one_slow_node_and_only_it_is_flagged_with_its_roofs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
 fn groups_by_cpu_small_groups_and_unreadable_nodes_are_said() {
     let dir = tmpdir("fleet-mixed");
     let base = carmbench::results::load(Path::new(FIXTURE)).unwrap();
@@ -185,7 +184,6 @@ fn groups_by_cpu_small_groups_and_unreadable_nodes_are_said() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
 fn bad_input_is_one_line_and_exit_2() {
     let dir = tmpdir("fleet-bad");
     let d = dir.to_str().unwrap();
@@ -270,11 +268,6 @@ impl Drop for Cluster {
     }
 }
 
-#[test]
-#[cfg_attr(
-    not(has_slurm),
-    ignore = "Slurm is not installed (apt-get install slurmctld slurmd slurm-client munge)"
-)]
 fn fleet_run_on_a_real_slurm_writes_each_node_and_lists_a_failed_one() {
     let dir = tmpdir("fleet-slurm");
     let cluster = Cluster::up(dir.join("slurm"));
@@ -341,4 +334,13 @@ fn fleet_run_on_a_real_slurm_writes_each_node_and_lists_a_failed_one() {
     assert_input_error(&o, &["Slurm is not answering", "SLURM_CONF"]);
     drop(cluster);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn main() -> std::process::ExitCode {
+    common::parts::main(tests![
+        the_one_slow_node_and_only_it_is_flagged_with_its_roofs,
+        groups_by_cpu_small_groups_and_unreadable_nodes_are_said,
+        bad_input_is_one_line_and_exit_2,
+        (Part::Slurm) fleet_run_on_a_real_slurm_writes_each_node_and_lists_a_failed_one,
+    ])
 }

@@ -4,6 +4,7 @@
 //! draw its charts, fit a phone's width and keep its charts in print.
 
 mod common;
+use common::parts::Part;
 use common::*;
 
 use serde_json::{Value, json};
@@ -134,11 +135,6 @@ fn inked(png_bytes: &[u8]) -> f64 {
         / n
 }
 
-#[test]
-#[cfg_attr(
-    not(has_chromium),
-    ignore = "chromium and chromedriver are not installed (apt-get install chromium chromium-driver)"
-)]
 fn the_report_loads_offline_shows_every_roof_and_draws_its_charts() {
     let dir = tmpdir("browser");
     let (html, doc, _) = rich_report(&dir);
@@ -252,4 +248,10 @@ fn the_report_loads_offline_shows_every_roof_and_draws_its_charts() {
     );
     drop(b);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn main() -> std::process::ExitCode {
+    common::parts::main(tests![
+        (Part::Chromium) the_report_loads_offline_shows_every_roof_and_draws_its_charts,
+    ])
 }

@@ -1,0 +1,151 @@
+//! The parts beside Rust that some tests need (QEMU, Chromium, Slurm), looked
+//! for when the tests run, never when they were built: a package installed
+//! after the build counts. A test binary holding such tests runs its own
+//! harness (`harness = false`, [`main`]): a test whose part is missing is
+//! reported as ignored with one line naming the part and its install command
+//! (`skipped: TEST: ...`, which `scripts/test.sh` counts), never as passed;
+//! under `CI` it fails instead, so CI cannot pass with a part missing.
+
+use libtest_mimic::{Arguments, Failed, Trial};
+use std::path::PathBuf;
+use std::process::{Command, ExitCode};
+
+/// A part beside Rust that a test needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// `qemu-x86_64` that loads plugins (Debian's qemu-user).
+    Qemu,
+    /// Debian's chromium and chromedriver.
+    Chromium,
+    /// A local Slurm cluster's programs, with munge.
+    Slurm,
+}
+
+/// A program on `PATH`, or in the sbin folders a user's `PATH` may lack.
+fn program(name: &str, sbin: bool) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
+    if sbin {
+        dirs.extend(["/usr/sbin", "/sbin"].map(PathBuf::from));
+    }
+    dirs.into_iter().map(|d| d.join(name)).find(|f| f.is_file())
+}
+
+impl Part {
+    /// The part as a test line names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Part::Qemu => "QEMU (qemu-x86_64 with plugin support)",
+            Part::Chromium => "Chromium with chromedriver",
+            Part::Slurm => "Slurm (slurmctld, slurmd, srun, sinfo, scontrol, munged)",
+        }
+    }
+
+    /// The command that installs it.
+    pub fn install(self) -> &'static str {
+        match self {
+            Part::Qemu => "apt-get install qemu-user",
+            Part::Chromium => "apt-get install chromium chromium-driver",
+            Part::Slurm => "apt-get install slurmctld slurmd slurm-client munge",
+        }
+    }
+
+    /// Whether it is here now.
+    pub fn present(self) -> bool {
+        match self {
+            Part::Qemu => program("qemu-x86_64", false).is_some_and(|q| {
+                Command::new(q)
+                    .arg("-h")
+                    .output()
+                    .is_ok_and(|h| String::from_utf8_lossy(&h.stdout).contains("-plugin"))
+            }),
+            Part::Chromium => {
+                program("chromium", false).is_some() && program("chromedriver", false).is_some()
+            }
+            Part::Slurm => ["munged", "slurmctld", "slurmd", "srun", "sinfo", "scontrol"]
+                .iter()
+                .all(|p| program(p, true).is_some()),
+        }
+    }
+}
+
+/// Whether this run is CI's (`CI` set to anything but empty, 0 or false).
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.trim(), "" | "0" | "false"))
+}
+
+/// One test of a binary run by [`main`]: its name, the part it needs if any,
+/// and its body (a panic fails it, as under the standard harness).
+pub struct Test {
+    pub name: &'static str,
+    pub needs: Option<Part>,
+    pub body: fn(),
+}
+
+/// The tests of a binary, as `Test`s: `tests![plain_test, (Part::Qemu) qemu_test]`.
+#[macro_export]
+macro_rules! tests {
+    ($( $(($part:expr))? $name:ident ),* $(,)?) => {
+        vec![$( $crate::common::parts::Test {
+            name: stringify!($name),
+            needs: $crate::common::parts::needs(&[$($part)?]),
+            body: $name,
+        } ),*]
+    };
+}
+
+/// The part a test needs, from the macro's optional `(Part)`.
+pub fn needs(parts: &[Part]) -> Option<Part> {
+    parts.first().copied()
+}
+
+/// Whether `name` is run by these arguments (libtest's filter rules).
+fn selected(args: &Arguments, name: &str) -> bool {
+    let matches = |f: &str| {
+        if args.exact {
+            name == f
+        } else {
+            name.contains(f)
+        }
+    };
+    args.filter.as_deref().is_none_or(matches) && !args.skip.iter().any(|s| matches(s))
+}
+
+/// Run `tests` as the standard harness would, parts decided now.
+pub fn main(tests: Vec<Test>) -> ExitCode {
+    let args = Arguments::from_args();
+    let ci = under_ci();
+    let trials = tests
+        .into_iter()
+        .map(|t| {
+            let body = t.body;
+            let run = move || -> Result<(), Failed> {
+                body();
+                Ok(())
+            };
+            match t.needs.filter(|p| !p.present()) {
+                None => Trial::test(t.name, run),
+                Some(part) if ci => Trial::test(t.name, move || {
+                    Err(format!(
+                        "{} is missing, and CI runs every test: {}",
+                        part.name(),
+                        part.install()
+                    )
+                    .into())
+                }),
+                Some(part) => {
+                    if !args.list && selected(&args, t.name) {
+                        println!(
+                            "skipped: {}: {} is not installed ({})",
+                            t.name,
+                            part.name(),
+                            part.install()
+                        );
+                    }
+                    Trial::test(t.name, run).with_ignored_flag(true)
+                }
+            }
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit_code()
+}
