@@ -151,9 +151,9 @@ pub struct PredictArgs {
     /// Flops done by FMAs (adjusts the peak between the ADD/MUL and FMA roofs).
     #[arg(long, value_name = "F")]
     pub fma_flops: Option<f64>,
-    /// Memory level whose bandwidth bounds it [default: every level].
-    #[arg(long)]
-    pub level: Option<String>,
+    /// Memory level whose bandwidth bounds it (L1, L2, L3, DRAM) [default: every level].
+    #[arg(long, value_parser = crate::machine::Level::parse)]
+    pub level: Option<crate::machine::Level>,
     /// Results of the machine to predict on.
     #[arg(long, value_name = "RESULTS")]
     pub on: PathBuf,

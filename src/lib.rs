@@ -16,7 +16,8 @@
 //! - [`fleet`]: every node of a cluster through Slurm, judged against its peers;
 //! - [`output`]: tables and documents as text, YAML, JSON, CSV, Markdown, HTML;
 //! - [`cli`], [`commands`]: argument parsing and the subcommands;
-//! - [`error`], [`units`]: one error type; byte counts as text.
+//! - [`error`], [`units`], [`files`]: one error type; byte counts as text;
+//!   reading inputs and writing outputs under one set of rules.
 
 pub mod arch;
 pub mod chart;
@@ -25,6 +26,7 @@ pub mod commands;
 pub mod compare;
 pub mod config;
 pub mod error;
+pub mod files;
 pub mod fleet;
 #[doc(hidden)]
 pub mod fuzzing;

@@ -218,7 +218,9 @@ fn files_it_cannot_read_are_refused() {
     let out = carmbench(&[
         "predict", "--flops", "1", "--bytes", "1", "--level", "L9", "--on", ZEN5,
     ]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no level 'L9'"));
+    // Refused before any line of the prediction is printed.
+    assert_input_error(&out, &["--on has no L9 roof", "it has L1"]);
+    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
     let out = carmbench(&["compare", ZEN5]);
     assert_eq!(out.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();

@@ -83,7 +83,7 @@ impl<'a> CurveChart<'a> {
     /// Draw into `path` (.svg or .png).
     pub fn render(&self, path: &Path) -> Result<()> {
         if super::is_svg(path) {
-            return crate::results::write_atomic(path, &self.svg()?);
+            return crate::files::write_atomic(path, &self.svg()?);
         }
         super::draw_to_file!(path, |root| self.draw(&root))
     }

@@ -41,7 +41,7 @@ impl<'a> FleetChart<'a> {
     /// Draw into `path` (.svg or .png).
     pub fn render(&self, path: &Path) -> Result<()> {
         if super::is_svg(path) {
-            return crate::results::write_atomic(path, &self.svg()?);
+            return crate::files::write_atomic(path, &self.svg()?);
         }
         super::draw_to_file!(path, self.size(), |root| self.draw(&root))
     }

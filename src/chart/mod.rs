@@ -65,6 +65,27 @@ pub struct Selection {
     pub series: Vec<Series>,
     /// Application points.
     pub apps: Vec<AppPoint>,
+    /// Thread counts of the roofs drawn.
+    pub threads: Vec<usize>,
+}
+
+impl Selection {
+    /// A line for each application point that ran a thread count whose
+    /// roofs are not drawn: it is shown against other roofs, and said so.
+    pub fn app_notes(&self) -> Vec<String> {
+        let drawn: Vec<String> = self.threads.iter().map(|t| t.to_string()).collect();
+        self.apps
+            .iter()
+            .filter_map(|a| {
+                let n = a.threads.filter(|n| !self.threads.contains(n))?;
+                Some(format!(
+                    "{} ran {n} thread(s), whose roofs are not drawn (measured or asked for: {}); it is shown against those",
+                    a.name,
+                    drawn.join(", ")
+                ))
+            })
+            .collect()
+    }
 }
 
 fn choose<T: Copy + PartialEq + std::fmt::Display>(
@@ -215,6 +236,13 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
                 .collect();
             compute.sort_by(|a, b| b.value().total_cmp(&a.value()));
             if bandwidth.is_empty() && compute.is_empty() {
+                // A file without what was asked for is said, not dropped.
+                if f.isa.is_some() || f.threads.is_some() {
+                    return Err(Error::input(format!(
+                        "{name} has no {isa} roofs with {t} thread(s) (it has {}); leave it out or ask for what it has with --isa and --threads",
+                        measured_sets(d)
+                    )));
+                }
                 continue;
             }
             let validation = d
@@ -296,7 +324,25 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
         title,
         series,
         apps,
+        threads,
     })
+}
+
+/// "avx2 with 1, 2 threads; avx512 with 1 thread": what a file measured.
+fn measured_sets(d: &Document) -> String {
+    let isas: Vec<Isa> = distinct(&d.roofs.iter().collect::<Vec<_>>(), |r| Some(r.isa));
+    isas.iter()
+        .map(|&i| {
+            let t: Vec<String> = d
+                .thread_counts()
+                .into_iter()
+                .filter(|&t| d.roofs.iter().any(|r| r.isa == i && r.threads == t))
+                .map(|t| t.to_string())
+                .collect();
+            format!("{i} with {} thread(s)", t.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Okabe-Ito colour-blind-safe palette.
@@ -443,7 +489,7 @@ pub(crate) use draw_to_file;
 /// Draw `sel` into `path` (.svg or .png).
 pub fn render(sel: &Selection, path: &Path) -> Result<()> {
     if is_svg(path) {
-        return crate::results::write_atomic(path, &svg(sel)?);
+        return crate::files::write_atomic(path, &svg(sel)?);
     }
     draw_to_file!(path, |root| draw(sel, &root))
 }

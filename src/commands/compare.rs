@@ -5,9 +5,18 @@ use crate::chart::{self, Filter, quadrant};
 use crate::cli::CompareArgs;
 use crate::compare::{self, QuadrantPoint};
 use crate::error::{Error, Result};
+use crate::files::{self, OutputKind};
 use crate::output::compare::{Comparison, render};
 use crate::results::{self, Document};
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Where the quadrant chart goes.
+fn quadrant_file(a: &CompareArgs) -> PathBuf {
+    a.quadrant_output
+        .clone()
+        .unwrap_or_else(|| "quadrant.svg".into())
+}
 
 /// The quadrant chart and its verdicts, one line per machine level.
 fn quadrant_split(a: &CompareArgs, names: &[String], docs: &[Document]) -> Result<String> {
@@ -48,10 +57,7 @@ fn quadrant_split(a: &CompareArgs, names: &[String], docs: &[Document]) -> Resul
             verdicts.join(", ")
         );
     }
-    let out = a
-        .quadrant_output
-        .clone()
-        .unwrap_or_else(|| "quadrant.svg".into());
+    let out = quadrant_file(a);
     quadrant::render(
         &points,
         &ais,
@@ -69,6 +75,35 @@ pub fn run(a: &CompareArgs) -> Result<()> {
     if a.results.len() < 2 && a.output.is_none() && !a.quadrant {
         return Err(Error::input("give at least two results files to compare"));
     }
+    // Flags that would change nothing are refused, not ignored.
+    if a.threads.is_some() && a.output.is_none() && !a.quadrant {
+        return Err(Error::input(
+            "--threads chooses the roofs of the chart (-o FILE) or of the quadrant chart (--quadrant); give one of them",
+        ));
+    }
+    for (flag, given) in [
+        ("--ai", a.ai.is_some()),
+        ("--quadrant-output", a.quadrant_output.is_some()),
+    ] {
+        if given && !a.quadrant {
+            return Err(Error::input(format!(
+                "{flag} is for the quadrant chart; add --quadrant"
+            )));
+        }
+    }
+    // Outputs checked before any table is printed.
+    let inputs: Vec<&Path> = a.results.iter().map(PathBuf::as_path).collect();
+    if let Some(out) = &a.output {
+        files::check_output(out, OutputKind::Chart, &inputs, "-o")?;
+    }
+    if a.quadrant {
+        files::check_output(
+            &quadrant_file(a),
+            OutputKind::Chart,
+            &inputs,
+            "--quadrant-output",
+        )?;
+    }
     let docs: Vec<Document> = a
         .results
         .iter()
@@ -79,6 +114,13 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         if d.roofs.is_empty() {
             return Err(Error::input(format!(
                 "{n} holds no roofs; re-run `carmbench run`"
+            )));
+        }
+        if let Some(t) = a.threads.filter(|t| !d.thread_counts().contains(t)) {
+            let has: Vec<String> = d.thread_counts().iter().map(|t| t.to_string()).collect();
+            return Err(Error::input(format!(
+                "{n} has no roofs with {t} thread(s) (it has {}); give --threads with a count every file has",
+                has.join(", ")
             )));
         }
     }

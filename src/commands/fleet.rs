@@ -148,7 +148,7 @@ fn fleet_run(a: &FleetRunArgs) -> Result<()> {
         }
     };
     let json = render(&f, &[], FleetFormat::Json);
-    crate::results::write_atomic(&dir.join("fleet.json"), &json)?;
+    crate::files::write_atomic(&dir.join("fleet.json"), &json)?;
     eprintln!("wrote {}", dir.join("fleet.json").display());
     Ok(())
 }

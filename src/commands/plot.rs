@@ -3,11 +3,25 @@
 use crate::chart::{self, Filter};
 use crate::cli::PlotArgs;
 use crate::error::Result;
+use crate::files::{self, OutputKind};
 use crate::results;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Run the subcommand.
 pub fn run(a: &PlotArgs) -> Result<()> {
+    let default = if a.curve {
+        "carm-curve.svg"
+    } else {
+        "carm.svg"
+    };
+    let out = a.output.clone().unwrap_or_else(|| {
+        a.results[0]
+            .parent()
+            .map_or_else(|| PathBuf::from(default), |d| d.join(default))
+    });
+    let mut inputs: Vec<&Path> = a.results.iter().map(PathBuf::as_path).collect();
+    inputs.extend(a.apps.as_deref());
+    files::check_output(&out, OutputKind::Chart, &inputs, "-o")?;
     let docs = a
         .results
         .iter()
@@ -22,12 +36,6 @@ pub fn run(a: &PlotArgs) -> Result<()> {
             .transpose()?;
         let chart = chart::curve::CurveChart::of(doc, isa)
             .map_err(|e| crate::error::Error::input(format!("{name}: {e}")))?;
-        let out = a.output.clone().unwrap_or_else(|| {
-            a.results[0].parent().map_or_else(
-                || PathBuf::from("carm-curve.svg"),
-                |d| d.join("carm-curve.svg"),
-            )
-        });
         chart.render(&out)?;
         println!("wrote {}", out.display());
         return Ok(());
@@ -44,11 +52,9 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         ops: a.ops.clone(),
     };
     let sel = chart::select(&docs, &filter, apps)?;
-    let out = a.output.clone().unwrap_or_else(|| {
-        a.results[0]
-            .parent()
-            .map_or_else(|| PathBuf::from("carm.svg"), |d| d.join("carm.svg"))
-    });
+    for n in sel.app_notes() {
+        eprintln!("carmbench: warning: {n}");
+    }
     chart::render(&sel, &out)?;
     println!("wrote {}", out.display());
     Ok(())

@@ -4,39 +4,76 @@
 use crate::cli::PredictArgs;
 use crate::compare::{self, MachineRoofs, machine_roofs};
 use crate::error::{Error, Result};
-use crate::machine::Level;
+use crate::profile;
 use crate::results::apps::{self, AppPoint};
-use crate::results::{self, Document};
+use crate::results::{self, Document, check};
 
-/// The thread count of the roofs: the one asked for, else the fewest.
-fn threads_of(doc: &Document, want: Option<usize>) -> Result<usize> {
+/// The thread count of the roofs: the one asked for (which must be
+/// measured), else the application's own (or the nearest measured, see
+/// [`profile::roof_threads`]), else the fewest.
+fn threads_of(doc: &Document, want: Option<usize>, app: Option<usize>) -> Result<usize> {
     let t = doc.thread_counts();
-    match want {
-        Some(w) if t.contains(&w) => Ok(w),
-        Some(w) => Err(Error::input(format!(
-            "the results have no {w}-thread roofs; they have {}",
-            t.iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
-        None => t
-            .first()
-            .copied()
-            .ok_or_else(|| Error::input("the results hold no roofs")),
-    }
+    let chosen = match (want, app) {
+        (Some(w), _) if !t.contains(&w) => {
+            return Err(Error::input(format!(
+                "the results have no {w}-thread roofs; they have {}",
+                t.iter()
+                    .map(|x| x.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        (Some(w), _) => Some(w),
+        (None, Some(n)) => profile::roof_threads(doc, n),
+        (None, None) => t.first().copied(),
+    };
+    chosen.ok_or_else(|| Error::input("the results hold no roofs"))
 }
 
-fn roofs_of(doc: &Document, threads: Option<usize>, flag: &str) -> Result<MachineRoofs> {
-    machine_roofs(doc, threads_of(doc, threads)?)
-        .ok_or_else(|| Error::input(format!("no usable roofs in {flag}")))
+fn roofs_of(doc: &Document, threads: usize, flag: &str) -> Result<MachineRoofs> {
+    machine_roofs(doc, threads).ok_or_else(|| Error::input(format!("no usable roofs in {flag}")))
+}
+
+/// The roofs an application is predicted under, on `doc` (`flag` names it),
+/// and a note when they are not of the application's thread count.
+fn roofs_for(
+    doc: &Document,
+    a: &PredictArgs,
+    app: &AppPoint,
+    flag: &str,
+) -> Result<(MachineRoofs, String)> {
+    let t = threads_of(doc, a.threads, app.threads)?;
+    let m = roofs_of(doc, t, flag)?;
+    if let Some(l) = a.level.filter(|l| !m.levels.iter().any(|(x, _)| x == l)) {
+        return Err(Error::input(format!(
+            "{flag} has no {l} roof with {t} thread(s); it has {}",
+            m.levels
+                .iter()
+                .map(|(x, _)| x.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let note = match app.threads {
+        Some(n) if n != t && a.threads.is_none() => {
+            format!(" (it ran {n} thread(s), which were not measured)")
+        }
+        _ => String::new(),
+    };
+    Ok((m, note))
 }
 
 /// Run the subcommand.
 pub fn run(a: &PredictArgs) -> Result<()> {
     let apps: Vec<AppPoint> = match (&a.app, a.flops, a.bytes) {
+        (Some(_), _, _) if a.fma_flops.is_some() => {
+            return Err(Error::input(
+                "--fma-flops goes with --flops and --bytes; an apps file gives each application's fma_flops",
+            ));
+        }
         (Some(p), None, None) => apps::load(p)?.applications,
-        (None, Some(w), Some(q)) if w > 0.0 && q > 0.0 && w.is_finite() && q.is_finite() => {
+        (None, Some(w), Some(q)) => {
+            check::manual_counts(w, q)?;
             vec![AppPoint {
                 name: "app".into(),
                 flops: w,
@@ -48,9 +85,6 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                 mix: None,
             }]
         }
-        (None, Some(_), Some(_)) => {
-            return Err(Error::input("--flops and --bytes must be positive numbers"));
-        }
         _ => return Err(Error::input("give --app APPS.yaml, or --flops N --bytes M")),
     };
     if apps.is_empty() {
@@ -60,22 +94,28 @@ pub fn run(a: &PredictArgs) -> Result<()> {
         && !(f.is_finite() && f >= 0.0 && f <= apps[0].flops)
     {
         return Err(Error::input(format!(
-            "--fma-flops is {f}; give the flops done by FMAs, from 0 to --flops"
+            "--fma-flops is {}; give the flops done by FMAs, from 0 to --flops",
+            check::num(f)
         )));
     }
-    let level = a
-        .level
-        .as_deref()
-        .map(|l| Level::parse(l).map_err(Error::input))
-        .transpose()?;
     let on = results::load(&a.on)?;
     let from = a.from.as_ref().map(|p| results::load(p)).transpose()?;
-    let on_m = roofs_of(&on, a.threads, "--on")?;
-    let from_m = from
-        .as_ref()
-        .map(|d| roofs_of(d, a.threads, "--from"))
-        .transpose()?;
+    // Every application's roofs first: an error prints no half a table.
+    let mut plans = Vec::new();
     for app in &apps {
+        let on_m = roofs_for(&on, a, app, "--on")?;
+        let from_m = from
+            .as_ref()
+            .map(|d| roofs_for(d, a, app, "--from"))
+            .transpose()?;
+        let on_p = compare::predict(app, &on_m.0, a.level)?;
+        let from_p = from_m
+            .as_ref()
+            .map(|m| compare::predict(app, &m.0, a.level))
+            .transpose()?;
+        plans.push((app, on_m, on_p, from_p));
+    }
+    for (app, (on_m, note), on_p, from_p) in plans {
         println!(
             "{}: W = {:.4e} flop, Q = {:.4e} B, AI = {:.3} flop/B",
             app.name,
@@ -83,14 +123,9 @@ pub fn run(a: &PredictArgs) -> Result<()> {
             app.bytes,
             app.ai()
         );
-        let on_p = compare::predict(app, &on_m, level)?;
-        let from_p = from_m
-            .as_ref()
-            .map(|m| compare::predict(app, m, level))
-            .transpose()?;
         for (i, p) in on_p.iter().enumerate() {
             println!(
-                "  on {} ({}, {} thr) with the {} bandwidth: {:.4e} s at {:.2} GFLOP/s, bound by {}",
+                "  on {} ({}, {} thr{note}) with the {} bandwidth: {:.4e} s at {:.2} GFLOP/s, bound by {}",
                 on.cpu_name(),
                 on_m.isa,
                 on_m.threads,

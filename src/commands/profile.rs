@@ -2,7 +2,8 @@
 
 use crate::cli::ProfileArgs;
 use crate::error::{Error, Result};
-use crate::profile::{self, Placement, Request};
+use crate::files::{self, OutputKind};
+use crate::profile::{self, Request};
 use crate::results::apps::{self, AppPoint};
 use crate::results::{self, Document};
 use std::path::{Path, PathBuf};
@@ -11,21 +12,21 @@ use std::path::{Path, PathBuf};
 fn placed(doc: &Document, p: &AppPoint) -> String {
     let (ai, perf) = (p.ai(), p.gflop_per_s());
     match profile::placement(doc, p, p.threads.unwrap_or(1)) {
-        Some(Placement {
-            threads,
-            roof: Some((label, v)),
-        }) => format!(
-            "{}: AI {ai:.3} flop/B, {perf:.2} GFLOP/s; bound by the {label} ({v:.2} GFLOP/s at this AI, {threads} thread(s)): {:.1}% of it",
-            p.name,
-            100.0 * perf / v
-        ),
-        Some(Placement {
-            threads,
-            roof: None,
-        }) => format!(
-            "{}: AI {ai:.3} flop/B, {perf:.2} GFLOP/s: above every roof of the {threads}-thread results; check the counts",
-            p.name
-        ),
+        Some(place) => match &place.roof {
+            Some((label, v)) => format!(
+                "{}: AI {ai:.3} flop/B, {perf:.2} GFLOP/s; bound by the {label} ({v:.2} GFLOP/s at this AI, {} thread(s)): {:.1}% of it{}",
+                p.name,
+                place.threads,
+                100.0 * perf / v,
+                place.note()
+            ),
+            None => format!(
+                "{}: AI {ai:.3} flop/B, {perf:.2} GFLOP/s: above every roof of the {}-thread results; check the counts{}",
+                p.name,
+                place.threads,
+                place.note()
+            ),
+        },
         None => unplaced(p),
     }
 }
@@ -49,6 +50,26 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
                 .map_or(c.clone(), |f| f.to_string_lossy().into_owned())
         })
     });
+    // Everything that can be refused is, before the program runs (twice,
+    // natively and counted): the apps file, its folder and the results.
+    let out = a
+        .output
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("apps.yaml"));
+    files::check_output(&out, OutputKind::Yaml, &[], "-o")?;
+    if out.exists() {
+        apps::load(&out)?;
+    }
+    let results_path = a.results.clone().unwrap_or_else(profile::default_results);
+    let results = match (&a.results, results::load(&results_path)) {
+        (_, Ok(doc)) => Some(doc),
+        (Some(_), Err(e)) => return Err(e),
+        (None, Err(_)) if !results_path.exists() => None,
+        (None, Err(e)) => {
+            eprintln!("carmbench: warning: {e}; the points are written without their roofs");
+            None
+        }
+    };
     let profiled = profile::profile(&Request {
         name,
         command: a.command.clone(),
@@ -75,20 +96,15 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
             a.command[0]
         )));
     }
-    let out = a
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("apps.yaml"));
     apps::add_points(&out, placeable.clone())?;
     if let Some(n) = &profiled.note {
         println!("{n}");
     }
-    let results_path = a.results.clone().unwrap_or_else(profile::default_results);
-    match results::load(&results_path) {
-        Ok(doc) => placeable
+    match &results {
+        Some(doc) => placeable
             .iter()
-            .for_each(|p| println!("{}", placed(&doc, p))),
-        Err(_) => {
+            .for_each(|p| println!("{}", placed(doc, p))),
+        None => {
             placeable.iter().for_each(|p| println!("{}", unplaced(p)));
             println!(
                 "(no results at {}: run `carmbench run` or give --results to see the bounding roof)",

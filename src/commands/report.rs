@@ -1,13 +1,22 @@
 //! `carmbench report`: the HTML page of one or more results files.
 
 use crate::cli::ReportArgs;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::files::{self, OutputKind};
 use crate::report;
 use crate::results::{self, Document};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Run the subcommand.
 pub fn run(a: &ReportArgs) -> Result<()> {
+    let out = a.output.clone().unwrap_or_else(|| {
+        a.results[0]
+            .parent()
+            .map_or_else(|| PathBuf::from("carm.html"), |d| d.join("carm.html"))
+    });
+    let mut inputs: Vec<&Path> = a.results.iter().map(PathBuf::as_path).collect();
+    inputs.extend(a.apps.as_deref());
+    files::check_output(&out, OutputKind::Html, &inputs, "-o")?;
     let docs: Vec<(String, Document)> = a
         .results
         .iter()
@@ -17,24 +26,7 @@ pub fn run(a: &ReportArgs) -> Result<()> {
         Some(p) => results::apps::load(p)?.applications,
         None => Vec::new(),
     };
-    let out = a.output.clone().unwrap_or_else(|| {
-        a.results[0]
-            .parent()
-            .map_or_else(|| PathBuf::from("carm.html"), |d| d.join("carm.html"))
-    });
-    let cannot = |e: String| {
-        Error::input(format!(
-            "cannot write {}: {e}; give another -o",
-            out.display()
-        ))
-    };
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| cannot(e.to_string()))?;
-    }
-    report::write(&out, &docs, &apps).map_err(|e| match e {
-        Error::Io(m) => Error::input(format!("{m}; give another -o")),
-        other => other,
-    })?;
+    report::write(&out, &docs, &apps)?;
     println!("wrote {}", out.display());
     Ok(())
 }

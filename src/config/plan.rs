@@ -100,9 +100,8 @@ impl PlanFile {
 
     /// Read a plan file.
     pub fn load(path: &std::path::Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::input(format!("cannot read config '{}': {e}", path.display())))?;
-        Self::parse(&text, &format!("config '{}'", path.display()))
+        let what = format!("config '{}'", path.display());
+        Self::parse(&crate::files::read_input(path, &what)?, &what)
     }
 
     /// The embedded default.

@@ -376,6 +376,14 @@ pub fn from_hwloc(topo: &Topology, source: &Source) -> Result<Machine> {
     })
 }
 
+/// The hardware threads online (at least 1), without walking the topology:
+/// what bounds a thread count a user gives for a program.
+pub fn online_cpus() -> usize {
+    // SAFETY: sysconf reads a system value and has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    usize::try_from(n).unwrap_or(1).max(1)
+}
+
 /// MemAvailable from /proc/meminfo, in bytes.
 pub fn read_mem_available() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;

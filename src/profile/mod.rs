@@ -101,6 +101,11 @@ fn program(command: &[String]) -> Result<(&str, &[String])> {
     } else {
         emulate::on_path(prog)
     };
+    if path.as_ref().is_some_and(|p| p.is_dir()) {
+        return Err(Error::input(format!(
+            "cannot run '{prog}': it is a folder; give the program inside it"
+        )));
+    }
     let Some(path) = path.filter(|p| p.is_file()) else {
         return Err(Error::input(format!(
             "cannot run '{prog}': no such program (give its path, or a command on PATH)"
@@ -272,16 +277,15 @@ fn mode(r: &Request) -> Result<Resolved> {
             "--access-bytes is {b}; give the bytes of one access, 1 to 64"
         )));
     }
-    if r.threads == Some(0) {
-        return Err(Error::input(
-            "--threads is 0; give the threads the command runs, at least 1",
-        ));
+    let cpus = crate::machine::online_cpus();
+    if let Some(t) = r.threads.filter(|&t| t == 0 || t > cpus) {
+        return Err(Error::input(format!(
+            "--threads is {t}; give the threads the command runs, 1 to {cpus} (this machine's hardware threads)"
+        )));
     }
     let manual = match (r.flops, r.bytes) {
         (Some(f), Some(b)) => {
-            if !(f > 0.0 && b > 0.0 && f.is_finite() && b.is_finite()) {
-                return Err(Error::input("--flops and --bytes must be positive numbers"));
-            }
+            crate::results::check::manual_counts(f, b)?;
             Some((f, b))
         }
         (None, None) => None,
@@ -319,21 +323,43 @@ fn mode(r: &Request) -> Result<Resolved> {
 pub struct Placement {
     /// Thread count of the roofs used.
     pub threads: usize,
+    /// The point's own thread count, when the results lack roofs of it.
+    pub unmeasured: Option<usize>,
     /// The roof right above the point ([`crate::roofline::tightest_roof`]):
     /// its label and GFLOP/s at the point's intensity; `None` when the
     /// point sits above every roof.
     pub roof: Option<(String, f64)>,
 }
 
-/// Place `p` under the default view of `doc` for `threads` (or the fewest
-/// threads measured, when `doc` has none of that count).
-pub fn placement(doc: &Document, p: &AppPoint, threads: usize) -> Option<Placement> {
+impl Placement {
+    /// " (its 8 threads were not measured: roofs of 2)" when the roofs are
+    /// of another thread count than the point's; else nothing.
+    pub fn note(&self) -> String {
+        self.unmeasured.map_or(String::new(), |n| {
+            format!(
+                " (its {n} thread(s) were not measured: roofs of {} thread(s))",
+                self.threads
+            )
+        })
+    }
+}
+
+/// The thread count whose roofs a point of `threads` is placed under: its
+/// own, else the most measured below it, else the fewest measured.
+pub fn roof_threads(doc: &Document, threads: usize) -> Option<usize> {
     let counts = doc.thread_counts();
-    let t = if counts.contains(&threads) {
-        threads
-    } else {
-        *counts.first()?
-    };
+    counts
+        .iter()
+        .rev()
+        .find(|&&t| t <= threads)
+        .or(counts.first())
+        .copied()
+}
+
+/// Place `p` under the default view of `doc` for `threads` (see
+/// [`roof_threads`] when `doc` has none of that count: the placement says so).
+pub fn placement(doc: &Document, p: &AppPoint, threads: usize) -> Option<Placement> {
+    let t = roof_threads(doc, threads)?;
     let v = crate::results::view::View::of(doc, t)?;
     let levels: Vec<(String, f64)> = v
         .bandwidth
@@ -347,6 +373,7 @@ pub fn placement(doc: &Document, p: &AppPoint, threads: usize) -> Option<Placeme
         .collect();
     Some(Placement {
         threads: t,
+        unmeasured: (t != threads).then_some(threads),
         roof: crate::roofline::tightest_roof(p.ai(), p.gflop_per_s(), &levels, &peaks),
     })
 }

@@ -22,9 +22,9 @@ pub fn section(doc: &Document, apps: &[AppPoint]) -> Markup {
                             td.n { (format!("{:.3}", a.ai())) }
                             td.n { (format!("{:.2}", a.gflop_per_s())) }
                             td.n { (format!("{:.3}", a.seconds)) }
-                            @match place.as_ref().and_then(|p| p.roof.as_ref().map(|r| (p.threads, r))) {
-                                Some((t, (label, v))) => {
-                                    td { (label) " (" (t) " thread(s), " (format!("{v:.1}")) " GFLOP/s)" }
+                            @match place.as_ref().and_then(|p| p.roof.as_ref().map(|r| (p, r))) {
+                                Some((p, (label, v))) => {
+                                    td { (label) " (" (p.threads) " thread(s), " (format!("{v:.1}")) " GFLOP/s)" (p.note()) }
                                     td.n { (format!("{:.0}%", 100.0 * a.gflop_per_s() / v)) }
                                 }
                                 None => { td { "above every roof" } td.n { "-" } }

@@ -146,7 +146,7 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
 /// Write the page of `docs` and `apps` to `path`, replacing a file there
 /// whole or not at all.
 pub fn write(path: &Path, docs: &[(String, Document)], apps: &[AppPoint]) -> Result<()> {
-    crate::results::write_atomic(path, &html(docs, apps)?)
+    crate::files::write_atomic(path, &html(docs, apps)?)
 }
 
 /// Write `carm.html` of `doc` beside `results_path`: the path, or why not.

@@ -96,9 +96,8 @@ pub struct AppsFile {
 
 /// Load and check an apps file ([`super::check::apps`]).
 pub fn load(path: &Path) -> Result<AppsFile> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::input(format!("cannot read apps file '{}': {e}", path.display())))?;
-    parse(&text, &format!("apps file '{}'", path.display()))
+    let what = format!("apps file '{}'", path.display());
+    parse(&crate::files::read_input(path, &what)?, &what)
 }
 
 /// An apps file from its text; `doc` names it in errors.
@@ -125,10 +124,14 @@ pub fn add_points(path: &Path, points: Vec<AppPoint>) -> Result<()> {
             applications: Vec::new(),
         }
     };
+    let doc = format!("apps file '{}'", path.display());
+    for p in &points {
+        super::check::app(p, &doc)?;
+    }
     for p in points {
         f.applications.retain(|a| a.name != p.name);
         f.applications.push(p);
     }
     let text = serde_yaml::to_string(&f).map_err(|e| Error::Io(e.to_string()))?;
-    super::write_atomic(path, &text)
+    crate::files::write_atomic(path, &text)
 }

@@ -15,6 +15,22 @@ use std::fmt::Display;
 /// what survives a round trip through text.
 const ROUNDING: f64 = 1e-6;
 
+/// A number as a message shows it: plain when it reads well, else in
+/// scientific notation (1e308, not 309 digits).
+pub fn num(v: f64) -> String {
+    let a = v.abs();
+    if v.is_finite() && a != 0.0 && !(1e-4..1e15).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The widest arithmetic intensity (flop/B) and rate (GFLOP/s) a point may
+/// have: ten decades beyond any machine, so only counts that cannot be right
+/// (bytes 1e-300) are refused, before a chart's log axis meets them.
+pub const POINT_RANGE: (f64, f64) = (1e-10, 1e10);
+
 /// One entry of a document being checked.
 pub struct Entry<'a> {
     doc: &'a str,
@@ -45,7 +61,7 @@ impl<'a> Entry<'a> {
         if v.is_finite() && v > 0.0 {
             Ok(())
         } else {
-            Err(self.fail(field, v, "it must be a positive number"))
+            Err(self.fail(field, num(v), "it must be a positive number"))
         }
     }
 
@@ -54,7 +70,7 @@ impl<'a> Entry<'a> {
         if v.is_finite() && v >= 0.0 {
             Ok(())
         } else {
-            Err(self.fail(field, v, "it must be a number of zero or more"))
+            Err(self.fail(field, num(v), "it must be a number of zero or more"))
         }
     }
 
@@ -63,7 +79,7 @@ impl<'a> Entry<'a> {
         if v.is_finite() {
             Ok(())
         } else {
-            Err(self.fail(field, v, "it must be a finite number"))
+            Err(self.fail(field, num(v), "it must be a finite number"))
         }
     }
 
@@ -81,7 +97,11 @@ impl<'a> Entry<'a> {
         if low.1 <= high.1 * (1.0 + ROUNDING) {
             Ok(())
         } else {
-            Err(self.fail(low.0, low.1, &format!("above {} ({})", high.0, high.1)))
+            Err(self.fail(
+                low.0,
+                num(low.1),
+                &format!("above {} ({})", high.0, num(high.1)),
+            ))
         }
     }
 
@@ -90,7 +110,25 @@ impl<'a> Entry<'a> {
         if (v - want).abs() <= ROUNDING * want.abs().max(v.abs()) {
             Ok(())
         } else {
-            Err(self.fail(field, v, &format!("but {from} gives {want}")))
+            Err(self.fail(field, num(v), &format!("but {from} gives {}", num(want))))
+        }
+    }
+
+    /// A derived value (`what`, from `from`) inside [`POINT_RANGE`].
+    pub fn plottable(&self, what: &str, v: f64, from: &str) -> Result<()> {
+        let (lo, hi) = POINT_RANGE;
+        if v.is_finite() && (lo..=hi).contains(&v) {
+            Ok(())
+        } else {
+            Err(self.fail(
+                what,
+                num(v),
+                &format!(
+                    "from {from}; it must lie between {} and {}, so the counts cannot be right",
+                    num(lo),
+                    num(hi)
+                ),
+            ))
         }
     }
 
@@ -107,9 +145,26 @@ fn roof_entry(r: &Roof) -> String {
     format!("roof {} {} {} thread(s)", r.label(), r.isa, r.threads)
 }
 
-fn check_roof(doc: &str, r: &Roof) -> Result<()> {
+fn check_roof(doc: &str, r: &Roof, m: &crate::machine::Machine) -> Result<()> {
     let e = Entry::new(doc, roof_entry(r), RESULTS_FIX);
     e.at_least("threads", r.threads as u64, 1)?;
+    // One thread per core, on a level the machine has.
+    if r.threads > m.cores {
+        return Err(e.fail(
+            "threads",
+            r.threads,
+            &format!("more than the machine's {} cores", m.cores),
+        ));
+    }
+    if let Some(crate::machine::Level::Cache(d)) = r.level
+        && !m.caches.iter().any(|c| c.depth == usize::from(d))
+    {
+        return Err(e.fail(
+            "level",
+            format!("L{d}"),
+            "a cache level the machine's topology does not have",
+        ));
+    }
     let value = match r.kind {
         Kind::Bandwidth => {
             e.present("level", r.level)?;
@@ -312,7 +367,7 @@ pub fn results(d: &Document, doc: &str) -> Result<()> {
         }
     }
     for r in &d.roofs {
-        check_roof(doc, r)?;
+        check_roof(doc, r, t)?;
     }
     for v in &d.validation {
         check_point(doc, v)?;
@@ -362,6 +417,8 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
     e.positive("flops", a.flops)?;
     e.positive("bytes", a.bytes)?;
     e.positive("seconds", a.seconds)?;
+    e.plottable("its AI (flop/B)", a.ai(), "flops / bytes")?;
+    e.plottable("its GFLOP/s", a.gflop_per_s(), "flops / seconds")?;
     if let Some(t) = a.threads {
         e.at_least("threads", t as u64, 1)?;
     }
@@ -373,6 +430,29 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
         check_mix(&e, m)?;
     }
     Ok(())
+}
+
+/// Counts given by hand (`--flops`, `--bytes`): positive, finite, and an
+/// intensity inside [`POINT_RANGE`].
+pub fn manual_counts(flops: f64, bytes: f64) -> Result<()> {
+    if !(flops > 0.0 && bytes > 0.0 && flops.is_finite() && bytes.is_finite()) {
+        return Err(Error::input("--flops and --bytes must be positive numbers"));
+    }
+    let (lo, hi) = POINT_RANGE;
+    if !(lo..=hi).contains(&(flops / bytes)) {
+        return Err(Error::input(format!(
+            "--flops / --bytes is {} flop/B; an intensity outside {} to {} cannot be right: check the counts",
+            num(flops / bytes),
+            num(lo),
+            num(hi)
+        )));
+    }
+    Ok(())
+}
+
+/// Check one application point, as an apps file `doc` would hold it.
+pub fn app(a: &AppPoint, doc: &str) -> Result<()> {
+    check_app(doc, a)
 }
 
 /// Check an apps file read from `doc`.

@@ -469,41 +469,16 @@ pub fn short_name(p: &Path) -> String {
     }
 }
 
-/// Write `text` to `path` through a temporary file in the same directory and
-/// a rename, so an existing file is replaced whole or not at all.
-pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text)
-        .and_then(|_| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            Error::Io(format!("cannot write {}: {e}", path.display()))
-        })
-}
-
 /// Save a document.
 pub fn save(doc: &Document, path: &Path, format: Format) -> Result<()> {
-    write_atomic(path, &crate::output::to_string(doc, format)?)
+    crate::files::write_atomic(path, &crate::output::to_string(doc, format)?)
 }
 
 /// Load a results document (YAML or JSON), checking its schema version
 /// and every field ([`check::results`]).
 pub fn load(path: &Path) -> Result<Document> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::input(format!(
-            "cannot read results file '{}': {e}",
-            path.display()
-        ))
-    })?;
-    parse(&text, &format!("results file '{}'", path.display()))
+    let what = format!("results file '{}'", path.display());
+    parse(&crate::files::read_input(path, &what)?, &what)
 }
 
 /// The sections a results file keeps after its roofs, in the order this
@@ -516,16 +491,9 @@ const AFTER_ROOFS: [&str; 4] = ["validation:", "curves:", "coissue:", "sweeps:"]
 /// when they follow the roofs at the top level, as this version writes
 /// them; a file laid out otherwise is read whole.
 pub fn load_roofs(path: &Path) -> Result<Document> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Error::input(format!(
-            "cannot read results file '{}': {e}",
-            path.display()
-        ))
-    })?;
-    let mut d = parse(
-        up_to_roofs_end(&text),
-        &format!("results file '{}'", path.display()),
-    )?;
+    let what = format!("results file '{}'", path.display());
+    let text = crate::files::read_input(path, &what)?;
+    let mut d = parse(up_to_roofs_end(&text), &what)?;
     d.validation.clear();
     Ok(d)
 }
@@ -549,6 +517,16 @@ pub fn up_to_roofs_end(text: &str) -> &str {
     &text[..cut.unwrap_or(text.len())]
 }
 
+/// A YAML value as a message shows it: on one line, at most 40 characters.
+fn shown(v: &serde_yaml::Value) -> String {
+    let t = serde_yaml::to_string(v).unwrap_or_default();
+    let t = t.trim().replace('\n', " ");
+    match t.char_indices().nth(40) {
+        Some((i, _)) => format!("{}...", &t[..i]),
+        None => t,
+    }
+}
+
 /// A results document from its text; `doc` names it in errors.
 pub fn parse(text: &str, doc: &str) -> Result<Document> {
     if text.trim().is_empty() {
@@ -556,6 +534,7 @@ pub fn parse(text: &str, doc: &str) -> Result<Document> {
             "{doc} is empty; give a file written by `carmbench run`"
         )));
     }
+    crate::config::check_depth(text, doc)?;
     // One typed pass when the file is what this version writes (a fleet
     // reads thousands); the schema then read from a generic pass, for the
     // error that names what is wrong.
@@ -566,16 +545,28 @@ pub fn parse(text: &str, doc: &str) -> Result<Document> {
         return Ok(d);
     }
     let v: serde_yaml::Value = crate::config::parse_yaml(text, doc)?;
-    match v.get("schema").and_then(|s| s.as_u64()) {
-        Some(s) if s == u64::from(SCHEMA) => {}
+    if v.get("applications").is_some() && v.get("roofs").is_none() {
+        return Err(Error::input(format!(
+            "{doc} is an apps file (from `carmbench profile`), not results; give it with --apps and the results file (carm.yaml) as the argument"
+        )));
+    }
+    match v.get("schema") {
+        Some(s) if s.as_u64() == Some(u64::from(SCHEMA)) => {}
+        Some(s) if s.as_u64().is_some() => {
+            return Err(Error::input(format!(
+                "{doc} has schema {}, this carmbench reads schema {SCHEMA}; re-run `carmbench run` or use the matching carmbench version",
+                s.as_u64().unwrap_or_default()
+            )));
+        }
         Some(s) => {
             return Err(Error::input(format!(
-                "{doc} has schema {s}, this carmbench reads schema {SCHEMA}; re-run `carmbench run` or use the matching carmbench version"
+                "{doc} has schema {}, not a version number; give a file written by `carmbench run`",
+                shown(s)
             )));
         }
         None => {
             return Err(Error::input(format!(
-                "{doc} is not a carmbench results file (no 'schema' key)"
+                "{doc} is not a carmbench results file (no 'schema' key); give a file written by `carmbench run`"
             )));
         }
     }
@@ -731,34 +722,5 @@ mod tests {
         }]);
         assert_eq!(d.sweeps.len(), 1);
         assert_eq!(d.sweeps[0].verdict, Verdict::Holds);
-    }
-
-    #[test]
-    fn an_atomic_write_replaces_a_file_whole_or_leaves_it() {
-        let dir = std::env::temp_dir().join(format!("carmbench-atomic-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("carm.yaml");
-        std::fs::write(&f, "old\n").unwrap();
-        write_atomic(&f, "new\n").unwrap();
-        assert_eq!(std::fs::read_to_string(&f).unwrap(), "new\n");
-        // The rename cannot happen (a directory is in the way): an error,
-        // the directory untouched, no temporary file left.
-        let blocked = dir.join("blocked");
-        std::fs::create_dir(&blocked).unwrap();
-        std::fs::write(blocked.join("inside"), "kept").unwrap();
-        let e = write_atomic(&blocked, "text").unwrap_err();
-        assert!(e.to_string().contains("cannot write"), "{e}");
-        assert_eq!(
-            std::fs::read_to_string(blocked.join("inside")).unwrap(),
-            "kept"
-        );
-        let left: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        assert!(left.iter().all(|n| !n.ends_with(".tmp")), "{left:?}");
-        assert_eq!(std::fs::read_to_string(&f).unwrap(), "new\n");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -1,0 +1,244 @@
+//! The files carmbench reads from users and writes for them, under one set of
+//! rules: an input is a bounded UTF-8 text file (a folder, a device that never
+//! ends or a file of hundreds of megabytes is refused with one line, before
+//! any parsing), and an output is checked before the work that fills it
+//! (format by its name, never one of the inputs, its folder made and
+//! writable), then written whole through a temporary file and a rename, so
+//! nothing already there is lost.
+
+use crate::error::{Error, Result};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The largest input read: a results file with every roof, curve and
+/// validation sweep is well under a megabyte; past this it is not one.
+pub const MAX_INPUT: u64 = 32 << 20;
+
+/// The text of the file at `path`, `what` naming it in errors ("results file
+/// 'a.yaml'"): at most [`MAX_INPUT`] bytes of UTF-8, a byte-order mark dropped.
+pub fn read_input(path: &Path, what: &str) -> Result<String> {
+    let cannot = |e: &dyn std::fmt::Display| Error::input(format!("cannot read {what}: {e}"));
+    if path.is_dir() {
+        return Err(Error::input(format!(
+            "{what} is a folder; give the file inside it"
+        )));
+    }
+    let file = std::fs::File::open(path).map_err(|e| cannot(&e))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| cannot(&e))?;
+    if bytes.len() as u64 > MAX_INPUT {
+        return Err(Error::input(format!(
+            "{what} is larger than {} MiB: not a file carmbench wrote; give the right file",
+            MAX_INPUT >> 20
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        Error::input(format!(
+            "{what} is not UTF-8 text (byte {}); give a file carmbench wrote",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_string(),
+        None => text,
+    })
+}
+
+/// Write `text` to `path` through a temporary file in the same directory and
+/// a rename, so an existing file is replaced whole or not at all.
+pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let dir = folder_of(path);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Error::Io(format!("cannot write {}: {e}", path.display()))
+        })
+}
+
+/// The folder a file goes to ("." for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
+
+/// What an output file holds, which its name must say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputKind {
+    /// A chart: `.svg` or `.png`.
+    Chart,
+    /// The HTML report: `.html` or `.htm`.
+    Html,
+    /// A YAML document (apps file): `.yaml` or `.yml`.
+    Yaml,
+}
+
+impl OutputKind {
+    fn extensions(self) -> &'static [&'static str] {
+        match self {
+            OutputKind::Chart => &["svg", "png"],
+            OutputKind::Html => &["html", "htm"],
+            OutputKind::Yaml => &["yaml", "yml"],
+        }
+    }
+    fn what(self) -> &'static str {
+        match self {
+            OutputKind::Chart => "a chart (.svg or .png)",
+            OutputKind::Html => "an HTML page (.html)",
+            OutputKind::Yaml => "a YAML file (.yaml)",
+        }
+    }
+}
+
+/// Whether two paths name the same existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Check, before any work, that `path` can take output of `kind`: its name
+/// says that kind, it is none of `inputs`, it is not a folder, and its folder
+/// exists (made when missing) and takes a new file. `flag` names the option
+/// that gave it ("-o").
+pub fn check_output(path: &Path, kind: OutputKind, inputs: &[&Path], flag: &str) -> Result<()> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    if !ext
+        .as_deref()
+        .is_some_and(|e| kind.extensions().contains(&e))
+    {
+        return Err(Error::input(format!(
+            "{flag} {}: this writes {}; give a file name ending so",
+            path.display(),
+            kind.what()
+        )));
+    }
+    if let Some(input) = inputs.iter().find(|i| same_file(i, path)) {
+        return Err(Error::input(format!(
+            "{flag} {} is an input of this command ({}); give another file, so as not to overwrite it",
+            path.display(),
+            input.display()
+        )));
+    }
+    if path.is_dir() {
+        return Err(Error::input(format!(
+            "{flag} {} is a folder; give a file name",
+            path.display()
+        )));
+    }
+    writable_folder(folder_of(path), flag)
+}
+
+/// Check that `dir` exists (made when missing) and takes a new file: what a
+/// command that writes into a folder checks before its work.
+pub fn writable_folder(dir: &Path, flag: &str) -> Result<()> {
+    let cannot = |e: &dyn std::fmt::Display| {
+        Error::input(format!(
+            "cannot write into {}: {e}; give another {flag}",
+            dir.display()
+        ))
+    };
+    if dir.exists() && !dir.is_dir() {
+        return Err(cannot(&"it is a file, not a folder"));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| cannot(&e))?;
+    let probe: PathBuf = dir.join(format!(".carmbench-probe.{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| cannot(&e))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("carmbench-files-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn inputs_are_bounded_utf8_files_and_a_bom_is_dropped() {
+        let d = dir("in");
+        let f = d.join("a.yaml");
+        std::fs::write(&f, "\u{feff}schema: 1\n").unwrap();
+        assert_eq!(read_input(&f, "results file").unwrap(), "schema: 1\n");
+        std::fs::write(&f, b"schema: \xff\n").unwrap();
+        let e = read_input(&f, "results file").unwrap_err().to_string();
+        assert!(e.contains("not UTF-8"), "{e}");
+        let e = read_input(&d, "results file").unwrap_err().to_string();
+        assert!(e.contains("is a folder"), "{e}");
+        // A device that never ends is cut at the cap, not read until memory runs out.
+        let e = read_input(Path::new("/dev/zero"), "results file")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("larger than 32 MiB"), "{e}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn an_output_must_say_its_kind_be_no_input_and_be_writable() {
+        let d = dir("out");
+        let input = d.join("carm.yaml");
+        std::fs::write(&input, "x").unwrap();
+        let check = |p: &Path, k| check_output(p, k, &[&input], "-o");
+        assert!(check(&d.join("r.html"), OutputKind::Html).is_ok());
+        let e = check(&d.join("r.png"), OutputKind::Html).unwrap_err();
+        assert!(e.to_string().contains("HTML page"), "{e}");
+        let e = check(&input, OutputKind::Yaml).unwrap_err();
+        assert!(e.to_string().contains("is an input"), "{e}");
+        // The same file by another path is still the input.
+        let other = d.join(".").join("carm.yaml");
+        assert!(check(&other, OutputKind::Yaml).is_err());
+        // Missing folders are made.
+        assert!(check(&d.join("new/deeper/c.svg"), OutputKind::Chart).is_ok());
+        assert!(d.join("new/deeper").is_dir());
+        // A file where the folder goes.
+        let e = check(&input.join("c.svg"), OutputKind::Chart).unwrap_err();
+        assert_eq!(e.exit_code(), 2, "{e}");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn an_atomic_write_replaces_a_file_whole_or_leaves_it() {
+        let dir = std::env::temp_dir().join(format!("carmbench-atomic-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("carm.yaml");
+        std::fs::write(&f, "old\n").unwrap();
+        write_atomic(&f, "new\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "new\n");
+        // The rename cannot happen (a directory is in the way): an error,
+        // the directory untouched, no temporary file left.
+        let blocked = dir.join("blocked");
+        std::fs::create_dir(&blocked).unwrap();
+        std::fs::write(blocked.join("inside"), "kept").unwrap();
+        let e = write_atomic(&blocked, "text").unwrap_err();
+        assert!(e.to_string().contains("cannot write"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(blocked.join("inside")).unwrap(),
+            "kept"
+        );
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(left.iter().all(|n| !n.ends_with(".tmp")), "{left:?}");
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "new\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
