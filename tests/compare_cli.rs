@@ -220,7 +220,11 @@ fn files_it_cannot_read_are_refused() {
     ]);
     // Refused before any line of the prediction is printed.
     assert_input_error(&out, &["--on has no L9 roof", "it has L1"]);
-    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let out = carmbench(&["compare", ZEN5]);
     assert_eq!(out.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();

@@ -129,17 +129,27 @@ fn the_one_slow_node_and_only_it_is_flagged_with_its_roofs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-fn groups_by_cpu_small_groups_and_unreadable_nodes_are_said() {
+fn peers_are_grouped_by_cpuid_isa_and_cores_and_the_rest_is_said() {
     let dir = tmpdir("fleet-mixed");
     let base = carmbench::results::load(Path::new(FIXTURE)).unwrap();
     for n in 1..=4 {
         node(&dir, &format!("a{n}"), &scaled(&base, jitter(n)));
     }
-    // Two nodes of another CPU, one of them far slower: too few to judge.
+    // Two nodes of another generation under the same generic name (a VM's
+    // "AMD EPYC"), one of them far slower: their own group, too small to judge.
     let mut other = base.clone();
-    other.machine.topology.cpu_model = Some("Other CPU".into());
+    other.machine.cpuid.model += 1;
     node(&dir, "b1", &other);
     node(&dir, "b2", &scaled(&other, |_, _| 0.5));
+    // The same CPU with other core counts: a group of its own too.
+    let mut wide = base.clone();
+    wide.machine.topology.cores = 64;
+    node(&dir, "w1", &wide);
+    // A run stopped after 6 roofs: read, and not counted as healthy.
+    let mut cut = scaled(&base, jitter(9));
+    cut.roofs.truncate(6);
+    cut.interrupted = true;
+    node(&dir, "a9", &cut);
     // A damaged file, and a node whose run failed.
     let bad = dir.join("nodes").join("c1");
     std::fs::create_dir_all(&bad).unwrap();
@@ -147,20 +157,57 @@ fn groups_by_cpu_small_groups_and_unreadable_nodes_are_said() {
     let failed = dir.join("nodes").join("c2");
     std::fs::create_dir_all(&failed).unwrap();
     std::fs::write(failed.join("error.txt"), "carmbench: out of memory\n").unwrap();
-    let v = json(&carmbench(&[
-        "fleet",
-        "report",
-        dir.to_str().unwrap(),
-        "--format",
-        "json",
-    ]));
+    let d = dir.to_str().unwrap();
+    let out = carmbench(&["fleet", "report", d, "--format", "json"]);
+    // Each unreadable node is named in a warning.
+    let warned = stderr(&out);
+    assert!(
+        warned.contains("warning: node unreadable: c1:")
+            && warned.contains("warning: node unreadable: c2: carmbench: out of memory"),
+        "{warned}"
+    );
+    let v = json(&out);
+    assert_eq!(
+        v["grouped_by"],
+        "CPU (vendor, family, model), widest ISA measured and core count"
+    );
     let groups = v["groups"].as_array().unwrap();
-    assert_eq!(groups.len(), 2);
-    let other = groups.iter().find(|g| g["cpu"] == "Other CPU").unwrap();
-    assert_eq!(other["judged"], false);
+    assert_eq!(groups.len(), 3, "{groups:?}");
+    let names = |g: &Value| -> Vec<String> {
+        g["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect()
+    };
+    let of = |n: &str| {
+        groups
+            .iter()
+            .find(|g| names(g).contains(&n.to_string()))
+            .unwrap()
+    };
+    assert_eq!(names(of("a1")), ["a1", "a2", "a3", "a4", "a9"]);
+    assert_eq!(names(of("b1")), ["b1", "b2"]);
+    assert_eq!(names(of("w1")), ["w1"]);
+    assert_eq!(of("b1")["judged"], false);
+    assert!(
+        of("w1")["cpu"].as_str().unwrap().ends_with(", 64 cores"),
+        "{}",
+        of("w1")["cpu"]
+    );
     assert!(
         v["outliers"].as_array().unwrap().is_empty(),
-        "b2 is not judged"
+        "b2 is not judged: {}",
+        v["outliers"]
+    );
+    let incomplete = v["incomplete"].as_array().unwrap();
+    assert_eq!(incomplete.len(), 1, "{incomplete:?}");
+    assert_eq!(incomplete[0]["node"], "a9");
+    assert_eq!(incomplete[0]["interrupted"], true);
+    assert_eq!(
+        incomplete[0]["missing"].as_array().unwrap().len(),
+        base.roofs.len() - 6
     );
     let unreadable = v["unreadable"].as_array().unwrap();
     assert_eq!(unreadable.len(), 2);
@@ -172,15 +219,81 @@ fn groups_by_cpu_small_groups_and_unreadable_nodes_are_said() {
             .contains("c1/carm.yaml")
     );
     assert_eq!(unreadable[1]["error"], "carmbench: out of memory");
-    let text = success(&carmbench(&["fleet", "report", dir.to_str().unwrap()]));
+    let text = success(&carmbench(&["fleet", "report", d]));
     assert!(
-        text.contains("Other CPU (2 node(s): too few nodes for outlier verdicts (3 needed))"),
+        text.starts_with("nodes grouped by CPU (vendor, family, model)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 node(s): too few nodes for outlier verdicts (3 needed))"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "incomplete: a9: run interrupted after 6 roofs; {} of its group's roofs missing: ",
+            base.roofs.len() - 6
+        )),
         "{text}"
     );
     assert!(
         text.contains("unreadable: c2: carmbench: out of memory"),
         "{text}"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A fleet none of whose nodes can be read is an error naming why, not a
+/// fleet without outliers.
+fn a_fleet_with_no_readable_node_is_an_error() {
+    let dir = tmpdir("fleet-none");
+    for (n, text) in [("n1", "schema: 1\nroofs: ["), ("n2", "")] {
+        let d = dir.join("nodes").join(n);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("carm.yaml"), text).unwrap();
+    }
+    let out = carmbench(&["fleet", "report", dir.to_str().unwrap()]);
+    assert_input_error(
+        &out,
+        &[
+            "none of the 2 node(s)",
+            "n1: results file",
+            "n2: results file",
+            "is empty",
+        ],
+    );
+    assert!(out.stdout.is_empty(), "no report printed");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Node names come from folder names: Markdown shows them literally, and
+/// names that are not UTF-8 stay apart.
+fn node_names_are_escaped_and_kept_apart() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tmpdir("fleet-names");
+    let base = carmbench::results::load(Path::new(FIXTURE)).unwrap();
+    for n in 1..=3 {
+        node(&dir, &format!("n{n}"), &scaled(&base, jitter(n)));
+    }
+    node(&dir, "<script>x|y", &scaled(&base, |_, _| 0.5));
+    for raw in [&b"bad\xff"[..], &b"bad\xfe"[..]] {
+        let d = dir.join("nodes").join(std::ffi::OsStr::from_bytes(raw));
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("carm.yaml"), serde_yaml::to_string(&base).unwrap()).unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let md = success(&carmbench(&["fleet", "report", d, "--format", "markdown"]));
+    assert!(!md.contains("<script>"), "{md}");
+    assert!(md.contains("&lt;script&gt;x\\|y"), "{md}");
+    let v = json(&carmbench(&["fleet", "report", d, "--format", "json"]));
+    let mut nodes: Vec<String> = v["groups"][0]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    nodes.sort();
+    assert_eq!(nodes.len(), 6, "{nodes:?}");
+    assert!(nodes.contains(&"bad\\xfe".to_string()) && nodes.contains(&"bad\\xff".to_string()));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -339,7 +452,9 @@ fn fleet_run_on_a_real_slurm_writes_each_node_and_lists_a_failed_one() {
 fn main() -> std::process::ExitCode {
     common::parts::main(tests![
         the_one_slow_node_and_only_it_is_flagged_with_its_roofs,
-        groups_by_cpu_small_groups_and_unreadable_nodes_are_said,
+        peers_are_grouped_by_cpuid_isa_and_cores_and_the_rest_is_said,
+        a_fleet_with_no_readable_node_is_an_error,
+        node_names_are_escaped_and_kept_apart,
         bad_input_is_one_line_and_exit_2,
         (Part::Slurm) fleet_run_on_a_real_slurm_writes_each_node_and_lists_a_failed_one,
     ])

@@ -5,6 +5,7 @@ use crate::chart::fleet::FleetChart;
 use crate::cli::{FleetCommand, FleetReportArgs, FleetRunArgs, FleetTaskArgs, RunArgs};
 use crate::compare;
 use crate::error::{Error, Result};
+use crate::files::{self, OutputKind};
 use crate::fleet::slurm::{self, Nodes};
 use crate::fleet::{self, Fleet, NodeResult};
 use crate::output::Format;
@@ -64,9 +65,32 @@ fn compared(f: &Fleet, nodes: &[NodeResult], format: FleetFormat) -> Vec<(String
         .collect()
 }
 
-/// Read, judge and print a fleet folder; the chart to `chart` when given.
+/// Read, judge and print a fleet folder; the chart to `chart` when given
+/// (checked before anything is printed). A fleet none of whose nodes can be
+/// read is an error, not a fleet without outliers; each unreadable node is
+/// named in a warning.
 fn report(dir: &Path, threshold: f64, format: FleetFormat, chart: Option<&Path>) -> Result<Fleet> {
+    if let Some(out) = chart {
+        files::check_output(out, OutputKind::Chart, &[], "-o")?;
+    }
     let nodes = fleet::gather(dir)?;
+    let unreadable: Vec<String> = nodes
+        .iter()
+        .filter_map(|n| Some(format!("{}: {}", n.node, n.doc.as_ref().err()?)))
+        .collect();
+    if unreadable.len() == nodes.len() {
+        let first: Vec<&str> = unreadable.iter().take(3).map(String::as_str).collect();
+        return Err(Error::input(format!(
+            "none of the {} node(s) in {} could be read ({}{}); give a folder of results written by `carmbench run`",
+            nodes.len(),
+            fleet::gather::nodes_dir(dir).display(),
+            first.join("; "),
+            if unreadable.len() > 3 { "; ..." } else { "" }
+        )));
+    }
+    for u in &unreadable {
+        eprintln!("carmbench: warning: node unreadable: {u}");
+    }
     let f = fleet::analyse(&nodes, threshold);
     print!("{}", render(&f, &compared(&f, &nodes, format), format));
     if let Some(out) = chart {

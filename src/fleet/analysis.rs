@@ -1,4 +1,5 @@
-//! A fleet's nodes against each other: groups of the same CPU model, each
+//! A fleet's nodes against each other: groups of peers (the same CPU by
+//! CPUID, widest ISA and core count), each
 //! roof's median, range and spread over a group, and the nodes whose roofs
 //! fall below their peers'.
 //!
@@ -49,10 +50,11 @@ pub struct RoofStats {
     pub values: Vec<Option<f64>>,
 }
 
-/// A group of nodes with the same CPU model.
+/// A group of peer nodes.
 #[derive(Debug, Clone, Serialize)]
 pub struct Group {
-    /// CPU model.
+    /// The CPU, its ISA and cores: "AMD EPYC (zen5; AuthenticAMD family 0x1a
+    /// model 0x11), avx512, 2 cores".
     pub cpu: String,
     /// Its nodes, by name.
     pub nodes: Vec<String>,
@@ -91,6 +93,20 @@ pub struct Outlier {
     pub roofs: Vec<OutlierRoof>,
 }
 
+/// A node whose results lack roofs its group has, or whose run was
+/// interrupted.
+#[derive(Debug, Clone, Serialize)]
+pub struct Incomplete {
+    /// Its name.
+    pub node: String,
+    /// Whether its run was stopped before its plan was done.
+    pub interrupted: bool,
+    /// How many roofs it has.
+    pub roofs: usize,
+    /// The roofs of its group it lacks.
+    pub missing: Vec<String>,
+}
+
 /// A node without readable results.
 #[derive(Debug, Clone, Serialize)]
 pub struct Unreadable {
@@ -105,10 +121,14 @@ pub struct Unreadable {
 pub struct Fleet {
     /// The threshold outliers are judged at (a fraction).
     pub threshold: f64,
-    /// Groups of nodes by CPU model.
+    /// What the nodes are grouped by.
+    pub grouped_by: &'static str,
+    /// Groups of peer nodes ([`GROUPED_BY`]).
     pub groups: Vec<Group>,
     /// Nodes below their peers.
     pub outliers: Vec<Outlier>,
+    /// Nodes with roofs missing or an interrupted run.
+    pub incomplete: Vec<Incomplete>,
     /// Nodes without readable results.
     pub unreadable: Vec<Unreadable>,
 }
@@ -224,22 +244,92 @@ fn group(cpu: String, members: &[(&str, &Document)], threshold: f64) -> (Group, 
     (g, outliers)
 }
 
+/// What nodes are grouped by, as the report says it.
+pub const GROUPED_BY: &str = "CPU (vendor, family, model), widest ISA measured and core count";
+
+/// The peers a node is judged against: the same CPU by CPUID (a VM's
+/// generic name, "AMD EPYC", covers several generations), the same widest
+/// ISA and as many cores.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct GroupKey {
+    vendor: String,
+    family: u32,
+    model: u32,
+    isa: Option<crate::machine::isa::Isa>,
+    cores: usize,
+    name: String,
+    uarch: Option<String>,
+}
+
+impl GroupKey {
+    fn of(d: &Document) -> GroupKey {
+        let id = &d.machine.cpuid;
+        GroupKey {
+            vendor: id.vendor.clone(),
+            family: id.family,
+            model: id.model,
+            isa: crate::results::view::widest_isa(&d.roofs),
+            cores: d.machine.topology.cores,
+            name: d.cpu_name(),
+            uarch: d.machine.microarchitecture.clone(),
+        }
+    }
+
+    /// "AMD EPYC (zen5; AuthenticAMD family 0x1a model 0x11), avx512, 2 cores".
+    fn label(&self) -> String {
+        format!(
+            "{} ({}{} family {:#x} model {:#x}), {}, {} cores",
+            self.name,
+            self.uarch
+                .as_deref()
+                .map(|u| format!("{u}; "))
+                .unwrap_or_default(),
+            self.vendor,
+            self.family,
+            self.model,
+            self.isa.map_or("no ISA".to_string(), |i| i.to_string()),
+            self.cores
+        )
+    }
+
+    /// Whether `other` is the same peer group (the name and µarch only label it).
+    fn same(&self, other: &GroupKey) -> bool {
+        (&self.vendor, self.family, self.model, self.isa, self.cores)
+            == (
+                &other.vendor,
+                other.family,
+                other.model,
+                other.isa,
+                other.cores,
+            )
+    }
+}
+
 /// The analysis of `nodes` at `threshold`.
 pub fn analyse(nodes: &[NodeResult], threshold: f64) -> Fleet {
-    let mut cpus: Vec<String> = nodes
+    let readable: Vec<(&str, &Document, GroupKey)> = nodes
         .iter()
-        .filter_map(|n| n.doc.as_ref().ok().map(Document::cpu_name))
+        .filter_map(|n| {
+            let d = n.doc.as_ref().ok()?;
+            Some((n.node.as_str(), d, GroupKey::of(d)))
+        })
         .collect();
-    cpus.sort();
-    cpus.dedup();
-    let (mut groups, mut outliers) = (Vec::new(), Vec::new());
-    for cpu in cpus {
-        let members: Vec<(&str, &Document)> = nodes
+    let mut keys: Vec<&GroupKey> = Vec::new();
+    for (_, _, k) in &readable {
+        if !keys.iter().any(|x| x.same(k)) {
+            keys.push(k);
+        }
+    }
+    keys.sort();
+    let (mut groups, mut outliers, mut incomplete) = (Vec::new(), Vec::new(), Vec::new());
+    for key in keys {
+        let members: Vec<(&str, &Document)> = readable
             .iter()
-            .filter_map(|n| Some((n.node.as_str(), n.doc.as_ref().ok()?)))
-            .filter(|(_, d)| d.cpu_name() == cpu)
+            .filter(|(_, _, k)| k.same(key))
+            .map(|(n, d, _)| (*n, *d))
             .collect();
-        let (g, o) = group(cpu, &members, threshold);
+        let (g, o) = group(key.label(), &members, threshold);
+        incomplete.extend(missing_roofs(&g, &members));
         groups.push(g);
         outliers.extend(o);
     }
@@ -254,10 +344,35 @@ pub fn analyse(nodes: &[NodeResult], threshold: f64) -> Fleet {
         .collect();
     Fleet {
         threshold,
+        grouped_by: GROUPED_BY,
         groups,
         outliers,
+        incomplete,
         unreadable,
     }
+}
+
+/// The nodes of a group that lack roofs its other nodes have, or whose run
+/// was interrupted: not healthy, whatever their roofs measured.
+fn missing_roofs(g: &Group, members: &[(&str, &Document)]) -> Vec<Incomplete> {
+    members
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (node, d))| {
+            let missing: Vec<String> = g
+                .roofs
+                .iter()
+                .filter(|r| r.values[i].is_none())
+                .map(|r| r.roof.clone())
+                .collect();
+            (d.interrupted || !missing.is_empty()).then(|| Incomplete {
+                node: node.to_string(),
+                interrupted: d.interrupted,
+                roofs: d.roofs.len(),
+                missing,
+            })
+        })
+        .collect()
 }
 
 impl Fleet {

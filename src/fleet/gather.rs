@@ -36,6 +36,19 @@ fn missing(node_dir: &Path) -> String {
     }
 }
 
+/// A node's name from its folder's: bytes that are not UTF-8 written as
+/// `\xNN`, so two such names never become the same.
+pub fn node_name(folder: &std::ffi::OsStr) -> String {
+    let mut out = String::new();
+    for chunk in folder.as_encoded_bytes().utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    out
+}
+
 /// Every node of `dir`, by name, read on every core at once (a fleet can
 /// have thousands of files).
 pub fn gather(dir: &Path) -> Result<Vec<NodeResult>> {
@@ -49,7 +62,7 @@ pub fn gather(dir: &Path) -> Result<Vec<NodeResult>> {
     let mut dirs: Vec<(String, PathBuf)> = entries
         .filter_map(|e| e.ok())
         .filter(|e| e.path().is_dir())
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .map(|e| (node_name(&e.file_name()), e.path()))
         .collect();
     if dirs.is_empty() {
         return Err(Error::input(format!(
@@ -78,4 +91,19 @@ pub fn gather(dir: &Path) -> Result<Vec<NodeResult>> {
             .collect()
     });
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn names_that_are_not_utf8_stay_apart() {
+        let a = node_name(std::ffi::OsStr::from_bytes(b"n\xff1"));
+        let b = node_name(std::ffi::OsStr::from_bytes(b"n\xfe1"));
+        assert_eq!(a, "n\\xff1");
+        assert_ne!(a, b);
+        assert_eq!(node_name(std::ffi::OsStr::new("node-7")), "node-7");
+    }
 }

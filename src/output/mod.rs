@@ -36,6 +36,26 @@ pub fn to_string<T: Serialize>(doc: &T, format: Format) -> Result<String> {
     }
 }
 
+/// Text from a file or a folder name (a node, a results file, a CPU string)
+/// as Markdown shows it literally: HTML and table syntax escaped, on one line.
+pub fn markdown_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\\' | '|' | '`' | '*' | '_' | '[' | ']' | '#' | '~' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// GHz with two decimals.
 pub fn ghz(x: f64) -> String {
     format!("{x:.2} GHz")

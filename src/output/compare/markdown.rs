@@ -1,13 +1,14 @@
 //! The comparison as Markdown tables.
 
 use super::{Comparison, ridge_items, row_text};
+use crate::output::markdown_escape as escape;
 use std::fmt::Write as _;
 
 pub(super) fn render(c: &Comparison) -> String {
     let mut s = String::new();
     let _ = write!(s, "| threads | ISA | roof | unit |");
     for n in c.names {
-        let _ = write!(s, " {n} | per cycle | ratio |");
+        let _ = write!(s, " {} | per cycle | ratio |", escape(n));
     }
     let _ = write!(s, "\n|---|---|---|---|");
     for _ in c.names {
@@ -29,7 +30,7 @@ pub(super) fn render(c: &Comparison) -> String {
                 s,
                 "| {} | {} | {} | {} |",
                 rd.threads,
-                f.file,
+                escape(&f.file),
                 f.isa,
                 ridge_items(f).join(", ")
             );

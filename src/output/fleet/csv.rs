@@ -1,5 +1,6 @@
 //! The fleet report as one CSV table: a row per roof of each group, per
-//! outlier roof and per unreadable node, told apart by the first column.
+//! outlier roof, per missing roof and interrupted node, and per unreadable
+//! node, told apart by the first column.
 
 use crate::fleet::Fleet;
 use std::fmt::Write as _;
@@ -42,6 +43,14 @@ pub(super) fn render(f: &Fleet) -> String {
                 r.value,
                 r.median
             );
+        }
+    }
+    for i in &f.incomplete {
+        for r in &i.missing {
+            let _ = writeln!(s, "missing,,{},{},,,,,,,,", field(&i.node), field(r));
+        }
+        if i.interrupted {
+            let _ = writeln!(s, "interrupted,,{},,,,,,,,,", field(&i.node));
         }
     }
     for u in &f.unreadable {

@@ -44,6 +44,28 @@ fn group_line(g: &Group) -> String {
     format!("{} ({} node(s){judged})", g.cpu, g.nodes.len())
 }
 
+/// "n3: run interrupted after 6 roofs; 30 of its group's roofs missing: ..."
+fn incomplete_line(i: &crate::fleet::analysis::Incomplete) -> String {
+    const SHOWN: usize = 4;
+    let mut names: Vec<String> = i.missing.iter().take(SHOWN).cloned().collect();
+    let more = i.missing.len().saturating_sub(SHOWN);
+    if more > 0 {
+        names.push(format!("and {more} more"));
+    }
+    let mut parts = Vec::new();
+    if i.interrupted {
+        parts.push(format!("run interrupted after {} roofs", i.roofs));
+    }
+    if !i.missing.is_empty() {
+        parts.push(format!(
+            "{} of its group's roofs missing: {}",
+            i.missing.len(),
+            names.join(", ")
+        ));
+    }
+    format!("{}: {}", i.node, parts.join("; "))
+}
+
 /// Column heads of a group's roof table, and a roof's cells in them.
 const STAT_HEADS: [&str; 7] = ["roof", "unit", "median", "min", "max", "spread", "MAD"];
 

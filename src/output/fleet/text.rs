@@ -1,11 +1,11 @@
 //! The fleet report as aligned text.
 
-use super::{STAT_HEADS, group_line, outlier_roofs, stat_cells};
+use super::{STAT_HEADS, group_line, incomplete_line, outlier_roofs, stat_cells};
 use crate::fleet::Fleet;
 use std::fmt::Write as _;
 
 pub(super) fn render(f: &Fleet, compared: &[(String, String)]) -> String {
-    let mut s = String::new();
+    let mut s = format!("nodes grouped by {}\n", f.grouped_by);
     for g in &f.groups {
         let _ = writeln!(s, "group {}", group_line(g));
         let line = |c: &[String]| {
@@ -34,6 +34,9 @@ pub(super) fn render(f: &Fleet, compared: &[(String, String)]) -> String {
         for o in &f.outliers {
             let _ = writeln!(s, "  {} ({}): {}", o.node, o.cpu, outlier_roofs(o));
         }
+    }
+    for i in &f.incomplete {
+        let _ = writeln!(s, "incomplete: {}", incomplete_line(i));
     }
     for u in &f.unreadable {
         let _ = writeln!(s, "unreadable: {}: {}", u.node, u.error);
