@@ -33,17 +33,21 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "kib" | "k" => 1024.0,
         "mib" | "m" => 1048576.0,
         "gib" | "g" => 1073741824.0,
+        "tib" | "t" => 1099511627776.0,
+        "pib" | "p" => 1125899906842624.0,
         "kb" => 1e3,
         "mb" => 1e6,
         "gb" => 1e9,
+        "tb" => 1e12,
+        "pb" => 1e15,
         u => {
             return Err(format!(
-                "unknown size unit '{u}' in '{s}'; use B, KiB, MiB or GiB"
+                "unknown size unit '{u}' in '{s}'; use B, KiB, MiB, GiB, TiB or PiB"
             ));
         }
     };
     let bytes = x * m;
-    if !(bytes.is_finite() && bytes >= 1.0 && bytes < (1u64 << 50) as f64) {
+    if !(bytes.is_finite() && bytes >= 1.0 && bytes <= (1u64 << 50) as f64) {
         return Err(format!(
             "'{s}' is not a usable buffer size; give 1 B to 1 PiB, e.g. 32KiB"
         ));
@@ -73,5 +77,8 @@ mod tests {
         assert!(parse_size("3 parsecs").unwrap_err().contains("unit"));
         assert!(parse_size("0").is_err());
         assert!(parse_size("1e400").is_err());
+        // The units of the range the error names are units it reads.
+        assert_eq!(parse_size("1PiB"), Ok(1 << 50));
+        assert!(parse_size("2PiB").unwrap_err().contains("1 B to 1 PiB"));
     }
 }

@@ -6,6 +6,7 @@ use common::*;
 use carmbench::config::limits;
 use carmbench::machine::{Machine, Source};
 use carmbench::results::{self, SCHEMA};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 #[test]
@@ -159,7 +160,7 @@ fn bad_input_is_refused_before_anything_runs() {
     );
     assert_input_error(
         &carmbench(&["run", "-o", precious.to_str().unwrap()]),
-        &["not a directory"],
+        &["it is a file, not a folder", "give another -o"],
     );
     if !std::arch::is_x86_feature_detected!("avx512f") {
         assert_input_error(
@@ -175,9 +176,8 @@ fn bad_input_is_refused_before_anything_runs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn ctrl_c_saves_the_roofs_measured_so_far() {
-    let dir = tmpdir("int");
+/// `carmbench run` into `dir`, stopped with Ctrl-C after 2.5 s.
+fn interrupted_run(dir: &Path) -> std::process::Output {
     let child = Command::new(env!("CARGO_BIN_EXE_carmbench"))
         .args([
             "run",
@@ -196,7 +196,13 @@ fn ctrl_c_saves_the_roofs_measured_so_far() {
     std::thread::sleep(std::time::Duration::from_millis(2500));
     // SAFETY: plain kill(2) on our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let out = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn ctrl_c_saves_the_roofs_measured_so_far() {
+    let dir = tmpdir("int");
+    let out = interrupted_run(&dir);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(err.contains("interrupted"), "{err}");
@@ -212,6 +218,31 @@ fn ctrl_c_saves_the_roofs_measured_so_far() {
         doc.roofs.len() < planned,
         "{} of {planned}",
         doc.roofs.len()
+    );
+    // Into a folder holding a complete run: that run and its chart are
+    // kept; the partial one goes beside them.
+    let complete = std::fs::read_to_string(FIXTURE).unwrap();
+    std::fs::write(dir.join("carm.yaml"), &complete).unwrap();
+    std::fs::write(dir.join("carm.svg"), "<svg/>").unwrap();
+    let out = interrupted_run(&dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("carm.partial.yaml") && err.contains("are kept"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("carm.yaml")).unwrap(),
+        complete
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("carm.svg")).unwrap(),
+        "<svg/>"
+    );
+    assert!(
+        results::load(&dir.join("carm.partial.yaml"))
+            .unwrap()
+            .interrupted
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

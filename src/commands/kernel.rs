@@ -58,6 +58,12 @@ pub fn run(a: &KernelArgs) -> Result<()> {
             crate::units::human_bytes(usable * 2)
         )));
     }
+    if a.shape.is_some() && k.decl.kind != Kind::Validation {
+        return Err(Error::input(format!(
+            "--shape is for the validation kernels (names with _v_, e.g. avx2_dp_v_load_fma); '{}' has no shape",
+            a.name
+        )));
+    }
     let s = Settings::new(Duration::from_secs_f64(a.min_ms / 1e3), a.samples);
     let most = crate::validate::shapes::MAX_REPEAT;
     let shape = match a.shape.as_deref() {

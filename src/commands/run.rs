@@ -13,7 +13,7 @@ use crate::output::{Format, sharing_note, summary, validation};
 use crate::results::{self, Document};
 use crate::roofs;
 use crate::validate::{self, Options};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The embedded plan, the config file and the flags, merged in that order.
@@ -38,26 +38,28 @@ fn plan_file(a: &PlanArgs) -> Result<PlanFile> {
     Ok(p.overlay(flags))
 }
 
-/// `DIR/carm.yaml` (or `.json`), the directory made when missing.
+/// `DIR/carm.yaml` (or `.json`), the directory made when missing and
+/// checked writable before anything is measured.
 fn output_path(a: &RunArgs) -> Result<PathBuf> {
-    let dir = &a.output;
-    if dir.exists() && !dir.is_dir() {
-        return Err(Error::input(format!(
-            "output '{}' exists and is not a directory; give a directory with -o",
-            dir.display()
-        )));
-    }
-    std::fs::create_dir_all(dir).map_err(|e| {
-        Error::input(format!(
-            "cannot create output directory '{}': {e}",
-            dir.display()
-        ))
-    })?;
+    crate::files::writable_folder(&a.output, "-o")?;
     let ext = match a.format {
         Format::Json => "json",
         _ => "yaml",
     };
-    Ok(dir.join(format!("carm.{ext}")))
+    Ok(a.output.join(format!("carm.{ext}")))
+}
+
+/// Where an interrupted run's results go: beside a complete run's results
+/// already there (`carm.partial.yaml`), which are kept with their charts;
+/// else in their place.
+fn partial_path(path: &Path) -> Option<PathBuf> {
+    let complete = results::load_roofs(path).is_ok_and(|d| !d.interrupted && !d.roofs.is_empty());
+    complete.then(|| {
+        let ext = path
+            .extension()
+            .map_or("yaml".into(), |e| e.to_string_lossy());
+        path.with_file_name(format!("carm.partial.{ext}"))
+    })
 }
 
 /// Run the subcommand.
@@ -72,6 +74,8 @@ pub fn run(a: &RunArgs) -> Result<()> {
         .then(|| Options::for_plan(&plan))
         .transpose()?;
     let path = output_path(a)?;
+    let partial = partial_path(&path);
+    let mut roofs_saved = false;
     let uarch = limits::detect();
     interrupt::install();
 
@@ -99,12 +103,25 @@ pub fn run(a: &RunArgs) -> Result<()> {
     if let Some(o) = check.filter(|_| !interrupt::requested()) {
         // The roofs are kept whatever happens to the sweep.
         results::save(&doc, &path, a.format)?;
+        roofs_saved = true;
         let t = Instant::now();
         let res = validate::validate_doc(&mut doc, &machine, &o)?;
         checked = validation::tables(&res, &doc.coissue, o.threshold);
         checked += &format!("validation took {:.1} s\n", t.elapsed().as_secs_f64());
     }
     doc.interrupted = interrupt::requested();
+    // Stopped before its roofs were all measured (and saved): a complete
+    // run already in the folder is not replaced by this one.
+    let stopped_early = doc.interrupted && !roofs_saved;
+    if let Some(partial) = partial.filter(|_| stopped_early).as_ref() {
+        results::save(&doc, partial, a.format)?;
+        return Err(Error::Interrupted(format!(
+            "interrupted: the {} roofs measured so far are in {}; the complete results in {} are kept",
+            doc.roofs.len(),
+            partial.display(),
+            path.display()
+        )));
+    }
     results::save(&doc, &path, a.format)?;
     print!("{}", summary::summary(&doc, &skipped));
     let kept = measured.sharing.map_or(0, |s| s.kept_shared);

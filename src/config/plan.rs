@@ -95,7 +95,44 @@ impl PlanFile {
         if text.trim().is_empty() {
             return Ok(PlanFile::default());
         }
-        parse_yaml(text, what)
+        let p: PlanFile = parse_yaml(text, what)?;
+        p.check_ranges(what)?;
+        Ok(p)
+    }
+
+    /// The numbers a file gives, each in its range, the file named: the
+    /// same bounds as [`resolve`] applies to the merged plan.
+    fn check_ranges(&self, what: &str) -> Result<()> {
+        let q = self.quick.clone().unwrap_or_default();
+        let counts = [
+            ("sizes_per_level", self.sizes_per_level, MAX_SIZES_PER_LEVEL),
+            (
+                "quick.sizes_per_level",
+                q.sizes_per_level,
+                MAX_SIZES_PER_LEVEL,
+            ),
+            ("samples", self.samples, MAX_SAMPLES),
+            ("quick.samples", q.samples, MAX_SAMPLES),
+        ];
+        for (key, v, max) in counts {
+            if let Some(n) = v.filter(|n| !(1..=max).contains(n)) {
+                return Err(Error::input(format!(
+                    "{what}: '{key}' is {n}; give 1 to {max}"
+                )));
+            }
+        }
+        for (key, v) in [
+            ("min_sample_ms", self.min_sample_ms),
+            ("quick.min_sample_ms", q.min_sample_ms),
+        ] {
+            if let Some(x) = v.filter(|x| !(*x > 0.0 && *x <= MAX_MIN_SAMPLE_MS)) {
+                return Err(Error::input(format!(
+                    "{what}: '{key}' is {}; give more than 0 and at most {MAX_MIN_SAMPLE_MS} ms",
+                    crate::results::check::num(x)
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Read a plan file.
