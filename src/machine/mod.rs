@@ -159,6 +159,32 @@ impl CacheLevel {
 /// The largest topology XML file read.
 pub const MAX_XML_BYTES: u64 = 64 << 20;
 
+/// The most hardware threads a synthetic topology may describe: the largest
+/// machines have a few thousand, and hwloc takes time growing with the cube
+/// of the count to build one (10,000 cores: about a minute).
+pub const MAX_SYNTHETIC_PUS: u64 = 4096;
+
+/// A synthetic description whose levels multiply to at most
+/// [`MAX_SYNTHETIC_PUS`], checked before hwloc builds it.
+fn bounded_synthetic(desc: &str) -> Result<String> {
+    let mut pus: u64 = 1;
+    for level in desc.split_whitespace() {
+        let count = level
+            .split_once(':')
+            .map(|(_, n)| n.split('(').next().unwrap_or(n))
+            .and_then(|n| n.parse::<u64>().ok());
+        if let Some(n) = count {
+            pus = pus.saturating_mul(n);
+        }
+    }
+    if pus > MAX_SYNTHETIC_PUS {
+        return Err(Error::input(format!(
+            "the synthetic topology \"{desc}\" has {pus} hardware threads; give at most {MAX_SYNTHETIC_PUS}"
+        )));
+    }
+    Ok(desc.to_string())
+}
+
 fn build_topology(source: &Source) -> Result<Topology> {
     let builder = Topology::builder();
     let builder = match source {
@@ -186,7 +212,7 @@ fn build_topology(source: &Source) -> Result<Topology> {
                 ))
             })?
         }
-        Source::Synthetic(desc) => builder.from_synthetic(desc).map_err(|_| {
+        Source::Synthetic(desc) => builder.from_synthetic(&bounded_synthetic(desc)?).map_err(|_| {
             Error::input(format!(
                 "invalid hwloc synthetic topology \"{desc}\"; expected e.g. \"pack:2 numa:1 l3:1(size=32MiB) core:8 l2:1(size=1MiB) l1d:1(size=48KiB) pu:2\""
             ))
