@@ -23,7 +23,7 @@ stage() {
 }
 
 stage cargo build --release --workspace --all-targets
-[ "$status" -eq 0 ] && stage cargo test --release --workspace "$@"
+[ "$status" -eq 0 ] && stage cargo test --release --workspace --no-fail-fast "$@"
 [ "$status" -eq 0 ] && RUSTDOCFLAGS="-D warnings" stage cargo doc --no-deps --workspace --quiet
 [ "$status" -eq 0 ] && stage bash scripts/test-aarch64.sh
 

@@ -55,6 +55,17 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     Ok(bytes as u64)
 }
 
+/// A number as a message shows it: plain when it reads well, else in
+/// scientific notation (1e308, not 309 digits).
+pub fn num(v: f64) -> String {
+    let a = v.abs();
+    if v.is_finite() && a != 0.0 && !(1e-4..1e15).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ fn assert_input_error(out: &Output, needles: &[&str]) {
 }
 
 use carmbench::machine::Source;
-use carmbench::machine::report::TopologyReport;
+use carmbench::output::topology::TopologyReport;
 use std::process::Output;
 
 #[test]

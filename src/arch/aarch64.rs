@@ -2,8 +2,7 @@
 //! for the CPU's identity, `cntb` for the SVE vector length, the generic
 //! timer.
 
-use crate::machine::cpuid::CpuId;
-use crate::machine::isa::Isa;
+use super::{CpuId, Isa};
 use std::sync::OnceLock;
 
 /// The ISA families with kernels on this architecture, narrowest first.

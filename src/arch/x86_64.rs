@@ -1,7 +1,6 @@
 //! x86-64: CPUID, `is_x86_feature_detected!`, the TSC.
 
-use crate::machine::cpuid::CpuId;
-use crate::machine::isa::Isa;
+use super::{CpuId, Isa};
 
 /// The ISA families with kernels on this architecture, narrowest first.
 pub const ISAS: &[Isa] = &[Isa::Scalar, Isa::Sse, Isa::Avx2, Isa::Avx512];

@@ -95,7 +95,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
     {
         return Err(Error::input(format!(
             "--fma-flops is {}; give the flops done by FMAs, from 0 to --flops",
-            check::num(f)
+            crate::units::num(f)
         )));
     }
     let on = results::load(&a.on)?;

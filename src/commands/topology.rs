@@ -1,7 +1,7 @@
 //! `carmbench topology`: the machine as the benchmarks will see it.
 
 use crate::cli::TopologyArgs;
-use crate::machine::report::TopologyReport;
+use crate::output::topology::TopologyReport;
 use crate::output::{self, Format};
 
 /// Run the subcommand.

@@ -128,7 +128,7 @@ impl PlanFile {
             if let Some(x) = v.filter(|x| !(*x > 0.0 && *x <= MAX_MIN_SAMPLE_MS)) {
                 return Err(Error::input(format!(
                     "{what}: '{key}' is {}; give more than 0 and at most {MAX_MIN_SAMPLE_MS} ms",
-                    crate::results::check::num(x)
+                    crate::units::num(x)
                 )));
             }
         }
@@ -453,8 +453,10 @@ mod tests {
     fn bad_plans_are_refused_with_the_reason() {
         let m = machine();
         let no512 = |i: Isa| i != Isa::Avx512;
+        // Out-of-range numbers are refused when the file is read, naming it.
         let err = |y: &str| {
-            resolve_with(&with(y), &m, false, no512)
+            PlanFile::parse(y, "t")
+                .and_then(|p| resolve_with(&PlanFile::default_plan().overlay(p), &m, false, no512))
                 .unwrap_err()
                 .to_string()
         };
@@ -481,12 +483,13 @@ mod tests {
         // Bounds that keep a run in memory and in a day, each named.
         let e = err("samples: 1000000000000");
         assert!(
-            e.contains("'samples' is 1000000000000; at most 1000"),
+            e.contains("t: 'samples' is 1000000000000; give 1 to 1000"),
             "{e}"
         );
-        assert!(err("sizes_per_level: 65").contains("'sizes_per_level' is 65; at most 64"));
+        assert!(err("sizes_per_level: 65").contains("'sizes_per_level' is 65; give 1 to 64"));
+        assert!(err("quick: {samples: 0}").contains("t: 'quick.samples' is 0"));
         assert!(err("min_sample_ms: 5000").contains("at most 1000 ms"));
-        assert!(err("min_sample_ms: .inf").contains("positive number"));
+        assert!(err("min_sample_ms: .inf").contains("'min_sample_ms' is inf"));
         let e = err("samples: 1000\nsizes_per_level: 64\nmin_sample_ms: 1000");
         assert!(e.contains("could take") && e.contains("hours"), "{e}");
         assert!(resolve_with(&with("samples: 1000"), &m, false, no512).is_ok());

@@ -3,18 +3,7 @@
 //! limits (`configs/limits.yaml`) and PMU events (`configs/events.yaml`) are
 //! keyed by.
 
-use serde::{Deserialize, Serialize};
-
-/// CPUID identity of a CPU.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CpuId {
-    /// Vendor string, e.g. "AuthenticAMD", "ARM".
-    pub vendor: String,
-    /// Family (base + extended).
-    pub family: u32,
-    /// Model (with extended model).
-    pub model: u32,
-}
+pub use crate::arch::CpuId;
 
 /// This CPU's identity (CPUID on x86-64, MIDR_EL1 on AArch64).
 pub fn cpuid() -> CpuId {

@@ -11,7 +11,6 @@
 pub mod cpuid;
 pub mod isa;
 pub mod level;
-pub mod report;
 pub mod sizing;
 
 pub use level::{Level, Scope};

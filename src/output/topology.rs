@@ -1,10 +1,44 @@
-//! The text `carmbench topology` prints.
+//! What `carmbench topology` shows of a machine (its topology, the buffer
+//! ranges of every level, and for the live machine its ISA and clock), as a
+//! document and as the text it prints.
 
 use super::ghz;
-use crate::machine::isa::IsaReport;
-use crate::machine::report::TopologyReport;
+use crate::machine::isa::{self, IsaReport};
+use crate::machine::sizing::{self, ThreadRanges};
+use crate::machine::{Machine, Source};
+use crate::measure::clock::ClockReport;
 use crate::units::human_bytes;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
+
+/// The machine as the benchmarks will see it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TopologyReport {
+    /// The machine.
+    pub machine: Machine,
+    /// Buffer ranges with 1 thread and with one thread per core.
+    pub buffer_ranges: Vec<ThreadRanges>,
+    /// ISA of the CPU running carmbench (live machine only).
+    pub isa: Option<IsaReport>,
+    /// Clock of the CPU running carmbench (live machine only).
+    pub clock: Option<ClockReport>,
+}
+
+impl TopologyReport {
+    /// The report of a topology source; the ISA and clock only for the live
+    /// machine (a saved or synthetic topology is not the CPU running this).
+    pub fn of(source: &Source) -> crate::Result<TopologyReport> {
+        let machine = Machine::load(source)?;
+        let buffer_ranges = sizing::thread_ranges(&machine, &sizing::shown_thread_counts(&machine));
+        let live = matches!(source, Source::Live);
+        Ok(TopologyReport {
+            machine,
+            buffer_ranges,
+            isa: live.then(isa::detect),
+            clock: live.then(ClockReport::measure),
+        })
+    }
+}
 
 fn assoc(a: Option<u32>) -> String {
     match a {

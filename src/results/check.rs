@@ -8,23 +8,13 @@ use super::apps::{AppPoint, AppsFile, InstructionMix};
 use super::{CoIssue, Curve, Document, Roof, SweepSummary, ValidationPoint};
 use crate::error::{Error, Result};
 use crate::kernels::Kind;
+use crate::units::num;
 use std::fmt::Display;
 
 /// Values derived from others (per cycle from the value and the clock, a
 /// percentage from per cycle and the limit) agree within this, relatively:
 /// what survives a round trip through text.
 const ROUNDING: f64 = 1e-6;
-
-/// A number as a message shows it: plain when it reads well, else in
-/// scientific notation (1e308, not 309 digits).
-pub fn num(v: f64) -> String {
-    let a = v.abs();
-    if v.is_finite() && a != 0.0 && !(1e-4..1e15).contains(&a) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
-}
 
 /// The widest arithmetic intensity (flop/B) and rate (GFLOP/s) a point may
 /// have: ten decades beyond any machine, so only counts that cannot be right
