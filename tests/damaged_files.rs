@@ -89,15 +89,15 @@ fn damaged_apps_files_and_plans_are_refused() {
     for (text, needle) in [
         (
             "samples: 1000000000000\n",
-            "'samples' is 1000000000000; at most 1000",
+            "plan.yaml': 'samples' is 1000000000000; give 1 to 1000",
         ),
         (
             "sizes_per_level: 1000\n",
-            "'sizes_per_level' is 1000; at most 64",
+            "plan.yaml': 'sizes_per_level' is 1000; give 1 to 64",
         ),
         (
             "min_sample_ms: 1e9\n",
-            "'min_sample_ms' is 1000000000; at most 1000 ms",
+            "plan.yaml': 'min_sample_ms' is 1000000000; give more than 0 and at most 1000 ms",
         ),
         (
             "samples: 1000\nmin_sample_ms: 1000\nsizes_per_level: 64\n",

@@ -2,14 +2,44 @@
 //! points, an overlaid chart and the quadrant-split chart.
 
 use crate::chart::{self, Filter, quadrant};
-use crate::cli::CompareArgs;
 use crate::compare::{self, QuadrantPoint};
 use crate::error::{Error, Result};
 use crate::files::{self, OutputKind};
+use crate::output::compare::CompareFormat;
 use crate::output::compare::{Comparison, render};
 use crate::results::{self, Document};
+use clap::Args;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+
+/// `carmbench compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Results files; ratios are to the first.
+    #[arg(required = true, value_name = "RESULTS")]
+    pub results: Vec<PathBuf>,
+    /// Table format.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    pub format: CompareFormat,
+    /// Match each file's widest ISA with the others' (machines with different ISAs line up).
+    #[arg(long)]
+    pub best_isa: bool,
+    /// Also draw the overlaid CARM chart (.svg or .png).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Thread count to chart and place [default: all (chart), the most (quadrant)].
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Draw the quadrant-split chart.
+    #[arg(long)]
+    pub quadrant: bool,
+    /// Application intensities for the quadrant chart, flop/byte.
+    #[arg(long, value_delimiter = ',', value_name = "AI,...")]
+    pub ai: Option<Vec<f64>>,
+    /// Quadrant chart file [default: quadrant.svg].
+    #[arg(long, value_name = "FILE")]
+    pub quadrant_output: Option<PathBuf>,
+}
 
 /// Where the quadrant chart goes.
 fn quadrant_file(a: &CompareArgs) -> PathBuf {

@@ -1,17 +1,81 @@
 //! `carmbench fleet run | report`: every node of a cluster measured through
 //! Slurm, and the nodes judged against their peers.
 
+use super::run::{PlanArgs, RunArgs};
 use crate::chart::fleet::FleetChart;
-use crate::cli::{FleetCommand, FleetReportArgs, FleetRunArgs, FleetTaskArgs, RunArgs};
 use crate::compare;
 use crate::error::{Error, Result};
 use crate::files::{self, OutputKind};
 use crate::fleet::slurm::{self, Nodes};
 use crate::fleet::{self, Fleet, NodeResult};
-use crate::output::Format;
 use crate::output::compare::{CompareFormat, Comparison};
 use crate::output::fleet::{FleetFormat, render};
+use clap::{Args, Subcommand};
 use std::path::Path;
+use std::path::PathBuf;
+
+/// `carmbench fleet`.
+#[derive(Debug, Subcommand)]
+pub enum FleetCommand {
+    /// Run `carmbench run` on each node through Slurm (one exclusive task per node), then report.
+    Run(FleetRunArgs),
+    /// Judge the nodes of a fleet folder against their peers.
+    Report(FleetReportArgs),
+    /// One node's task (what `fleet run` has srun start).
+    #[command(hide = true)]
+    Task(FleetTaskArgs),
+}
+
+/// `carmbench fleet run`.
+#[derive(Debug, Args)]
+pub struct FleetRunArgs {
+    /// This many nodes, as Slurm picks them.
+    #[arg(short = 'N', long = "nodes", value_name = "COUNT", conflicts_with_all = ["nodelist", "partition"])]
+    pub nodes: Option<u32>,
+    /// These nodes, in Slurm's host list syntax (n[1-4],m7).
+    #[arg(long, value_name = "LIST", conflicts_with = "partition")]
+    pub nodelist: Option<String>,
+    /// Every node of this partition.
+    #[arg(long, value_name = "P")]
+    pub partition: Option<String>,
+    /// What each node measures (as for `carmbench run`).
+    #[command(flatten)]
+    pub plan: PlanArgs,
+    /// Folder for nodes/NODE/carm.yaml and the fleet report.
+    #[arg(short, long, value_name = "DIR", default_value = "fleet-results")]
+    pub output: PathBuf,
+    /// How far below its group's median a node's roof makes it an outlier (a fraction).
+    #[arg(long, default_value_t = 0.1)]
+    pub threshold: f64,
+}
+
+/// `carmbench fleet report`.
+#[derive(Debug, Args)]
+pub struct FleetReportArgs {
+    /// A fleet folder: its nodes/NODE/carm.yaml, however they were gathered.
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = FleetFormat::Text)]
+    pub format: FleetFormat,
+    /// How far below its group's median a node's roof makes it an outlier (a fraction).
+    #[arg(long, default_value_t = 0.1)]
+    pub threshold: f64,
+    /// Also draw each node's roofs against its group's medians (.svg or .png).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `carmbench fleet task`.
+#[derive(Debug, Args)]
+pub struct FleetTaskArgs {
+    /// The fleet folder.
+    #[arg(long, value_name = "DIR")]
+    pub dir: PathBuf,
+    /// What to measure.
+    #[command(flatten)]
+    pub plan: PlanArgs,
+}
 
 /// Run the subcommand.
 pub fn run(c: &FleetCommand) -> Result<()> {
@@ -189,7 +253,7 @@ fn task(a: &FleetTaskArgs) -> Result<()> {
     let result = crate::commands::run::run(&RunArgs {
         plan: a.plan.clone(),
         output: out.clone(),
-        format: Format::Yaml,
+        format: crate::results::DocFormat::Yaml,
     });
     if let Err(e) = &result {
         let _ = std::fs::create_dir_all(&out);

@@ -1,13 +1,35 @@
 //! `carmbench kernel`: run one kernel at one size, for experts and for the
 //! comparison script (`scripts/bench-vs-likwid.py`).
 
-use crate::cli::KernelArgs;
 use crate::error::{Error, Result};
 use crate::kernels::{self, KERNELS, Kind, Shape};
 use crate::machine::{Machine, Source};
 use crate::measure::bench::{Rig, Settings};
 use crate::measure::pool::{self, Cores};
+use clap::Args;
 use std::time::Duration;
+
+/// `carmbench kernel`.
+#[derive(Debug, Args)]
+pub struct KernelArgs {
+    /// Kernel name, e.g. avx512_load or avx512_dp_fma.
+    pub name: String,
+    /// Buffer per thread (bandwidth kernels), e.g. 32KiB, 16MiB.
+    #[arg(long, default_value = "32KiB", value_parser = crate::units::parse_size)]
+    pub bytes: u64,
+    /// Threads, one per core.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Samples.
+    #[arg(long, default_value_t = 11)]
+    pub samples: usize,
+    /// Minimum sample length, milliseconds.
+    #[arg(long, default_value_t = 5.0)]
+    pub min_ms: f64,
+    /// Validation kernels: memory units and FP units per iteration, J,K.
+    #[arg(long, value_name = "J,K", value_delimiter = ',')]
+    pub shape: Option<Vec<u32>>,
+}
 
 /// Run the subcommand.
 pub fn run(a: &KernelArgs) -> Result<()> {

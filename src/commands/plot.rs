@@ -1,11 +1,43 @@
 //! `carmbench plot`: draw the CARM chart of one or more results files.
 
 use crate::chart::{self, Filter};
-use crate::cli::PlotArgs;
 use crate::error::Result;
 use crate::files::{self, OutputKind};
 use crate::results;
+use clap::Args;
 use std::path::{Path, PathBuf};
+
+/// `carmbench plot`.
+#[derive(Debug, Args)]
+pub struct PlotArgs {
+    /// Results files (carm.yaml or carm.json); several overlay, each in its own line style.
+    #[arg(required = true, value_name = "RESULTS")]
+    pub results: Vec<PathBuf>,
+    /// Chart file, .svg or .png [default: carm.svg beside the first results file].
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// ISA to draw [default: the widest measured].
+    #[arg(long)]
+    pub isa: Option<String>,
+    /// Precision to draw [default: dp].
+    #[arg(long)]
+    pub precision: Option<String>,
+    /// Thread counts to draw [default: all measured].
+    #[arg(long, value_delimiter = ',')]
+    pub threads: Option<Vec<usize>>,
+    /// Bandwidth mix to draw [default: 2ld1st, else load].
+    #[arg(long)]
+    pub mix: Option<String>,
+    /// FP roofs to draw [default: fma_add, fma, add].
+    #[arg(long, value_delimiter = ',')]
+    pub ops: Option<Vec<String>>,
+    /// Application points to add (an apps file from `carmbench profile` or written by hand).
+    #[arg(long, value_name = "APPS.yaml")]
+    pub apps: Option<PathBuf>,
+    /// Draw the memory curve (bandwidth against working set) instead [default file: carm-curve.svg].
+    #[arg(long)]
+    pub curve: bool,
+}
 
 /// Run the subcommand.
 pub fn run(a: &PlotArgs) -> Result<()> {

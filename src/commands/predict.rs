@@ -1,12 +1,42 @@
 //! `carmbench predict`: an application's time and bound on a machine,
 //! T = W / min(P, AI × B), with the peak adjusted for its FMA share.
 
-use crate::cli::PredictArgs;
 use crate::compare::{self, MachineRoofs, machine_roofs};
 use crate::error::{Error, Result};
 use crate::profile;
 use crate::results::apps::{self, AppPoint};
 use crate::results::{self, Document, check};
+use clap::Args;
+use std::path::PathBuf;
+
+/// `carmbench predict`.
+#[derive(Debug, Args)]
+pub struct PredictArgs {
+    /// Applications (an apps file).
+    #[arg(long, value_name = "APPS.yaml", conflicts_with_all = ["flops", "bytes"])]
+    pub app: Option<PathBuf>,
+    /// Flops of the application.
+    #[arg(long, value_name = "N")]
+    pub flops: Option<f64>,
+    /// Bytes it requests.
+    #[arg(long, value_name = "M")]
+    pub bytes: Option<f64>,
+    /// Flops done by FMAs (adjusts the peak between the ADD/MUL and FMA roofs).
+    #[arg(long, value_name = "F")]
+    pub fma_flops: Option<f64>,
+    /// Memory level whose bandwidth bounds it (L1, L2, L3, DRAM) [default: every level].
+    #[arg(long, value_parser = crate::machine::Level::parse)]
+    pub level: Option<crate::machine::Level>,
+    /// Results of the machine to predict on.
+    #[arg(long, value_name = "RESULTS")]
+    pub on: PathBuf,
+    /// Results of the machine the application was profiled on (prints both and the speedup).
+    #[arg(long, value_name = "RESULTS")]
+    pub from: Option<PathBuf>,
+    /// Thread count of the roofs [default: the fewest measured].
+    #[arg(long)]
+    pub threads: Option<usize>,
+}
 
 /// The thread count of the roofs: the one asked for (which must be
 /// measured), else the application's own (or the nearest measured, see

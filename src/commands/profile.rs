@@ -1,12 +1,48 @@
 //! `carmbench profile`: put an application (or its regions) on the chart.
 
-use crate::cli::ProfileArgs;
 use crate::error::{Error, Result};
 use crate::files::{self, OutputKind};
+use crate::profile::CountsMode;
 use crate::profile::{self, Request};
 use crate::results::apps::{self, AppPoint};
 use crate::results::{self, Document};
+use clap::Args;
 use std::path::{Path, PathBuf};
+
+/// `carmbench profile`.
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    /// Apps file to write or extend [default: apps.yaml].
+    #[arg(short, long, value_name = "APPS.yaml")]
+    pub output: Option<PathBuf>,
+    /// Name of the point [default: the command's file name].
+    #[arg(long)]
+    pub name: Option<String>,
+    /// How to count flops and bytes: the PMU where usable, else emulation (auto); or one of them.
+    #[arg(long, value_enum, default_value_t = CountsMode::Auto)]
+    pub counts: CountsMode,
+    /// The QEMU counting plugin [default: beside carmbench].
+    #[arg(long, value_name = "PATH")]
+    pub plugin: Option<PathBuf>,
+    /// Manual mode: floating-point operations the command performs (an FMA counts two).
+    #[arg(long, value_name = "N")]
+    pub flops: Option<f64>,
+    /// Manual mode: bytes the command's cores request (loads and stores × width).
+    #[arg(long, value_name = "M")]
+    pub bytes: Option<f64>,
+    /// Bytes per load or store, instead of the estimate from the FP widths.
+    #[arg(long, value_name = "B")]
+    pub access_bytes: Option<f64>,
+    /// Threads the command runs (compared with the roofs of that thread count).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Results to compare with [default: carm-results/carm.yaml].
+    #[arg(long, value_name = "RESULTS")]
+    pub results: Option<PathBuf>,
+    /// The command and its arguments, run directly (no shell).
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
 
 /// The line that places a point under a results file's roofs.
 fn placed(doc: &Document, p: &AppPoint) -> String {

@@ -1,11 +1,25 @@
 //! `carmbench report`: the HTML page of one or more results files.
 
-use crate::cli::ReportArgs;
 use crate::error::Result;
 use crate::files::{self, OutputKind};
 use crate::report;
 use crate::results::{self, Document};
+use clap::Args;
 use std::path::{Path, PathBuf};
+
+/// `carmbench report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Results files (carm.yaml or carm.json); several are compared, ratios to the first.
+    #[arg(required = true, value_name = "RESULTS")]
+    pub results: Vec<PathBuf>,
+    /// The page [default: carm.html beside the first results file].
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Application points to place (an apps file from `carmbench profile` or written by hand).
+    #[arg(long, value_name = "APPS.yaml")]
+    pub apps: Option<PathBuf>,
+}
 
 /// Run the subcommand.
 pub fn run(a: &ReportArgs) -> Result<()> {

@@ -1,7 +1,6 @@
 //! `carmbench run`: measure every roof of the plan and write the results.
 
 use super::print_charts;
-use crate::cli::{PlanArgs, RunArgs};
 use crate::config::limits;
 use crate::config::plan::{self, PlanFile, Threads};
 use crate::error::{Error, Result};
@@ -9,12 +8,92 @@ use crate::machine::{Machine, Source};
 use crate::measure::bench::Settings;
 use crate::measure::pool::Cores;
 use crate::measure::{campaign, interrupt};
-use crate::output::{Format, sharing_note, summary, validation};
+use crate::output::{sharing_note, summary, validation};
+use crate::results::DocFormat;
 use crate::results::{self, Document};
 use crate::roofs;
 use crate::validate::{self, Options};
+use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+/// `carmbench run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// What to measure.
+    #[command(flatten)]
+    pub plan: PlanArgs,
+    /// Directory for carm.yaml (or carm.json).
+    #[arg(short, long, value_name = "DIR", default_value = "carm-results")]
+    pub output: PathBuf,
+    /// Results format.
+    #[arg(long, value_enum, default_value_t = DocFormat::Yaml)]
+    pub format: DocFormat,
+}
+
+/// What `run` measures, as flags (`fleet run` passes them on to each node).
+#[derive(Debug, Clone, Args)]
+pub struct PlanArgs {
+    /// ISAs: best, all, or a list of scalar, sse, avx2, avx512.
+    #[arg(long, value_delimiter = ',')]
+    pub isa: Option<Vec<String>>,
+    /// Precisions: dp, sp.
+    #[arg(long, value_delimiter = ',')]
+    pub precision: Option<Vec<String>>,
+    /// Thread counts (one thread per core): numbers or all, e.g. 1,all.
+    #[arg(long, value_delimiter = ',')]
+    pub threads: Option<Vec<String>>,
+    /// Memory levels: all, or a list of L1, L2, L3, DRAM.
+    #[arg(long, value_delimiter = ',')]
+    pub levels: Option<Vec<String>>,
+    /// Access mixes: load, store, 2ld1st, 1ld1st, nt_store.
+    #[arg(long, value_delimiter = ',')]
+    pub mixes: Option<Vec<String>>,
+    /// FP ops: add, mul, addmul, fma, fma_add, div.
+    #[arg(long, value_delimiter = ',')]
+    pub ops: Option<Vec<String>>,
+    /// A YAML plan; its keys override the embedded default plan, flags override both.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Fewer sizes and samples (the plan's `quick` section).
+    #[arg(long)]
+    pub quick: bool,
+    /// Also run the validation sweep against the roofs (see `carmbench validate`).
+    #[arg(long)]
+    pub validate: bool,
+}
+
+impl PlanArgs {
+    /// The same flags as arguments of another carmbench (a node's), the
+    /// config file by its absolute path.
+    pub fn to_args(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let lists = [
+            ("--isa", &self.isa),
+            ("--precision", &self.precision),
+            ("--threads", &self.threads),
+            ("--levels", &self.levels),
+            ("--mixes", &self.mixes),
+            ("--ops", &self.ops),
+        ];
+        for (flag, v) in lists {
+            if let Some(v) = v {
+                out.push(format!("{flag}={}", v.join(",")));
+            }
+        }
+        if let Some(c) = &self.config {
+            let abs = std::path::absolute(c).unwrap_or_else(|_| c.clone());
+            out.push(format!("--config={}", abs.display()));
+        }
+        if self.quick {
+            out.push("--quick".into());
+        }
+        if self.validate {
+            out.push("--validate".into());
+        }
+        out
+    }
+}
 
 /// The embedded plan, the config file and the flags, merged in that order.
 fn plan_file(a: &PlanArgs) -> Result<PlanFile> {
@@ -42,11 +121,7 @@ fn plan_file(a: &PlanArgs) -> Result<PlanFile> {
 /// checked writable before anything is measured.
 fn output_path(a: &RunArgs) -> Result<PathBuf> {
     crate::files::writable_folder(&a.output, "-o")?;
-    let ext = match a.format {
-        Format::Json => "json",
-        _ => "yaml",
-    };
-    Ok(a.output.join(format!("carm.{ext}")))
+    Ok(a.output.join(format!("carm.{}", a.format.extension())))
 }
 
 /// Where an interrupted run's results go: beside a complete run's results

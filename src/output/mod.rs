@@ -8,8 +8,9 @@ pub mod summary;
 pub mod topology;
 pub mod validation;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::measure::guard::{SHARED_BELOW, Sharing};
+use crate::results::DocFormat;
 use clap::ValueEnum;
 use serde::Serialize;
 
@@ -24,15 +25,11 @@ pub enum Format {
     Json,
 }
 
-/// Serialize a document as YAML or JSON text.
+/// Serialize a document as YAML or JSON text (text: YAML).
 pub fn to_string<T: Serialize>(doc: &T, format: Format) -> Result<String> {
     match format {
-        Format::Json => serde_json::to_string_pretty(doc)
-            .map(|s| s + "\n")
-            .map_err(|e| Error::Io(format!("cannot encode JSON: {e}"))),
-        Format::Yaml | Format::Text => {
-            serde_yaml::to_string(doc).map_err(|e| Error::Io(format!("cannot encode YAML: {e}")))
-        }
+        Format::Json => DocFormat::Json.encode(doc),
+        Format::Yaml | Format::Text => DocFormat::Yaml.encode(doc),
     }
 }
 

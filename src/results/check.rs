@@ -646,7 +646,7 @@ mod tests {
             moved: None,
             moved_during: None,
             threshold: 0.1,
-            verdict: crate::validate::verdict::Verdict::Holds,
+            verdict: crate::results::verdict::Verdict::Holds,
         };
         d.sweeps = vec![sweep];
         results(&d, "f").unwrap();

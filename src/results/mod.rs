@@ -12,7 +12,6 @@ use crate::machine::level::Level;
 use crate::machine::sizing::ThreadRanges;
 use crate::measure::PerCycle;
 use crate::measure::clock::ClockReport;
-use crate::output::Format;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 pub use sweep::{SweepKey, SweepSummary};
@@ -21,6 +20,7 @@ pub mod apps;
 pub mod check;
 pub mod flag;
 pub mod sweep;
+pub mod verdict;
 pub mod view;
 
 pub use flag::Flag;
@@ -469,9 +469,48 @@ pub fn short_name(p: &Path) -> String {
     }
 }
 
+/// The formats a results document is written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum DocFormat {
+    /// YAML (carm.yaml).
+    #[default]
+    Yaml,
+    /// JSON (carm.json).
+    Json,
+}
+
+impl DocFormat {
+    /// The file extension.
+    pub fn extension(self) -> &'static str {
+        match self {
+            DocFormat::Yaml => "yaml",
+            DocFormat::Json => "json",
+        }
+    }
+
+    /// The format a file's name says: JSON for `.json`, else YAML.
+    pub fn of_path(path: &Path) -> DocFormat {
+        match path.extension() {
+            Some(e) if e.eq_ignore_ascii_case("json") => DocFormat::Json,
+            _ => DocFormat::Yaml,
+        }
+    }
+
+    /// Any serializable document as text in this format.
+    pub fn encode<T: serde::Serialize>(self, doc: &T) -> Result<String> {
+        match self {
+            DocFormat::Json => serde_json::to_string_pretty(doc)
+                .map(|s| s + "\n")
+                .map_err(|e| Error::Io(format!("cannot encode JSON: {e}"))),
+            DocFormat::Yaml => serde_yaml::to_string(doc)
+                .map_err(|e| Error::Io(format!("cannot encode YAML: {e}"))),
+        }
+    }
+}
+
 /// Save a document.
-pub fn save(doc: &Document, path: &Path, format: Format) -> Result<()> {
-    crate::files::write_atomic(path, &crate::output::to_string(doc, format)?)
+pub fn save(doc: &Document, path: &Path, format: DocFormat) -> Result<()> {
+    crate::files::write_atomic(path, &format.encode(doc)?)
 }
 
 /// Load a results document (YAML or JSON), checking its schema version
@@ -671,7 +710,7 @@ mod tests {
 
     #[test]
     fn sweep_verdicts_round_trip_an_unknown_overlap_too() {
-        use crate::validate::verdict::{Cause, Verdict};
+        use crate::results::verdict::{Cause, Verdict};
         let mut d = parse(
             include_str!("../../tests/fixtures/zen5-avx512.yaml"),
             "zen5",

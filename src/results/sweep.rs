@@ -4,7 +4,7 @@
 use crate::kernels::{Mix, Op, Precision};
 use crate::machine::Level;
 use crate::machine::isa::Isa;
-use crate::validate::verdict::Verdict;
+use crate::results::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 
 /// What tells sweeps apart: level, ISA, precision, threads, mix and op.
@@ -63,25 +63,5 @@ impl SweepSummary {
             self.mix,
             self.op,
         )
-    }
-}
-
-/// Serde for an `f64` that may be NaN (unknown): `null` in a file, which
-/// JSON has no NaN for.
-pub mod nan {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    /// NaN as `null`.
-    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
-        if v.is_nan() {
-            s.serialize_none()
-        } else {
-            s.serialize_some(v)
-        }
-    }
-
-    /// `null` as NaN.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
     }
 }
