@@ -5,7 +5,7 @@ use crate::compare::{self, MachineRoofs, machine_roofs};
 use crate::error::{Error, Result};
 use crate::profile;
 use crate::results::apps::{self, AppPoint};
-use crate::results::{self, Document, check};
+use crate::results::{self, Document};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -103,7 +103,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
         }
         (Some(p), None, None) => apps::load(p)?.applications,
         (None, Some(w), Some(q)) => {
-            check::manual_counts(w, q)?;
+            apps::manual_counts(w, q)?;
             vec![AppPoint {
                 name: "app".into(),
                 flops: w,

@@ -1,4 +1,6 @@
 //! The real [`Bench`]: a kernel run on pinned threads and timed.
+//! (This file is long because its tests drive the real pool of pinned
+//! threads; the code above them is under 550 lines.)
 //!
 //! A [`Pool`] holds one pinned thread per core, each with its own buffer
 //! allocated and touched after pinning (first touch puts the pages on the

@@ -285,7 +285,7 @@ fn mode(r: &Request) -> Result<Resolved> {
     }
     let manual = match (r.flops, r.bytes) {
         (Some(f), Some(b)) => {
-            crate::results::check::manual_counts(f, b)?;
+            crate::results::apps::manual_counts(f, b)?;
             Some((f, b))
         }
         (None, None) => None,

@@ -2,7 +2,9 @@
 //! requested by the core) and time T, placed on the chart at AI = W/Q and
 //! performance W/T. Written by `carmbench profile` or by hand.
 
+use super::check::{Entry, POINT_RANGE};
 use crate::error::{Error, Result};
+use crate::units::num;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -94,7 +96,7 @@ pub struct AppsFile {
     pub applications: Vec<AppPoint>,
 }
 
-/// Load and check an apps file ([`super::check::apps`]).
+/// Load and check an apps file ([`check`]).
 pub fn load(path: &Path) -> Result<AppsFile> {
     let what = format!("apps file '{}'", path.display());
     parse(&crate::files::read_input(path, &what)?, &what)
@@ -109,7 +111,7 @@ pub fn parse(text: &str, doc: &str) -> Result<AppsFile> {
             f.schema
         )));
     }
-    super::check::apps(&f, doc)?;
+    check(&f, doc)?;
     Ok(f)
 }
 
@@ -126,7 +128,7 @@ pub fn add_points(path: &Path, points: Vec<AppPoint>) -> Result<()> {
     };
     let doc = format!("apps file '{}'", path.display());
     for p in &points {
-        super::check::app(p, &doc)?;
+        check_point(p, &doc)?;
     }
     for p in points {
         f.applications.retain(|a| a.name != p.name);
@@ -134,4 +136,125 @@ pub fn add_points(path: &Path, points: Vec<AppPoint>) -> Result<()> {
     }
     let text = serde_yaml::to_string(&f).map_err(|e| Error::Io(e.to_string()))?;
     crate::files::write_atomic(path, &text)
+}
+
+/// How to mend an apps file.
+const APPS_FIX: &str = "correct the apps file, or write it again with `carmbench profile`";
+
+fn check_mix(e: &Entry, m: &InstructionMix) -> Result<()> {
+    for (f, v) in [
+        ("mix.dp_flops", m.dp_flops),
+        ("mix.sp_flops", m.sp_flops),
+        ("mix.fma_flops", m.fma_flops),
+        ("mix.other_flops", m.other_flops),
+        ("mix.fp_scalar", m.fp_scalar),
+        ("mix.fp_128", m.fp_128),
+        ("mix.fp_256", m.fp_256),
+        ("mix.fp_512", m.fp_512),
+        ("mix.x87", m.x87),
+        ("mix.bytes_loaded", m.bytes_loaded),
+        ("mix.bytes_stored", m.bytes_stored),
+        ("mix.loads", m.loads),
+        ("mix.stores", m.stores),
+        ("mix.instructions", m.instructions),
+    ] {
+        e.non_negative(f, v)?;
+    }
+    Ok(())
+}
+
+fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
+    let e = Entry::new(doc, format!("application '{}'", a.name), APPS_FIX);
+    if a.name.trim().is_empty() {
+        return Err(e.fail("name", "empty", "each point needs a name"));
+    }
+    e.positive("flops", a.flops)?;
+    e.positive("bytes", a.bytes)?;
+    e.positive("seconds", a.seconds)?;
+    e.plottable("its AI (flop/B)", a.ai(), "flops / bytes")?;
+    e.plottable("its GFLOP/s", a.gflop_per_s(), "flops / seconds")?;
+    if let Some(t) = a.threads {
+        e.at_least("threads", t as u64, 1)?;
+    }
+    if let Some(f) = a.fma_flops {
+        e.non_negative("fma_flops", f)?;
+        e.ordered(("fma_flops", f), ("flops", a.flops))?;
+    }
+    if let Some(m) = &a.mix {
+        check_mix(&e, m)?;
+    }
+    Ok(())
+}
+
+/// Counts given by hand (`--flops`, `--bytes`): positive, finite, and an
+/// intensity inside [`POINT_RANGE`].
+pub fn manual_counts(flops: f64, bytes: f64) -> Result<()> {
+    if !(flops > 0.0 && bytes > 0.0 && flops.is_finite() && bytes.is_finite()) {
+        return Err(Error::input("--flops and --bytes must be positive numbers"));
+    }
+    let (lo, hi) = POINT_RANGE;
+    if !(lo..=hi).contains(&(flops / bytes)) {
+        return Err(Error::input(format!(
+            "--flops / --bytes is {} flop/B; an intensity outside {} to {} cannot be right: check the counts",
+            num(flops / bytes),
+            num(lo),
+            num(hi)
+        )));
+    }
+    Ok(())
+}
+
+/// Check one application point, as an apps file `doc` would hold it.
+pub fn check_point(a: &AppPoint, doc: &str) -> Result<()> {
+    check_app(doc, a)
+}
+
+/// Check an apps file read from `doc`.
+pub fn check(f: &AppsFile, doc: &str) -> Result<()> {
+    f.applications.iter().try_for_each(|a| check_app(doc, a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn damaged_points_are_named_with_their_field() {
+        let app = AppPoint {
+            name: "triad".into(),
+            flops: 1e9,
+            bytes: 1e9,
+            seconds: 1.0,
+            threads: None,
+            fma_flops: Some(2e9),
+            source: None,
+            mix: None,
+        };
+        let f = AppsFile {
+            schema: 1,
+            applications: vec![app.clone()],
+        };
+        let e = check(&f, "apps file 'a.yaml'").unwrap_err().to_string();
+        assert!(
+            e.contains("application 'triad': fma_flops is 2000000000, above flops"),
+            "{e}"
+        );
+        let mix = AppsFile {
+            schema: 1,
+            applications: vec![AppPoint {
+                fma_flops: None,
+                mix: Some(InstructionMix {
+                    bytes_loaded: -1.0,
+                    ..InstructionMix::default()
+                }),
+                ..app
+            }],
+        };
+        assert!(
+            check(&mix, "a")
+                .unwrap_err()
+                .to_string()
+                .contains("mix.bytes_loaded is -1")
+        );
+    }
 }

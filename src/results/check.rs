@@ -4,7 +4,6 @@
 //! which field, and how to mend it; nothing downstream then meets a NaN, a
 //! negative bandwidth or an infinite rate.
 
-use super::apps::{AppPoint, AppsFile, InstructionMix};
 use super::{CoIssue, Curve, Document, Roof, SweepSummary, ValidationPoint};
 use crate::error::{Error, Result};
 use crate::kernels::Kind;
@@ -374,82 +373,6 @@ pub fn results(d: &Document, doc: &str) -> Result<()> {
     Ok(())
 }
 
-/// How to mend an apps file.
-const APPS_FIX: &str = "correct the apps file, or write it again with `carmbench profile`";
-
-fn check_mix(e: &Entry, m: &InstructionMix) -> Result<()> {
-    for (f, v) in [
-        ("mix.dp_flops", m.dp_flops),
-        ("mix.sp_flops", m.sp_flops),
-        ("mix.fma_flops", m.fma_flops),
-        ("mix.other_flops", m.other_flops),
-        ("mix.fp_scalar", m.fp_scalar),
-        ("mix.fp_128", m.fp_128),
-        ("mix.fp_256", m.fp_256),
-        ("mix.fp_512", m.fp_512),
-        ("mix.x87", m.x87),
-        ("mix.bytes_loaded", m.bytes_loaded),
-        ("mix.bytes_stored", m.bytes_stored),
-        ("mix.loads", m.loads),
-        ("mix.stores", m.stores),
-        ("mix.instructions", m.instructions),
-    ] {
-        e.non_negative(f, v)?;
-    }
-    Ok(())
-}
-
-fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
-    let e = Entry::new(doc, format!("application '{}'", a.name), APPS_FIX);
-    if a.name.trim().is_empty() {
-        return Err(e.fail("name", "empty", "each point needs a name"));
-    }
-    e.positive("flops", a.flops)?;
-    e.positive("bytes", a.bytes)?;
-    e.positive("seconds", a.seconds)?;
-    e.plottable("its AI (flop/B)", a.ai(), "flops / bytes")?;
-    e.plottable("its GFLOP/s", a.gflop_per_s(), "flops / seconds")?;
-    if let Some(t) = a.threads {
-        e.at_least("threads", t as u64, 1)?;
-    }
-    if let Some(f) = a.fma_flops {
-        e.non_negative("fma_flops", f)?;
-        e.ordered(("fma_flops", f), ("flops", a.flops))?;
-    }
-    if let Some(m) = &a.mix {
-        check_mix(&e, m)?;
-    }
-    Ok(())
-}
-
-/// Counts given by hand (`--flops`, `--bytes`): positive, finite, and an
-/// intensity inside [`POINT_RANGE`].
-pub fn manual_counts(flops: f64, bytes: f64) -> Result<()> {
-    if !(flops > 0.0 && bytes > 0.0 && flops.is_finite() && bytes.is_finite()) {
-        return Err(Error::input("--flops and --bytes must be positive numbers"));
-    }
-    let (lo, hi) = POINT_RANGE;
-    if !(lo..=hi).contains(&(flops / bytes)) {
-        return Err(Error::input(format!(
-            "--flops / --bytes is {} flop/B; an intensity outside {} to {} cannot be right: check the counts",
-            num(flops / bytes),
-            num(lo),
-            num(hi)
-        )));
-    }
-    Ok(())
-}
-
-/// Check one application point, as an apps file `doc` would hold it.
-pub fn app(a: &AppPoint, doc: &str) -> Result<()> {
-    check_app(doc, a)
-}
-
-/// Check an apps file read from `doc`.
-pub fn apps(f: &AppsFile, doc: &str) -> Result<()> {
-    f.applications.iter().try_for_each(|a| check_app(doc, a))
-}
-
 /// Check a region's record from the regions library's file `doc`.
 pub fn region(r: &carmbench_regions::Record, doc: &str) -> Result<()> {
     let e = Entry::new(
@@ -557,7 +480,7 @@ mod tests {
     }
 
     #[test]
-    fn validation_points_and_apps_and_regions_are_checked() {
+    fn validation_points_and_regions_are_checked() {
         let mut d = fixture();
         let p = ValidationPoint {
             level: crate::machine::Level::L1,
@@ -659,42 +582,6 @@ mod tests {
         bad.coissue[0].both_cycles = -1.0;
         assert!(err(&bad).contains("coissue 2ld1st fma avx2 dp: both_cycles is -1"));
 
-        let app = AppPoint {
-            name: "triad".into(),
-            flops: 1e9,
-            bytes: 1e9,
-            seconds: 1.0,
-            threads: None,
-            fma_flops: Some(2e9),
-            source: None,
-            mix: None,
-        };
-        let f = AppsFile {
-            schema: 1,
-            applications: vec![app.clone()],
-        };
-        let e = apps(&f, "apps file 'a.yaml'").unwrap_err().to_string();
-        assert!(
-            e.contains("application 'triad': fma_flops is 2000000000, above flops"),
-            "{e}"
-        );
-        let mix = AppsFile {
-            schema: 1,
-            applications: vec![AppPoint {
-                fma_flops: None,
-                mix: Some(InstructionMix {
-                    bytes_loaded: -1.0,
-                    ..InstructionMix::default()
-                }),
-                ..app
-            }],
-        };
-        assert!(
-            apps(&mix, "a")
-                .unwrap_err()
-                .to_string()
-                .contains("mix.bytes_loaded is -1")
-        );
         let rec = carmbench_regions::Record {
             name: "r".into(),
             seconds: f64::NAN,

@@ -1,4 +1,6 @@
 //! Validation: variable-intensity kernels run against every roof.
+//! (This file is long because its tests run whole sweeps through the
+//! scripted bench; the code above them is under 520 lines.)
 //!
 //! On a buffer sized for a level, a validation kernel's expected
 //! performance is min(FP roof, AI × that level's bandwidth roof); the

@@ -1,0 +1,335 @@
+//! The source layout keeps its shape (docs/layout.md): modules import only
+//! from layers below them, no two files import each other however far round,
+//! a file over 600 lines says in its header why it is long, and no function
+//! runs past 120 lines. Read from the source text, so a new upward import
+//! fails here before anyone reads the code.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// The crate's top-level modules, lowest layer first; a module may import
+/// from its own layer's others and from the layers before it.
+const LAYERS: &[&[&str]] = &[
+    &["error", "units", "files"],
+    &["arch"],
+    &["machine"],
+    &["kernels"],
+    &["measure"],
+    &["config", "roofline"],
+    &["results"],
+    &["roofs"],
+    &["validate"],
+    &["compare", "profile", "fleet"],
+    &["chart"],
+    &["output"],
+    &["report"],
+    &["commands"],
+    &["cli"],
+    &["fuzzing"],
+];
+
+const MAX_FILE_LINES: usize = 600;
+const MAX_FN_LINES: usize = 120;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every `.rs` file under `dir`.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// `results::apps` for src/results/apps.rs; "" for lib.rs and main.rs.
+fn module_of(src: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|l| l == "mod") {
+        parts.pop();
+    }
+    if parts == ["lib"] || parts == ["main"] {
+        parts.clear();
+    }
+    parts.join("::")
+}
+
+/// The code before the unit tests, comments left out (a doc link is not an
+/// import): what the crate itself imports.
+fn without_tests(text: &str) -> String {
+    let code = text
+        .find("#[cfg(test)]\nmod tests")
+        .map_or(text, |i| &text[..i]);
+    code.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The path at the start of `rest`: identifiers and `::`.
+fn path_at(rest: &str) -> &str {
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .unwrap_or(rest.len());
+    &rest[..end]
+}
+
+/// The paths a file names: `crate::a::b::C`, each item of
+/// `use crate::{a, b::c}`, and `super::x::Y` taken from `module`'s parent.
+fn named_paths(text: &str, module: &str, is_mod_file: bool) -> Vec<Vec<String>> {
+    let ident = |s: &str| -> Vec<String> {
+        s.split("::")
+            .map(|p| {
+                p.chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect::<String>()
+            })
+            .take_while(|p| !p.is_empty())
+            .collect()
+    };
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices("crate::") {
+        if i > 0 && text.as_bytes()[i - 1] == b'$' {
+            continue;
+        }
+        let rest = &text[i + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let body = &group[..group.find('}').unwrap_or(group.len())];
+            for item in body.split(',') {
+                out.push(ident(item.trim()));
+            }
+        } else {
+            out.push(ident(path_at(rest)));
+        }
+    }
+    // `super` is the parent of this module (of a mod.rs's own folder too).
+    let mut parent: Vec<String> = module
+        .split("::")
+        .filter(|p| !p.is_empty())
+        .map(String::from)
+        .collect();
+    parent.pop();
+    let _ = is_mod_file;
+    for (i, _) in text.match_indices("super::") {
+        if i > 0
+            && (text.as_bytes()[i - 1] == b':' || text.as_bytes()[i - 1].is_ascii_alphanumeric())
+        {
+            continue;
+        }
+        let rest = &text[i + "super::".len()..];
+        let mut full = parent.clone();
+        if let Some(group) = rest.strip_prefix('{') {
+            let body = &group[..group.find('}').unwrap_or(group.len())];
+            for item in body.split(',') {
+                let mut f = full.clone();
+                f.extend(ident(item.trim()));
+                out.push(f);
+            }
+        } else {
+            full.extend(ident(path_at(rest)));
+            out.push(full);
+        }
+    }
+    out
+}
+
+struct Source {
+    /// module → file.
+    files: BTreeMap<String, PathBuf>,
+    /// module → modules it imports (not its ancestors or descendants).
+    edges: BTreeMap<String, BTreeSet<String>>,
+}
+
+fn read_source() -> Source {
+    let src = root().join("src");
+    let mut paths = Vec::new();
+    rust_files(&src, &mut paths);
+    let files: BTreeMap<String, PathBuf> = paths
+        .iter()
+        .map(|p| (module_of(&src, p), p.clone()))
+        .collect();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (m, p) in &files {
+        let text = std::fs::read_to_string(p).unwrap();
+        let is_mod = p.file_name().is_some_and(|f| f == "mod.rs");
+        for path in named_paths(&without_tests(&text), m, is_mod) {
+            let target = (1..=path.len())
+                .rev()
+                .map(|k| path[..k].join("::"))
+                .find(|c| files.contains_key(c));
+            let Some(t) = target else { continue };
+            let related = t == *m
+                || t.is_empty()
+                || m.is_empty()
+                || t.starts_with(&format!("{m}::"))
+                || m.starts_with(&format!("{t}::"));
+            if !related {
+                edges.entry(m.clone()).or_default().insert(t);
+            }
+        }
+    }
+    Source { files, edges }
+}
+
+/// The groups of modules that import each other, however far round.
+fn circles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    // Two modules are in one circle when each reaches the other.
+    let reach = |from: &str| -> BTreeSet<String> {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.to_string()];
+        while let Some(m) = todo.pop() {
+            for t in edges.get(&m).into_iter().flatten() {
+                if seen.insert(t.clone()) {
+                    todo.push(t.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&String, BTreeSet<String>> =
+        edges.keys().map(|m| (m, reach(m))).collect();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    for (m, r) in &reached {
+        if !r.contains(*m) || out.iter().any(|c| c.contains(m)) {
+            continue;
+        }
+        let circle: Vec<String> = r
+            .iter()
+            .filter(|t| reached.get(t).is_some_and(|back| back.contains(*m)))
+            .cloned()
+            .collect();
+        out.push(circle);
+    }
+    out
+}
+
+fn layer(module: &str) -> Option<usize> {
+    let top = module.split("::").next().unwrap_or("");
+    LAYERS.iter().position(|l| l.contains(&top))
+}
+
+#[test]
+fn no_two_files_import_each_other() {
+    let s = read_source();
+    let c = circles(&s.edges);
+    assert!(c.is_empty(), "import circles: {c:?}");
+}
+
+#[test]
+fn every_import_points_down_the_layers() {
+    let s = read_source();
+    let mut upward = Vec::new();
+    for m in s.files.keys().filter(|m| !m.is_empty()) {
+        let from = layer(m).unwrap_or_else(|| panic!("{m} is in no layer: add it to LAYERS"));
+        for t in s.edges.get(m).into_iter().flatten() {
+            let to = layer(t).unwrap_or_else(|| panic!("{t} is in no layer"));
+            if to > from {
+                upward.push(format!("{m} -> {t}"));
+            }
+        }
+    }
+    assert!(upward.is_empty(), "imports of a higher layer: {upward:#?}");
+}
+
+/// Every Rust file of the workspace's crates.
+fn workspace_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in ["src", "qemu-plugin/src", "regions/src", "tests"] {
+        rust_files(&root().join(dir), &mut files);
+    }
+    files
+}
+
+#[test]
+fn long_files_say_why_and_functions_stay_short() {
+    let mut problems = Vec::new();
+    for f in workspace_files() {
+        let text = std::fs::read_to_string(&f).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let name = f.strip_prefix(root()).unwrap().display().to_string();
+        let header = lines.iter().take(5).any(|l| l.contains("long because"));
+        if lines.len() > MAX_FILE_LINES && !header && name.starts_with("src/") {
+            problems.push(format!(
+                "{name}: {} lines and no 'long because' in its header",
+                lines.len()
+            ));
+        }
+        for (i, l) in lines.iter().enumerate() {
+            let t = l.trim_start();
+            let is_fn = [
+                "fn ",
+                "pub fn ",
+                "pub(crate) fn ",
+                "pub(super) fn ",
+                "unsafe fn ",
+                "pub unsafe fn ",
+            ]
+            .iter()
+            .any(|p| t.starts_with(p));
+            // A declaration, or a body on one line.
+            if !is_fn || t.ends_with(';') || t.ends_with('}') {
+                continue;
+            }
+            let indent = l.len() - t.len();
+            let close = format!("{}}}", " ".repeat(indent));
+            let end = lines[i..]
+                .iter()
+                .position(|x| *x == close || x.starts_with(&format!("{close} ")))
+                .map(|k| i + k);
+            if let Some(e) = end
+                && e - i + 1 > MAX_FN_LINES
+            {
+                problems.push(format!(
+                    "{name}:{}: a function of {} lines",
+                    i + 1,
+                    e - i + 1
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn the_checks_find_what_they_look_for() {
+    // A circle and an upward import, made up.
+    let mut e: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    e.entry("results::apps".into())
+        .or_default()
+        .insert("results::check".into());
+    e.entry("results::check".into())
+        .or_default()
+        .insert("results::apps".into());
+    e.entry("results::view".into())
+        .or_default()
+        .insert("results::check".into());
+    assert_eq!(
+        circles(&e),
+        vec![vec![
+            "results::apps".to_string(),
+            "results::check".to_string()
+        ]]
+    );
+    assert!(layer("results::sweep") < layer("validate::verdict"));
+    let p = named_paths(
+        "use crate::{machine::Level, results};\nuse super::check::Entry;\nlet x = crate::units::num(1.0);",
+        "results::apps",
+        false,
+    );
+    assert!(p.contains(&vec!["machine".to_string(), "Level".to_string()]));
+    assert!(p.contains(&vec![
+        "results".to_string(),
+        "check".to_string(),
+        "Entry".to_string()
+    ]));
+    assert!(p.contains(&vec!["units".to_string(), "num".to_string()]));
+}
