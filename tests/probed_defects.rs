@@ -91,7 +91,7 @@ fn d04_profile_results_that_cannot_be_read_are_refused_before_the_program_runs()
 }
 
 #[test]
-fn d05_flags_are_used_or_refused_never_ignored() {
+fn d05_thread_counts_and_files_asked_for_are_used_or_said() {
     let dir = tmpdir("d05");
     // predict --app uses each application's threads; one not measured is said.
     let two = apps_file(
@@ -189,6 +189,12 @@ fn d05_flags_are_used_or_refused_never_ignored() {
             "avx2 with 1, 2 thread(s)",
         ],
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn d05_flags_that_would_change_nothing_are_refused() {
+    let dir = tmpdir("d05-flags");
     // compare: flags that would change nothing.
     refused(
         &carmbench(&["compare", zen5(), zen5(), "--threads", "99"]),

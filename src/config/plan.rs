@@ -218,12 +218,54 @@ pub fn resolve_with(
     quick: bool,
     supported: impl Fn(Isa) -> bool,
 ) -> Result<Plan> {
-    let need = |o: &Option<Vec<String>>, key: &str| -> Result<Vec<String>> {
-        o.clone()
-            .filter(|v| !v.is_empty())
-            .ok_or_else(|| Error::input(format!("the plan has no '{key}'; list at least one")))
+    let isas = resolve_isas(p, &supported)?;
+    let mut precision = parse_list(&need(&p.precision, "precision")?, Precision::parse)?;
+    precision.dedup();
+    let threads = resolve_threads(p, m)?;
+    let levels = resolve_levels(p, m)?;
+    let mixes = parse_list(&p.mixes.clone().unwrap_or_default(), Mix::parse)?;
+    let ops = parse_list(&p.ops.clone().unwrap_or_default(), Op::parse)?;
+    if mixes.is_empty() && ops.is_empty() {
+        return Err(Error::input(
+            "the plan has neither 'mixes' nor 'ops': nothing to measure",
+        ));
+    }
+    let (sizes_per_level, samples, min_sample_ms) = resolve_counts(p, quick)?;
+    let plan = Plan {
+        isa: isas,
+        precision,
+        threads,
+        levels,
+        mixes,
+        ops,
+        sizes_per_level,
+        samples,
+        min_sample_ms,
+        roof_from: p.roof_from.unwrap_or_default(),
+        quick,
     };
-    // ISAs.
+    let hours = plan.longest_seconds() / 3600.0;
+    if hours > MAX_RUN_HOURS {
+        return Err(Error::input(format!(
+            "the plan could take {hours:.0} hours ({} roofs x {} sizes x {} samples of {} ms, attempts and rounds); at most {MAX_RUN_HOURS} hours: give fewer samples, sizes, ISAs, levels, mixes or ops",
+            plan.roofs(),
+            plan.sizes_per_level,
+            plan.samples,
+            plan.min_sample_ms
+        )));
+    }
+    Ok(plan)
+}
+
+fn need(o: &Option<Vec<String>>, key: &str) -> Result<Vec<String>> {
+    o.clone()
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| Error::input(format!("the plan has no '{key}'; list at least one")))
+}
+
+/// The ISAs a plan's words name ("best", "all" or names), each one this
+/// CPU runs.
+fn resolve_isas(p: &PlanFile, supported: &impl Fn(Isa) -> bool) -> Result<Vec<Isa>> {
     let words = need(&p.isa, "isa")?;
     let mut isas = Vec::new();
     for w in &words {
@@ -251,9 +293,11 @@ pub fn resolve_with(
     }
     isas.sort();
     isas.dedup();
-    let mut precision = parse_list(&need(&p.precision, "precision")?, Precision::parse)?;
-    precision.dedup();
-    // Threads.
+    Ok(isas)
+}
+
+/// The thread counts a plan names (numbers or "all"), each within the cores.
+fn resolve_threads(p: &PlanFile, m: &Machine) -> Result<Vec<usize>> {
     let tw = p
         .threads
         .clone()
@@ -278,7 +322,11 @@ pub fn resolve_with(
     }
     threads.sort();
     threads.dedup();
-    // Levels.
+    Ok(threads)
+}
+
+/// The levels a plan names ("all" or names), each one the machine has.
+fn resolve_levels(p: &PlanFile, m: &Machine) -> Result<Vec<Level>> {
     let available = m.levels();
     let names = || {
         available
@@ -305,13 +353,11 @@ pub fn resolve_with(
     }
     levels.sort();
     levels.dedup();
-    let mixes = parse_list(&p.mixes.clone().unwrap_or_default(), Mix::parse)?;
-    let ops = parse_list(&p.ops.clone().unwrap_or_default(), Op::parse)?;
-    if mixes.is_empty() && ops.is_empty() {
-        return Err(Error::input(
-            "the plan has neither 'mixes' nor 'ops': nothing to measure",
-        ));
-    }
+    Ok(levels)
+}
+
+/// Sizes per level, samples and the shortest sample, --quick's where given.
+fn resolve_counts(p: &PlanFile, quick: bool) -> Result<(usize, usize, f64)> {
     let q = p.quick.clone().unwrap_or_default();
     let pick = |full: Option<usize>, fast: Option<usize>, key: &str, max: usize| -> Result<usize> {
         let v = if quick { fast.or(full) } else { full };
@@ -343,35 +389,16 @@ pub fn resolve_with(
             ));
         }
     };
-    let plan = Plan {
-        isa: isas,
-        precision,
-        threads,
-        levels,
-        mixes,
-        ops,
-        sizes_per_level: pick(
+    Ok((
+        pick(
             p.sizes_per_level,
             q.sizes_per_level,
             "sizes_per_level",
             MAX_SIZES_PER_LEVEL,
         )?,
-        samples: pick(p.samples, q.samples, "samples", MAX_SAMPLES)?,
+        pick(p.samples, q.samples, "samples", MAX_SAMPLES)?,
         min_sample_ms,
-        roof_from: p.roof_from.unwrap_or_default(),
-        quick,
-    };
-    let hours = plan.longest_seconds() / 3600.0;
-    if hours > MAX_RUN_HOURS {
-        return Err(Error::input(format!(
-            "the plan could take {hours:.0} hours ({} roofs x {} sizes x {} samples of {} ms, attempts and rounds); at most {MAX_RUN_HOURS} hours: give fewer samples, sizes, ISAs, levels, mixes or ops",
-            plan.roofs(),
-            plan.sizes_per_level,
-            plan.samples,
-            plan.min_sample_ms
-        )));
-    }
-    Ok(plan)
+    ))
 }
 
 /// Most samples per size: each sample's time is kept in memory.

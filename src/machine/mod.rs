@@ -239,23 +239,9 @@ fn info(obj: &TopologyObject, key: &str) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// Convert an hwloc topology into a [`Machine`].
-pub fn from_hwloc(topo: &Topology, source: &Source) -> Result<Machine> {
-    let cores: Vec<&TopologyObject> = topo.objects_with_type(ObjectType::Core).collect();
-    // Some synthetic or odd topologies have PUs but no Core objects: then each
-    // PU is its own core.
-    let core_objs: Vec<&TopologyObject> = if cores.is_empty() {
-        topo.objects_with_type(ObjectType::PU).collect()
-    } else {
-        cores
-    };
-    if core_objs.is_empty() {
-        return Err(Error::input(
-            "the topology has no cores or processing units; it cannot be benchmarked",
-        ));
-    }
-
-    // Data-cache levels, keyed by cache depth, built from every core's ancestry.
+/// The data-cache levels over `core_objs`, by depth, from every core's
+/// ancestry: each level's geometry, instances and the cores sharing one.
+fn cache_levels(core_objs: &[&TopologyObject]) -> Result<Vec<CacheLevel>> {
     let mut caches: Vec<CacheLevel> = Vec::new();
     let mut instance_ids: Vec<Vec<u64>> = Vec::new(); // per level: gp index per instance
     for (ci, core) in core_objs.iter().enumerate() {
@@ -329,13 +315,16 @@ pub fn from_hwloc(topo: &Topology, source: &Source) -> Result<Machine> {
     }
     caches.sort_by_key(|c| c.depth);
 
-    // NUMA nodes and the cores each holds.
-    let core_cpusets: Vec<_> = core_objs
-        .iter()
-        .map(|c| c.cpuset().map(|s| s.clone_target()))
-        .collect();
+    Ok(caches)
+}
+
+/// The NUMA nodes, and the node of each core (by its first PU).
+fn numa_of(
+    topo: &Topology,
+    core_cpusets: &[Option<hwlocality::cpu::cpuset::CpuSet>],
+) -> (Vec<NumaNode>, Vec<usize>) {
     let mut numa_nodes = Vec::new();
-    let mut core_numa = vec![0usize; core_objs.len()];
+    let mut core_numa = vec![0usize; core_cpusets.len()];
     for node in topo.objects_with_type(ObjectType::NUMANode) {
         let os_index = node.os_index().unwrap_or(0);
         let memory_bytes = match node.attributes() {
@@ -359,6 +348,32 @@ pub fn from_hwloc(topo: &Topology, source: &Source) -> Result<Machine> {
             cores: n,
         });
     }
+
+    (numa_nodes, core_numa)
+}
+
+/// Convert an hwloc topology into a [`Machine`].
+pub fn from_hwloc(topo: &Topology, source: &Source) -> Result<Machine> {
+    let cores: Vec<&TopologyObject> = topo.objects_with_type(ObjectType::Core).collect();
+    // Some synthetic or odd topologies have PUs but no Core objects: then each
+    // PU is its own core.
+    let core_objs: Vec<&TopologyObject> = if cores.is_empty() {
+        topo.objects_with_type(ObjectType::PU).collect()
+    } else {
+        cores
+    };
+    if core_objs.is_empty() {
+        return Err(Error::input(
+            "the topology has no cores or processing units; it cannot be benchmarked",
+        ));
+    }
+
+    let caches = cache_levels(&core_objs)?;
+    let core_cpusets: Vec<Option<hwlocality::cpu::cpuset::CpuSet>> = core_objs
+        .iter()
+        .map(|c| c.cpuset().map(|s| s.clone_target()))
+        .collect();
+    let (numa_nodes, core_numa) = numa_of(topo, &core_cpusets);
 
     let core_first_pu = core_cpusets
         .iter()
