@@ -382,3 +382,97 @@ fn plot_curve_draws_the_curve_its_caches_and_roofs_or_says_there_is_none() {
     assert!(tips.contains(" per thread (L1): "), "{tips}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The numbers of `attr="..."` in an SVG element.
+fn attr(el: &str, name: &str) -> Option<f64> {
+    let at = el.find(&format!(" {name}=\""))? + name.len() + 3;
+    el[at..].split('"').next()?.parse().ok()
+}
+
+/// The legend and the roof key never cover a roof or a point: on the data
+/// files of an Emerald Rapids Xeon and a Zen 5, every box lies clear of every
+/// roof segment (sampled along its length) and every marker.
+#[test]
+fn no_legend_box_covers_a_roof_or_a_point() {
+    let dir = tmpdir("legend");
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/");
+    for name in ["emr-xeon-2core.yaml", "zen5-epyc-2core.yaml"] {
+        let svg_path = dir.join("c.svg");
+        let input = format!("{fixtures}{name}");
+        success(&carmbench(&[
+            "plot",
+            &input,
+            "-o",
+            svg_path.to_str().unwrap(),
+        ]));
+        let svg = std::fs::read_to_string(&svg_path).unwrap();
+        let elements: Vec<&str> = svg.split('<').collect();
+        // The boxes: white, nearly opaque rectangles (canvas::draw_box).
+        let boxes: Vec<[f64; 4]> = elements
+            .iter()
+            .filter(|e| e.starts_with("rect") && e.contains("opacity=\"0.92\""))
+            .map(|e| {
+                let (x, y) = (attr(e, "x").unwrap(), attr(e, "y").unwrap());
+                [
+                    x,
+                    y,
+                    x + attr(e, "width").unwrap(),
+                    y + attr(e, "height").unwrap(),
+                ]
+            })
+            .collect();
+        assert_eq!(boxes.len(), 2, "{name}: a legend and a key");
+        let inside = |(x, y): (f64, f64), pad: f64| {
+            boxes
+                .iter()
+                .any(|b| x > b[0] - pad && x < b[2] + pad && y > b[1] - pad && y < b[3] + pad)
+        };
+        let mut segments = 0;
+        for e in elements
+            .iter()
+            .filter(|e| e.starts_with("polyline") && e.contains("stroke-width=\"3\""))
+        {
+            let at = e.find("points=\"").unwrap() + 8;
+            let pts: Vec<(f64, f64)> = e[at..]
+                .split('"')
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect();
+            // A legend's own sample line lies inside its box.
+            if pts.iter().all(|&p| inside(p, 0.0)) {
+                continue;
+            }
+            segments += 1;
+            for w in pts.windows(2) {
+                for k in 0..=100 {
+                    let t = f64::from(k) / 100.0;
+                    let p = (
+                        w[0].0 + t * (w[1].0 - w[0].0),
+                        w[0].1 + t * (w[1].1 - w[0].1),
+                    );
+                    assert!(!inside(p, 1.0), "{name}: a box covers the roof line {e}");
+                }
+            }
+        }
+        assert!(segments >= 20, "{name}: {segments} roof segments drawn");
+        let mut markers = 0;
+        for e in elements.iter().filter(|e| e.starts_with("circle")) {
+            let c = (attr(e, "cx").unwrap(), attr(e, "cy").unwrap());
+            if inside(c, 0.0) {
+                continue; // the legend's own marker
+            }
+            markers += 1;
+            assert!(
+                !inside(c, attr(e, "r").unwrap()),
+                "{name}: a box covers the point {e}"
+            );
+        }
+        assert!(markers >= 20, "{name}: {markers} markers");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -2,9 +2,12 @@
 //! caches hwloc reports as vertical lines, each level's buffer range shaded
 //! and each roof drawn over the sizes it came from.
 
+use super::canvas::{
+    FONT, LABEL_PX, dash, draw_box, draw_px_line, draw_text, err as e, fmt_tick, grid,
+    level_colour, palette,
+};
 use super::geometry::{decade_ceil, decade_floor};
 use super::tips::Tip;
-use super::{FONT, LABEL_PX, dash, draw_box, draw_px_line, draw_text, level_colour, palette};
 use crate::error::{Error, Result};
 use crate::kernels::{Kind, Mix};
 use crate::machine::isa::Isa;
@@ -14,6 +17,9 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 use std::path::Path;
+
+/// The curve's plot: log bytes against log GB/s.
+type Plot<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
 
 /// Colour of an access mix.
 fn mix_colour(m: Mix) -> RGBColor {
@@ -82,15 +88,17 @@ impl<'a> CurveChart<'a> {
 
     /// Draw into `path` (.svg or .png).
     pub fn render(&self, path: &Path) -> Result<()> {
-        if super::is_svg(path) {
+        if super::canvas::is_svg(path) {
             return crate::files::write_atomic(path, &self.svg()?);
         }
-        super::draw_to_file!(path, |root| self.draw(&root))
+        super::canvas::draw_to_file!(path, |root| self.draw(&root))
     }
 
     /// Draw as SVG text, each size and roof with its tooltip.
     pub fn svg(&self) -> Result<String> {
-        super::svg_with_tips(super::SIZE, "the memory curve", |root| self.draw(root))
+        super::canvas::svg_with_tips(super::canvas::SIZE, "the memory curve", |root| {
+            self.draw(root)
+        })
     }
 
     fn draw<DB: DrawingBackend>(
@@ -100,8 +108,28 @@ impl<'a> CurveChart<'a> {
     where
         DB::ErrorType: 'static,
     {
-        let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
         root.fill(&WHITE).map_err(e)?;
+        let (chart, [x0, y0, y1]) = self.frame(root)?;
+        let (top, bottom) = (
+            chart.backend_coord(&(x0, y1)).1,
+            chart.backend_coord(&(x0, y0)).1,
+        );
+        self.draw_levels(&chart, root, y1, (top, bottom))?;
+        let mut tips = self.draw_curves(&chart, root)?;
+        tips.extend(self.draw_roofs(&chart, root)?);
+        self.draw_legend(root, chart.backend_coord(&(x0, y1)).0, bottom)?;
+        Ok(tips)
+    }
+
+    /// The title, the axes (bytes in powers of 4, bandwidth in whole
+    /// decades) and the grid; the x start and the y range.
+    fn frame<'b, DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> std::result::Result<(Plot<'b, DB>, [f64; 3]), String>
+    where
+        DB::ErrorType: 'static,
+    {
         let pts = self.curves.iter().flat_map(|c| c.points.iter());
         let xs: Vec<f64> = pts.clone().map(|p| p.bytes_per_thread as f64).collect();
         let ys: Vec<f64> = pts.map(|p| p.gb_per_s).filter(|y| *y > 0.0).collect();
@@ -115,14 +143,9 @@ impl<'a> CurveChart<'a> {
             decade_floor(fold(&ys, f64::min, f64::INFINITY) / 1.2),
             decade_ceil(fold(&ys, f64::max, 0.0) * 1.2),
         );
-        let m = &self.doc.machine;
         let title = format!(
-            "Memory curve: {}{} | {} | bandwidth the cores request against bytes per thread",
-            m.topology.cpu_model.as_deref().unwrap_or("unknown CPU"),
-            m.microarchitecture
-                .as_deref()
-                .map(|u| format!(" ({u})"))
-                .unwrap_or_default(),
+            "Memory curve: {} | {} | bandwidth the cores request against bytes per thread",
+            self.doc.cpu_title(),
             self.isa.name().to_uppercase()
         );
         let mut chart = ChartBuilder::on(root)
@@ -133,22 +156,31 @@ impl<'a> CurveChart<'a> {
             // Bytes tick at powers of 4 (4 KiB, 16 KiB, ...), not of 10.
             .build_cartesian_2d((x0..x1).log_scale().base(4.0), (y0..y1).log_scale())
             .map_err(e)?;
-        chart
-            .configure_mesh()
-            .x_desc("Working set per thread (bytes)")
-            .y_desc("Bandwidth (GB/s, all threads)")
-            .x_label_formatter(&|v| human_bytes(*v as u64))
-            .y_label_formatter(&|v| super::fmt_tick(*v))
-            .label_style((FONT, 16))
-            .axis_desc_style((FONT, 20))
-            .light_line_style(RGBColor(235, 235, 235))
-            .bold_line_style(RGBColor(200, 200, 200))
-            .draw()
-            .map_err(e)?;
-        let (top, bottom) = (
-            chart.backend_coord(&(x0, y1)).1,
-            chart.backend_coord(&(x0, y0)).1,
-        );
+        grid(
+            chart
+                .configure_mesh()
+                .x_desc("Working set per thread (bytes)")
+                .y_desc("Bandwidth (GB/s, all threads)")
+                .x_label_formatter(&|v| human_bytes(*v as u64))
+                .y_label_formatter(&|v| fmt_tick(*v)),
+        )
+        .draw()
+        .map_err(e)?;
+        Ok((chart, [x0, y0, y1]))
+    }
+
+    /// Each level's buffer range shaded, and the caches hwloc reports.
+    fn draw_levels<DB: DrawingBackend>(
+        &self,
+        chart: &Plot<'_, DB>,
+        root: &DrawingArea<DB, Shift>,
+        y1: f64,
+        (top, bottom): (i32, i32),
+    ) -> std::result::Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
+        let m = &self.doc.machine;
         // Each level's buffer range, with one thread, shaded.
         if let Some(ranges) = self.doc.buffer_ranges.iter().find(|r| r.threads == 1) {
             for r in &ranges.levels {
@@ -179,8 +211,23 @@ impl<'a> CurveChart<'a> {
             )
             .map_err(e)?;
         }
-        // The curves, then each roof over the sizes it came from.
-        let series = |threads: usize| self.threads.iter().position(|t| *t == threads).unwrap_or(0);
+        Ok(())
+    }
+
+    /// Which series (line style) a thread count's curves take.
+    fn series(&self, threads: usize) -> usize {
+        self.threads.iter().position(|t| *t == threads).unwrap_or(0)
+    }
+
+    /// Each curve, a marker at each size.
+    fn draw_curves<DB: DrawingBackend>(
+        &self,
+        chart: &Plot<'_, DB>,
+        root: &DrawingArea<DB, Shift>,
+    ) -> std::result::Result<Vec<Tip>, String>
+    where
+        DB::ErrorType: 'static,
+    {
         let mut tips = Vec::new();
         for c in &self.curves {
             let colour = mix_colour(c.mix);
@@ -190,7 +237,7 @@ impl<'a> CurveChart<'a> {
                 .map(|p| chart.backend_coord(&(p.bytes_per_thread as f64, p.gb_per_s)))
                 .collect();
             for w in px.windows(2) {
-                draw_px_line(root, w[0], w[1], colour, dash(series(c.threads))).map_err(e)?;
+                draw_px_line(root, w[0], w[1], colour, dash(self.series(c.threads))).map_err(e)?;
             }
             for (&p, pt) in px.iter().zip(&shown) {
                 root.draw(&Circle::new(p, 4, colour.filled())).map_err(e)?;
@@ -210,6 +257,19 @@ impl<'a> CurveChart<'a> {
                 ));
             }
         }
+        Ok(tips)
+    }
+
+    /// Each roof as a bar over the sizes it came from.
+    fn draw_roofs<DB: DrawingBackend>(
+        &self,
+        chart: &Plot<'_, DB>,
+        root: &DrawingArea<DB, Shift>,
+    ) -> std::result::Result<Vec<Tip>, String>
+    where
+        DB::ErrorType: 'static,
+    {
+        let mut tips = Vec::new();
         for r in self.roofs() {
             let (Some(mix), Some(level)) = (r.mix, r.level) else {
                 continue;
@@ -245,6 +305,20 @@ impl<'a> CurveChart<'a> {
             ))
             .map_err(e)?;
         }
+        Ok(tips)
+    }
+
+    /// The legend, in the plot's lower left: each curve, and how to read
+    /// the rest.
+    fn draw_legend<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        left: i32,
+        bottom: i32,
+    ) -> std::result::Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
         // Legend: each curve, and how to read the rest.
         let mut rows: Vec<(String, RGBColor, usize)> = self
             .curves
@@ -253,7 +327,7 @@ impl<'a> CurveChart<'a> {
                 (
                     format!("{} {}, {} thread(s)", self.isa, c.mix, c.threads),
                     mix_colour(c.mix),
-                    series(c.threads),
+                    self.series(c.threads),
                 )
             })
             .collect();
@@ -267,7 +341,6 @@ impl<'a> CurveChart<'a> {
             palette::GREY,
             1,
         ));
-        let left = chart.backend_coord(&(x0, y1)).0;
         let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0) as i32 * 10 + 80;
         let h = rows.len() as i32 * 26 + 12;
         let lb = (left + 10, bottom - 10 - h, left + 10 + w, bottom - 10);
@@ -285,6 +358,6 @@ impl<'a> CurveChart<'a> {
             )
             .map_err(e)?;
         }
-        Ok(tips)
+        Ok(())
     }
 }

@@ -2,8 +2,8 @@
 //! the group's median (1 = the median), one row per roof; nodes below the
 //! outlier line are labelled.
 
+use super::canvas::{FONT, draw_px_line, draw_text, palette};
 use super::tips::Tip;
-use super::{FONT, draw_px_line, draw_text, palette};
 use crate::error::{Error, Result};
 use crate::fleet::Fleet;
 use crate::fleet::analysis::is_low;
@@ -40,15 +40,15 @@ impl<'a> FleetChart<'a> {
 
     /// Draw into `path` (.svg or .png).
     pub fn render(&self, path: &Path) -> Result<()> {
-        if super::is_svg(path) {
+        if super::canvas::is_svg(path) {
             return crate::files::write_atomic(path, &self.svg()?);
         }
-        super::draw_to_file!(path, self.size(), |root| self.draw(&root))
+        super::canvas::draw_to_file!(path, self.size(), |root| self.draw(&root))
     }
 
     /// Draw as SVG text, each node's point with its tooltip.
     pub fn svg(&self) -> Result<String> {
-        super::svg_with_tips(self.size(), "the fleet chart", |root| self.draw(root))
+        super::canvas::svg_with_tips(self.size(), "the fleet chart", |root| self.draw(root))
     }
 
     fn draw<DB: DrawingBackend>(
@@ -86,16 +86,16 @@ impl<'a> FleetChart<'a> {
             .y_label_area_size(NAMES)
             .build_cartesian_2d(x0..x1, n..0.0)
             .map_err(e)?;
-        chart
-            .configure_mesh()
-            .disable_y_mesh()
-            .y_labels(0)
-            .x_desc("value / group median (dashed: the median; dotted: the outlier threshold; orange: outliers, named)")
-            .x_label_formatter(&|v| format!("{v:.2}"))
-            .label_style((FONT, 16))
-            .axis_desc_style((FONT, 18))
-            .draw()
-            .map_err(e)?;
+        super::canvas::grid(
+            chart
+                .configure_mesh()
+                .disable_y_mesh()
+                .y_labels(0)
+                .x_desc("value / group median (dashed: the median; dotted: the outlier threshold; orange: outliers, named)")
+                .x_label_formatter(&|v| format!("{v:.2}")),
+        )
+        .draw()
+        .map_err(e)?;
         let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
         let (top, bottom) = (px(1.0, 0.0).1, px(1.0, n).1);
         let (one, cut) = (px(1.0, 0.0).0, px(1.0 - f.threshold, 0.0).0);

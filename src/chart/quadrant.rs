@@ -4,7 +4,7 @@
 //! y = I·x through the origin. Points above a line are machines/levels
 //! where that application is memory bound, points below compute bound.
 
-use super::{FONT, LABEL_PX, level_colour};
+use super::canvas::{FONT, LABEL_PX, level_colour};
 use crate::compare::QuadrantPoint as Point;
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
@@ -34,7 +34,7 @@ pub fn render(points: &[Point], ais: &[f64], title: &str, path: &Path) -> Result
             "no machine has both a bandwidth and an FP roof to place",
         ));
     }
-    super::draw_to_file!(path, |root| draw(points, ais, title, &root))
+    super::canvas::draw_to_file!(path, |root| draw(points, ais, title, &root))
 }
 
 fn draw<DB: DrawingBackend>(
@@ -56,17 +56,16 @@ where
         .y_label_area_size(100)
         .build_cartesian_2d((x0..x1).log_scale(), (y0..y1).log_scale())
         .map_err(e)?;
-    chart
-        .configure_mesh()
-        .x_desc("Bandwidth (GB/s)")
-        .y_desc("Peak performance (GFLOP/s)")
-        .x_label_formatter(&|v| super::fmt_tick(*v))
-        .y_label_formatter(&|v| super::fmt_tick(*v))
-        .label_style((FONT, 18))
-        .axis_desc_style((FONT, 20))
-        .light_line_style(RGBColor(235, 235, 235))
-        .draw()
-        .map_err(e)?;
+    super::canvas::grid(
+        chart
+            .configure_mesh()
+            .x_desc("Bandwidth (GB/s)")
+            .y_desc("Peak performance (GFLOP/s)")
+            .x_label_formatter(&|v| super::canvas::fmt_tick(*v))
+            .y_label_formatter(&|v| super::canvas::fmt_tick(*v)),
+    )
+    .draw()
+    .map_err(e)?;
     let style = (FONT, LABEL_PX).into_font();
     for &ai in ais {
         // y = ai·x, clipped to the plot; labelled near its lower end.

@@ -449,6 +449,20 @@ impl Document {
         t
     }
 
+    /// "AMD EPYC (zen5)": the CPU model and its microarchitecture when known,
+    /// as charts title it.
+    pub fn cpu_title(&self) -> String {
+        format!(
+            "{}{}",
+            self.cpu_name(),
+            self.machine
+                .microarchitecture
+                .as_deref()
+                .map(|u| format!(" ({u})"))
+                .unwrap_or_default()
+        )
+    }
+
     /// The CPU model, or "unknown CPU".
     pub fn cpu_name(&self) -> String {
         self.machine

@@ -1,0 +1,367 @@
+//! Which roofs of which results files the CARM chart draws: a [`Filter`]
+//! of ISA, precision, threads, mix and ops resolved against the files into
+//! a [`Selection`] of series, each file's absence said rather than dropped.
+
+use crate::error::{Error, Result};
+use crate::kernels::{Kind, Mix, Op, Precision};
+use crate::machine::isa::Isa;
+use crate::results::apps::AppPoint;
+use crate::results::view::{default_mix, default_ops, default_precision, distinct};
+use crate::results::{Document, Roof, ValidationPoint};
+
+/// What to draw (None: the default).
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// ISA (default: the widest in the results).
+    pub isa: Option<String>,
+    /// Precision (default: dp).
+    pub precision: Option<String>,
+    /// Thread counts (default: every count run).
+    pub threads: Option<Vec<usize>>,
+    /// Bandwidth mix (default: 2ld1st, else load).
+    pub mix: Option<String>,
+    /// FP ops (default: fma_add, fma, add; those present).
+    pub ops: Option<Vec<String>>,
+}
+
+/// One set of roofs drawn in one line style.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// Legend text.
+    pub label: String,
+    /// Bandwidth roofs, fastest first.
+    pub bandwidth: Vec<Roof>,
+    /// Compute roofs, highest first.
+    pub compute: Vec<Roof>,
+    /// Validation points of the same ISA, precision and threads.
+    pub validation: Vec<ValidationPoint>,
+    /// The core overlaps the points' memory and FP units only in part:
+    /// their expected values bend below the roofs and are drawn.
+    pub partial_overlap: bool,
+}
+
+/// Everything the chart shows.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    /// Title.
+    pub title: String,
+    /// Series, one line style each.
+    pub series: Vec<Series>,
+    /// Application points.
+    pub apps: Vec<AppPoint>,
+    /// Thread counts of the roofs drawn.
+    pub threads: Vec<usize>,
+}
+
+impl Selection {
+    /// " [2 threads]" when the chart has several series, else nothing.
+    pub fn tag(&self, si: usize) -> String {
+        if self.series.len() > 1 {
+            format!(" [{}]", self.series[si].label)
+        } else {
+            String::new()
+        }
+    }
+
+    /// A line for each application point that ran a thread count whose
+    /// roofs are not drawn: it is shown against other roofs, and said so.
+    pub fn app_notes(&self) -> Vec<String> {
+        let drawn: Vec<String> = self.threads.iter().map(|t| t.to_string()).collect();
+        self.apps
+            .iter()
+            .filter_map(|a| {
+                let n = a.threads.filter(|n| !self.threads.contains(n))?;
+                Some(format!(
+                    "{} ran {n} thread(s), whose roofs are not drawn (measured or asked for: {}); it is shown against those",
+                    a.name,
+                    drawn.join(", ")
+                ))
+            })
+            .collect()
+    }
+}
+
+fn choose<T: Copy + PartialEq + std::fmt::Display>(
+    what: &str,
+    wanted: Option<&str>,
+    available: &[T],
+    parse: impl Fn(&str) -> std::result::Result<T, String>,
+    default: impl Fn(&[T]) -> Option<T>,
+) -> Result<T> {
+    let list = || {
+        available
+            .iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match wanted {
+        Some(w) => {
+            let v = parse(w)
+                .map_err(|e| Error::input(format!("{e}; these results have: {}", list())))?;
+            if available.contains(&v) {
+                Ok(v)
+            } else {
+                Err(Error::input(format!(
+                    "no roofs with {what} '{w}' in these results; available: {}",
+                    list()
+                )))
+            }
+        }
+        None => default(available)
+            .ok_or_else(|| Error::input(format!("these results have no {what} to draw"))),
+    }
+}
+
+/// Pick the roofs to draw from several results documents.
+pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> Result<Selection> {
+    let p = pick(docs, f)?;
+    let (series, isas_drawn) = series_of(docs, f, &p)?;
+    Ok(Selection {
+        title: title(docs, &p, &isas_drawn),
+        series,
+        apps,
+        threads: p.threads,
+    })
+}
+
+/// What the filters resolve to against the files' roofs.
+struct Picked {
+    isa: Isa,
+    precision: Option<Precision>,
+    mix: Option<Mix>,
+    ops: Vec<Op>,
+    threads: Vec<usize>,
+}
+
+/// Each filter resolved: the value asked for, which must be measured, else
+/// the default among those measured.
+fn pick(docs: &[(String, Document)], f: &Filter) -> Result<Picked> {
+    let all: Vec<&Roof> = docs.iter().flat_map(|(_, d)| d.roofs.iter()).collect();
+    if all.is_empty() {
+        return Err(Error::input(
+            "the results hold no roofs; run `carmbench run` (an interrupted run may have measured none)",
+        ));
+    }
+    let good: Vec<&Roof> = all.iter().copied().filter(|r| r.usable()).collect();
+    if good.is_empty() {
+        return Err(Error::input(
+            "every roof in the results is zero or not a number; re-run `carmbench run`",
+        ));
+    }
+    let isas: Vec<Isa> = distinct(&good, |r| Some(r.isa));
+    let isa = choose(
+        "ISA",
+        f.isa.as_deref(),
+        &isas,
+        |s| s.parse(),
+        |v| v.last().copied(),
+    )?;
+    let precs: Vec<Precision> = distinct(&good, |r| r.precision);
+    let precision = if precs.is_empty() {
+        None
+    } else {
+        Some(choose(
+            "precision",
+            f.precision.as_deref(),
+            &precs,
+            Precision::parse,
+            default_precision,
+        )?)
+    };
+    let of_isa: Vec<&Roof> = good.iter().copied().filter(|r| r.isa == isa).collect();
+    let mixes: Vec<Mix> = distinct(&of_isa, |r| r.mix);
+    let mix = if mixes.is_empty() {
+        None
+    } else {
+        Some(choose(
+            "mix",
+            f.mix.as_deref(),
+            &mixes,
+            Mix::parse,
+            default_mix,
+        )?)
+    };
+    let ops_avail: Vec<Op> = distinct(&of_isa, |r| r.op.filter(|_| r.precision == precision));
+    let ops: Vec<Op> = match &f.ops {
+        Some(list) => list
+            .iter()
+            .map(|o| choose("op", Some(o), &ops_avail, Op::parse, |_| None))
+            .collect::<Result<_>>()?,
+        None => default_ops(&ops_avail),
+    };
+    let threads_avail: Vec<usize> = distinct(&of_isa, |r| Some(r.threads));
+    let threads = match &f.threads {
+        Some(t) => {
+            for n in t {
+                if !threads_avail.contains(n) {
+                    return Err(Error::input(format!(
+                        "no roofs with {n} threads in these results; available: {}",
+                        threads_avail
+                            .iter()
+                            .map(|x| x.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )));
+                }
+            }
+            t.clone()
+        }
+        None => threads_avail,
+    };
+
+    Ok(Picked {
+        isa,
+        precision,
+        mix,
+        ops,
+        threads,
+    })
+}
+
+/// A series per file and thread count: its roofs, validation points and
+/// whether its core overlaps memory and FP work only in part; and the ISAs
+/// drawn.
+fn series_of(
+    docs: &[(String, Document)],
+    f: &Filter,
+    p: &Picked,
+) -> Result<(Vec<Series>, Vec<Isa>)> {
+    let mut series = Vec::new();
+    let mut isas_drawn = Vec::new();
+    for (name, d) in docs {
+        // Several files without --isa: each machine with its own widest ISA.
+        let isa = if f.isa.is_none() && docs.len() > 1 {
+            crate::results::view::widest_isa(&d.roofs).unwrap_or(p.isa)
+        } else {
+            p.isa
+        };
+        if !isas_drawn.contains(&isa) {
+            isas_drawn.push(isa);
+        }
+        for &t in &p.threads {
+            let mut bandwidth: Vec<Roof> = d
+                .roofs
+                .iter()
+                .filter(|r| {
+                    r.usable()
+                        && r.kind == Kind::Bandwidth
+                        && r.isa == isa
+                        && r.threads == t
+                        && r.mix == p.mix
+                })
+                .cloned()
+                .collect();
+            bandwidth.sort_by(|a, b| b.value().total_cmp(&a.value()));
+            let mut compute: Vec<Roof> = d
+                .roofs
+                .iter()
+                .filter(|r| {
+                    r.usable()
+                        && r.kind == Kind::Compute
+                        && r.isa == isa
+                        && r.threads == t
+                        && r.precision == p.precision
+                        && r.op.is_some_and(|o| p.ops.contains(&o))
+                })
+                .cloned()
+                .collect();
+            compute.sort_by(|a, b| b.value().total_cmp(&a.value()));
+            if bandwidth.is_empty() && compute.is_empty() {
+                // A file without what was asked for is said, not dropped.
+                if f.isa.is_some() || f.threads.is_some() {
+                    return Err(Error::input(format!(
+                        "{name} has no {isa} roofs with {t} thread(s) (it has {}); leave it out or ask for what it has with --isa and --threads",
+                        measured_sets(d)
+                    )));
+                }
+                continue;
+            }
+            let validation = d
+                .validation
+                .iter()
+                .filter(|v| {
+                    v.isa == isa
+                        && v.threads == t
+                        && Some(v.precision) == p.precision
+                        && Some(v.mix) == p.mix
+                })
+                .filter(|v| {
+                    v.ai > 0.0
+                        && v.gflop_per_s > 0.0
+                        && v.ai.is_finite()
+                        && v.gflop_per_s.is_finite()
+                })
+                .cloned()
+                .collect();
+            let label = if docs.len() > 1 {
+                format!("{name}, {isa}, {t} thread{}", if t == 1 { "" } else { "s" })
+            } else {
+                format!("{t} thread{}", if t == 1 { "" } else { "s" })
+            };
+            let partial_overlap = d.coissue.iter().any(|c| {
+                c.partial()
+                    && c.isa == isa
+                    && Some(c.precision) == p.precision
+                    && Some(c.mix) == p.mix
+            });
+            series.push(Series {
+                label,
+                bandwidth,
+                compute,
+                validation,
+                partial_overlap,
+            });
+        }
+    }
+    if series.is_empty() {
+        return Err(Error::input("no roofs match the filters"));
+    }
+    Ok((series, isas_drawn))
+}
+
+/// "Cache-aware Roofline: CPU (µarch) | AVX512 DP | 2ld1st | 1, 2 thread(s) | 4.12 GHz".
+fn title(docs: &[(String, Document)], p: &Picked, isas_drawn: &[Isa]) -> String {
+    let mut cpus: Vec<String> = docs.iter().map(|(_, d)| d.cpu_title()).collect();
+    cpus.dedup();
+    let clocks: Vec<String> = docs
+        .iter()
+        .map(|(_, d)| format!("{:.2}", d.machine.clock.measured.core_ghz()))
+        .collect();
+    format!(
+        "Cache-aware Roofline: {} | {}{}{} | {} thread(s) | {} GHz",
+        cpus.join(" vs "),
+        isas_drawn
+            .iter()
+            .map(|i| i.name().to_uppercase())
+            .collect::<Vec<_>>()
+            .join(" / "),
+        p.precision
+            .map(|p| format!(" {}", p.name().to_uppercase()))
+            .unwrap_or_default(),
+        p.mix.map(|m| format!(" | {m}")).unwrap_or_default(),
+        p.threads
+            .iter()
+            .map(|t| t.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        clocks.join(" / ")
+    )
+}
+
+/// "avx2 with 1, 2 threads; avx512 with 1 thread": what a file measured.
+fn measured_sets(d: &Document) -> String {
+    let isas: Vec<Isa> = distinct(&d.roofs.iter().collect::<Vec<_>>(), |r| Some(r.isa));
+    isas.iter()
+        .map(|&i| {
+            let t: Vec<String> = d
+                .thread_counts()
+                .into_iter()
+                .filter(|&t| d.roofs.iter().any(|r| r.isa == i && r.threads == t))
+                .map(|t| t.to_string())
+                .collect();
+            format!("{i} with {} thread(s)", t.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
