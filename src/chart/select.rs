@@ -13,15 +13,15 @@ use crate::results::{Document, Roof, ValidationPoint};
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
     /// ISA (default: the widest in the results).
-    pub isa: Option<String>,
+    pub isa: Option<Isa>,
     /// Precision (default: dp).
-    pub precision: Option<String>,
+    pub precision: Option<Precision>,
     /// Thread counts (default: every count run).
     pub threads: Option<Vec<usize>>,
     /// Bandwidth mix (default: 2ld1st, else load).
-    pub mix: Option<String>,
+    pub mix: Option<Mix>,
     /// FP ops (default: fma_add, fma, add; those present).
-    pub ops: Option<Vec<String>>,
+    pub ops: Option<Vec<Op>>,
 }
 
 /// One set of roofs drawn in one line style.
@@ -83,31 +83,20 @@ impl Selection {
 
 fn choose<T: Copy + PartialEq + std::fmt::Display>(
     what: &str,
-    wanted: Option<&str>,
+    wanted: Option<T>,
     available: &[T],
-    parse: impl Fn(&str) -> std::result::Result<T, String>,
     default: impl Fn(&[T]) -> Option<T>,
 ) -> Result<T> {
-    let list = || {
-        available
-            .iter()
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     match wanted {
-        Some(w) => {
-            let v = parse(w)
-                .map_err(|e| Error::input(format!("{e}; these results have: {}", list())))?;
-            if available.contains(&v) {
-                Ok(v)
-            } else {
-                Err(Error::input(format!(
-                    "no roofs with {what} '{w}' in these results; available: {}",
-                    list()
-                )))
-            }
-        }
+        Some(v) if available.contains(&v) => Ok(v),
+        Some(v) => Err(Error::input(format!(
+            "no roofs with {what} '{v}' in these results; available: {}",
+            available
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
         None => default(available)
             .ok_or_else(|| Error::input(format!("these results have no {what} to draw"))),
     }
@@ -150,43 +139,25 @@ fn pick(docs: &[(String, Document)], f: &Filter) -> Result<Picked> {
         ));
     }
     let isas: Vec<Isa> = distinct(&good, |r| Some(r.isa));
-    let isa = choose(
-        "ISA",
-        f.isa.as_deref(),
-        &isas,
-        |s| s.parse(),
-        |v| v.last().copied(),
-    )?;
+    let isa = choose("ISA", f.isa, &isas, |v| v.last().copied())?;
     let precs: Vec<Precision> = distinct(&good, |r| r.precision);
     let precision = if precs.is_empty() {
         None
     } else {
-        Some(choose(
-            "precision",
-            f.precision.as_deref(),
-            &precs,
-            Precision::parse,
-            default_precision,
-        )?)
+        Some(choose("precision", f.precision, &precs, default_precision)?)
     };
     let of_isa: Vec<&Roof> = good.iter().copied().filter(|r| r.isa == isa).collect();
     let mixes: Vec<Mix> = distinct(&of_isa, |r| r.mix);
     let mix = if mixes.is_empty() {
         None
     } else {
-        Some(choose(
-            "mix",
-            f.mix.as_deref(),
-            &mixes,
-            Mix::parse,
-            default_mix,
-        )?)
+        Some(choose("mix", f.mix, &mixes, default_mix)?)
     };
     let ops_avail: Vec<Op> = distinct(&of_isa, |r| r.op.filter(|_| r.precision == precision));
     let ops: Vec<Op> = match &f.ops {
         Some(list) => list
             .iter()
-            .map(|o| choose("op", Some(o), &ops_avail, Op::parse, |_| None))
+            .map(|&o| choose("op", Some(o), &ops_avail, |_| None))
             .collect::<Result<_>>()?,
         None => default_ops(&ops_avail),
     };

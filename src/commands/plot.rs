@@ -3,6 +3,8 @@
 use crate::chart::{self, Filter};
 use crate::error::Result;
 use crate::files::{self, OutputKind};
+use crate::kernels::{Mix, Op, Precision};
+use crate::machine::isa::Isa;
 use crate::results;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -18,19 +20,19 @@ pub struct PlotArgs {
     pub output: Option<PathBuf>,
     /// ISA to draw [default: the widest measured].
     #[arg(long)]
-    pub isa: Option<String>,
+    pub isa: Option<Isa>,
     /// Precision to draw [default: dp].
     #[arg(long)]
-    pub precision: Option<String>,
+    pub precision: Option<Precision>,
     /// Thread counts to draw [default: all measured].
     #[arg(long, value_delimiter = ',')]
     pub threads: Option<Vec<usize>>,
     /// Bandwidth mix to draw [default: 2ld1st, else load].
     #[arg(long)]
-    pub mix: Option<String>,
+    pub mix: Option<Mix>,
     /// FP roofs to draw [default: fma_add, fma, add].
     #[arg(long, value_delimiter = ',')]
-    pub ops: Option<Vec<String>>,
+    pub ops: Option<Vec<Op>>,
     /// Application points to add (an apps file from `carmbench profile` or written by hand).
     #[arg(long, value_name = "APPS.yaml")]
     pub apps: Option<PathBuf>,
@@ -61,12 +63,7 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         .collect::<Result<Vec<_>>>()?;
     if a.curve {
         let (name, doc) = &docs[0];
-        let isa = a
-            .isa
-            .as_deref()
-            .map(|i| i.parse().map_err(crate::error::Error::input))
-            .transpose()?;
-        let chart = chart::curve::CurveChart::of(doc, isa)
+        let chart = chart::curve::CurveChart::of(doc, a.isa)
             .map_err(|e| crate::error::Error::input(format!("{name}: {e}")))?;
         chart.render(&out)?;
         println!("wrote {}", out.display());
@@ -77,10 +74,10 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         None => Vec::new(),
     };
     let filter = Filter {
-        isa: a.isa.clone(),
-        precision: a.precision.clone(),
+        isa: a.isa,
+        precision: a.precision,
         threads: a.threads.clone(),
-        mix: a.mix.clone(),
+        mix: a.mix,
         ops: a.ops.clone(),
     };
     let sel = chart::select(&docs, &filter, apps)?;

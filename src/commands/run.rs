@@ -1,9 +1,11 @@
 //! `carmbench run`: measure every roof of the plan and write the results.
 
 use super::print_charts;
+use crate::config::choice::{IsaChoice, LevelChoice, Listed, Threads};
 use crate::config::limits;
-use crate::config::plan::{self, PlanFile, Threads};
+use crate::config::plan::{self, PlanFile};
 use crate::error::{Error, Result};
+use crate::kernels::{Mix, Op, Precision};
 use crate::machine::{Machine, Source};
 use crate::measure::bench::Settings;
 use crate::measure::pool::Cores;
@@ -36,22 +38,22 @@ pub struct RunArgs {
 pub struct PlanArgs {
     /// ISAs: best, all, or a list of scalar, sse, avx2, avx512.
     #[arg(long, value_delimiter = ',')]
-    pub isa: Option<Vec<String>>,
+    pub isa: Option<Vec<IsaChoice>>,
     /// Precisions: dp, sp.
     #[arg(long, value_delimiter = ',')]
-    pub precision: Option<Vec<String>>,
+    pub precision: Option<Vec<Listed<Precision>>>,
     /// Thread counts (one thread per core): numbers or all, e.g. 1,all.
     #[arg(long, value_delimiter = ',')]
-    pub threads: Option<Vec<String>>,
+    pub threads: Option<Vec<Threads>>,
     /// Memory levels: all, or a list of L1, L2, L3, DRAM.
     #[arg(long, value_delimiter = ',')]
-    pub levels: Option<Vec<String>>,
-    /// Access mixes: load, store, 2ld1st, 1ld1st, nt_store.
+    pub levels: Option<Vec<LevelChoice>>,
+    /// Access mixes: load, store, 2ld1st, 1ld1st, nt_store (none: no bandwidth roof).
     #[arg(long, value_delimiter = ',')]
-    pub mixes: Option<Vec<String>>,
-    /// FP ops: add, mul, addmul, fma, fma_add, div.
+    pub mixes: Option<Vec<Listed<Mix>>>,
+    /// FP ops: add, mul, addmul, fma, fma_add, div (none: no FP roof).
     #[arg(long, value_delimiter = ',')]
-    pub ops: Option<Vec<String>>,
+    pub ops: Option<Vec<Listed<Op>>>,
     /// A YAML plan; its keys override the embedded default plan, flags override both.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
@@ -67,20 +69,19 @@ impl PlanArgs {
     /// The same flags as arguments of another carmbench (a node's), the
     /// config file by its absolute path.
     pub fn to_args(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        let lists = [
-            ("--isa", &self.isa),
-            ("--precision", &self.precision),
-            ("--threads", &self.threads),
-            ("--levels", &self.levels),
-            ("--mixes", &self.mixes),
-            ("--ops", &self.ops),
-        ];
-        for (flag, v) in lists {
+        fn list<T: std::fmt::Display>(out: &mut Vec<String>, flag: &str, v: &Option<Vec<T>>) {
             if let Some(v) = v {
-                out.push(format!("{flag}={}", v.join(",")));
+                let words: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+                out.push(format!("{flag}={}", words.join(",")));
             }
         }
+        let mut out = Vec::new();
+        list(&mut out, "--isa", &self.isa);
+        list(&mut out, "--precision", &self.precision);
+        list(&mut out, "--threads", &self.threads);
+        list(&mut out, "--levels", &self.levels);
+        list(&mut out, "--mixes", &self.mixes);
+        list(&mut out, "--ops", &self.ops);
         if let Some(c) = &self.config {
             let abs = std::path::absolute(c).unwrap_or_else(|_| c.clone());
             out.push(format!("--config={}", abs.display()));
@@ -104,11 +105,7 @@ fn plan_file(a: &PlanArgs) -> Result<PlanFile> {
     let flags = PlanFile {
         isa: a.isa.clone(),
         precision: a.precision.clone(),
-        threads: a.threads.as_ref().map(|v| {
-            v.iter()
-                .map(|s| s.parse().map_or(Threads::Word(s.clone()), Threads::N))
-                .collect()
-        }),
+        threads: a.threads.clone(),
         levels: a.levels.clone(),
         mixes: a.mixes.clone(),
         ops: a.ops.clone(),

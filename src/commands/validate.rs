@@ -3,6 +3,7 @@
 
 use super::print_charts;
 use crate::error::{Error, Result};
+use crate::kernels::{Mix, Op};
 use crate::machine::{Machine, Source};
 use crate::measure::interrupt;
 use crate::output::validation;
@@ -20,10 +21,10 @@ pub struct ValidateArgs {
     pub results: Option<PathBuf>,
     /// Access mixes of the kernels and roofs compared: load, 2ld1st [default: load,2ld1st].
     #[arg(long, value_delimiter = ',')]
-    pub mixes: Option<Vec<String>>,
+    pub mixes: Option<Vec<Mix>>,
     /// FP ops of the kernels and roofs compared: fma, addmul [default: fma].
     #[arg(long, value_delimiter = ',')]
-    pub ops: Option<Vec<String>>,
+    pub ops: Option<Vec<Op>>,
     /// A level fails when its median |deviation| exceeds this many percent.
     #[arg(long, default_value_t = 10.0)]
     pub threshold: f64,
@@ -35,7 +36,7 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
         .results
         .clone()
         .unwrap_or_else(|| Path::new("carm-results").join("carm.yaml"));
-    let o = Options::from_names(a.mixes.as_deref(), a.ops.as_deref(), a.threshold)?;
+    let o = Options::from_flags(a.mixes.as_deref(), a.ops.as_deref(), a.threshold)?;
     let mut doc = results::load(&path)?;
     // The points are written into the results' folder: checked before measuring.
     let folder = path.parent().filter(|p| !p.as_os_str().is_empty());

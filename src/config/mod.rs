@@ -1,6 +1,7 @@
 //! Configuration: the benchmark plan and the theoretical limits, both kept
 //! as YAML in `configs/` and embedded in the binary.
 
+pub mod choice;
 pub mod limits;
 pub mod plan;
 

@@ -2,6 +2,8 @@
 //! (`configs/default-plan.yaml`), a user's YAML file and the command-line
 //! flags are merged in that order, then resolved against the machine.
 
+pub use super::choice::Threads;
+use super::choice::{IsaChoice, LevelChoice, Listed, values};
 use super::parse_yaml;
 use crate::error::{Error, Result};
 use crate::kernels::{Mix, Op, Precision};
@@ -11,16 +13,6 @@ use serde::{Deserialize, Serialize};
 
 /// The embedded default plan.
 pub const DEFAULT_PLAN_YAML: &str = include_str!("../../configs/default-plan.yaml");
-
-/// A thread count: a number or "all" (one per core).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Threads {
-    /// A number of threads.
-    N(usize),
-    /// A word: "all".
-    Word(String),
-}
 
 /// What a level's roof is taken from, of the sizes of its range.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -65,18 +57,18 @@ pub struct QuickPlan {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub struct PlanFile {
-    /// "best", "all" or ISA names.
-    pub isa: Option<Vec<String>>,
+    /// "best", "all" or ISAs.
+    pub isa: Option<Vec<IsaChoice>>,
     /// Precisions.
-    pub precision: Option<Vec<String>>,
+    pub precision: Option<Vec<Listed<Precision>>>,
     /// Thread counts.
     pub threads: Option<Vec<Threads>>,
-    /// "all" or level names.
-    pub levels: Option<Vec<String>>,
+    /// "all" or levels.
+    pub levels: Option<Vec<LevelChoice>>,
     /// Access mixes.
-    pub mixes: Option<Vec<String>>,
+    pub mixes: Option<Vec<Listed<Mix>>>,
     /// FP ops.
-    pub ops: Option<Vec<String>>,
+    pub ops: Option<Vec<Listed<Op>>>,
     /// Sizes per level.
     pub sizes_per_level: Option<usize>,
     /// Samples per size.
@@ -192,19 +184,6 @@ pub struct Plan {
     pub quick: bool,
 }
 
-/// Parse a list; empty items and "none" are skipped, so `--ops none` (or
-/// `--ops ""`) asks for no FP roof.
-fn parse_list<T>(
-    v: &[String],
-    parse: impl Fn(&str) -> std::result::Result<T, String>,
-) -> Result<Vec<T>> {
-    v.iter()
-        .map(|s| s.trim())
-        .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("none"))
-        .map(|s| parse(s).map_err(Error::input))
-        .collect()
-}
-
 /// Resolve a plan against the machine; every problem is an input error
 /// raised before anything runs.
 pub fn resolve(p: &PlanFile, m: &Machine, quick: bool) -> Result<Plan> {
@@ -219,12 +198,12 @@ pub fn resolve_with(
     supported: impl Fn(Isa) -> bool,
 ) -> Result<Plan> {
     let isas = resolve_isas(p, &supported)?;
-    let mut precision = parse_list(&need(&p.precision, "precision")?, Precision::parse)?;
+    let mut precision = values(need(&p.precision, "precision")?);
     precision.dedup();
     let threads = resolve_threads(p, m)?;
     let levels = resolve_levels(p, m)?;
-    let mixes = parse_list(&p.mixes.clone().unwrap_or_default(), Mix::parse)?;
-    let ops = parse_list(&p.ops.clone().unwrap_or_default(), Op::parse)?;
+    let mixes = values(p.mixes.as_deref().unwrap_or_default());
+    let ops = values(p.ops.as_deref().unwrap_or_default());
     if mixes.is_empty() && ops.is_empty() {
         return Err(Error::input(
             "the plan has neither 'mixes' nor 'ops': nothing to measure",
@@ -257,8 +236,8 @@ pub fn resolve_with(
     Ok(plan)
 }
 
-fn need(o: &Option<Vec<String>>, key: &str) -> Result<Vec<String>> {
-    o.clone()
+fn need<'a, T>(o: &'a Option<Vec<T>>, key: &str) -> Result<&'a [T]> {
+    o.as_deref()
         .filter(|v| !v.is_empty())
         .ok_or_else(|| Error::input(format!("the plan has no '{key}'; list at least one")))
 }
@@ -266,14 +245,12 @@ fn need(o: &Option<Vec<String>>, key: &str) -> Result<Vec<String>> {
 /// The ISAs a plan's words name ("best", "all" or names), each one this
 /// CPU runs.
 fn resolve_isas(p: &PlanFile, supported: &impl Fn(Isa) -> bool) -> Result<Vec<Isa>> {
-    let words = need(&p.isa, "isa")?;
     let mut isas = Vec::new();
-    for w in &words {
-        match w.to_ascii_lowercase().as_str() {
-            "best" => isas.extend(Isa::native().iter().rev().find(|i| supported(**i))),
-            "all" => isas.extend(Isa::native().iter().filter(|i| supported(**i))),
-            name => {
-                let i: Isa = name.parse().map_err(Error::input)?;
+    for w in need(&p.isa, "isa")? {
+        match *w {
+            IsaChoice::Best => isas.extend(Isa::native().iter().rev().find(|i| supported(**i))),
+            IsaChoice::All => isas.extend(Isa::native().iter().filter(|i| supported(**i))),
+            IsaChoice::One(i) => {
                 if !supported(i) {
                     let have: Vec<_> = Isa::native()
                         .iter()
@@ -298,19 +275,11 @@ fn resolve_isas(p: &PlanFile, supported: &impl Fn(Isa) -> bool) -> Result<Vec<Is
 
 /// The thread counts a plan names (numbers or "all"), each within the cores.
 fn resolve_threads(p: &PlanFile, m: &Machine) -> Result<Vec<usize>> {
-    let tw = p
-        .threads
-        .clone()
-        .filter(|v| !v.is_empty())
-        .ok_or_else(|| Error::input("the plan has no 'threads'"))?;
     let mut threads = Vec::new();
-    for t in tw {
-        let n = match t {
+    for t in need(&p.threads, "threads")? {
+        let n = match *t {
             Threads::N(n) => n,
-            Threads::Word(w) if w.eq_ignore_ascii_case("all") => m.cores,
-            Threads::Word(w) => w.parse().map_err(|_| {
-                Error::input(format!("thread count '{w}' is not a number or 'all'"))
-            })?,
+            Threads::All => m.cores,
         };
         if n == 0 || n > m.cores {
             return Err(Error::input(format!(
@@ -337,15 +306,12 @@ fn resolve_levels(p: &PlanFile, m: &Machine) -> Result<Vec<Level>> {
     };
     let mut levels = Vec::new();
     for l in need(&p.levels, "levels")? {
-        if l.eq_ignore_ascii_case("all") {
-            levels.extend(available.iter().copied());
-            continue;
-        }
-        match Level::parse(&l) {
-            Ok(level) if available.contains(&level) => levels.push(level),
-            _ => {
+        match *l {
+            LevelChoice::All => levels.extend(available.iter().copied()),
+            LevelChoice::One(level) if available.contains(&level) => levels.push(level),
+            LevelChoice::One(level) => {
                 return Err(Error::input(format!(
-                    "this machine has no level '{l}'; its levels are {}",
+                    "this machine has no level '{level}'; its levels are {}",
                     names()
                 )));
             }
@@ -437,15 +403,12 @@ mod tests {
     #[test]
     fn default_plan_parses_and_overlays() {
         let d = PlanFile::default_plan();
-        assert_eq!(d.isa.as_deref(), Some(&["best".to_string()][..]));
-        assert_eq!(
-            d.threads,
-            Some(vec![Threads::N(1), Threads::Word("all".into())])
-        );
+        assert_eq!(d.isa.as_deref(), Some(&[IsaChoice::Best][..]));
+        assert_eq!(d.threads, Some(vec![Threads::N(1), Threads::All]));
         let user = PlanFile::parse("samples: 3\nops: [fma]\n", "test").unwrap();
         let p = d.overlay(user);
         assert_eq!(p.samples, Some(3));
-        assert_eq!(p.ops, Some(vec!["fma".to_string()]));
+        assert_eq!(p.ops, Some(vec![Listed(Some(Op::Fma))]));
         assert_eq!(p.sizes_per_level, Some(6));
         assert_eq!(p.roof_from, Some(RoofFrom::Plateau));
     }

@@ -63,26 +63,14 @@ impl Options {
     /// Options from the command line's names (the defaults where none are
     /// given) and a threshold in percent; an input error for a mix or op
     /// without validation kernels.
-    pub fn from_names(
-        mixes: Option<&[String]>,
-        ops: Option<&[String]>,
+    pub fn from_flags(
+        mixes: Option<&[Mix]>,
+        ops: Option<&[Op]>,
         threshold_percent: f64,
     ) -> Result<Options> {
         let d = Options::default();
-        let mixes = match mixes {
-            Some(v) => v
-                .iter()
-                .map(|m| Mix::parse(m).map_err(Error::input))
-                .collect::<Result<Vec<_>>>()?,
-            None => d.mixes,
-        };
-        let ops = match ops {
-            Some(v) => v
-                .iter()
-                .map(|m| Op::parse(m).map_err(Error::input))
-                .collect::<Result<Vec<_>>>()?,
-            None => d.ops,
-        };
+        let mixes = mixes.map_or(d.mixes, <[Mix]>::to_vec);
+        let ops = ops.map_or(d.ops, <[Op]>::to_vec);
         if let Some(m) = mixes.iter().find(|m| !MIXES.contains(m)) {
             return Err(Error::input(format!(
                 "validation kernels exist for the load and 2ld1st mixes, not '{m}'"
