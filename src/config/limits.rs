@@ -3,7 +3,7 @@
 
 use crate::kernels::{Decl, Kind, Mix};
 use crate::machine::Level;
-use crate::machine::cpuid::{self, CpuId, CpuMatch};
+use crate::machine::cpuid::{self, CpuId};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -18,16 +18,6 @@ pub struct Uarch {
     pub name: String,
     /// Human name.
     pub description: String,
-    /// CPUID vendor string.
-    pub vendor: String,
-    /// CPUID family (base + extended).
-    pub family: u32,
-    /// Exact CPUID models (empty: any).
-    #[serde(default)]
-    pub models: Vec<u32>,
-    /// Inclusive model ranges.
-    #[serde(default)]
-    pub model_ranges: Vec<[u32; 2]>,
     /// Where the figures come from.
     pub source: String,
     /// Width of the FP datapath, bits.
@@ -70,13 +60,7 @@ pub fn all() -> Vec<Uarch> {
 impl Uarch {
     /// Whether a CPU is of this microarchitecture.
     pub fn matches(&self, id: &CpuId) -> bool {
-        CpuMatch {
-            vendor: &self.vendor,
-            family: self.family,
-            models: &self.models,
-            ranges: &self.model_ranges,
-        }
-        .matches(id)
+        super::cpus::is(&self.name, id)
     }
 
     /// Per-core limit for a kernel at a level: flops or bytes per cycle.
@@ -121,8 +105,12 @@ impl Uarch {
 
 /// The microarchitecture of this CPU, if known.
 pub fn detect() -> Option<Uarch> {
-    let id = cpuid::cpuid();
-    all().into_iter().find(|u| u.matches(&id))
+    of(&cpuid::cpuid())
+}
+
+/// The microarchitecture of a CPUID, if known.
+pub fn of(id: &CpuId) -> Option<Uarch> {
+    all().into_iter().find(|u| u.matches(id))
 }
 
 #[cfg(test)]

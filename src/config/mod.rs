@@ -2,6 +2,7 @@
 //! as YAML in `configs/` and embedded in the binary.
 
 pub mod choice;
+pub mod cpus;
 pub mod limits;
 pub mod plan;
 

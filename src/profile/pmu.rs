@@ -3,7 +3,7 @@
 //! (bytes requested by the core), and counting a command with perf_event.
 
 use crate::error::{Error, Result};
-use crate::machine::cpuid::{CpuId, CpuMatch};
+use crate::machine::cpuid::CpuId;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -72,16 +72,8 @@ impl Event {
 pub struct Family {
     /// Short name.
     pub name: String,
-    /// CPUID vendor.
-    pub vendor: String,
-    /// CPUID family.
-    pub family: u32,
-    /// Exact models.
-    #[serde(default)]
-    pub models: Vec<u32>,
-    /// Model ranges.
-    #[serde(default)]
-    pub model_ranges: Vec<[u32; 2]>,
+    /// The CPUs of `configs/cpus.yaml` whose events these are.
+    pub cpus: Vec<String>,
     /// Where the encodings come from.
     pub source: String,
     /// The events.
@@ -94,6 +86,16 @@ struct EventsFile {
     families: Vec<Family>,
 }
 
+impl Family {
+    /// The CPUID vendor of its CPUs, which sets how raw events are encoded.
+    pub fn vendor(&self) -> &'static str {
+        self.cpus
+            .first()
+            .and_then(|c| crate::config::cpus::named(c))
+            .map_or("", |c| c.vendor.as_str())
+    }
+}
+
 /// Every family in the table.
 pub fn families() -> Vec<Family> {
     let f: EventsFile =
@@ -103,15 +105,9 @@ pub fn families() -> Vec<Family> {
 
 /// The family of a CPU, if the table has it.
 pub fn family_of(id: &CpuId) -> Option<Family> {
-    families().into_iter().find(|f| {
-        CpuMatch {
-            vendor: &f.vendor,
-            family: f.family,
-            models: &f.models,
-            ranges: &f.model_ranges,
-        }
-        .matches(id)
-    })
+    families()
+        .into_iter()
+        .find(|f| f.cpus.iter().any(|c| crate::config::cpus::is(c, id)))
 }
 
 /// W, Q and AI derived from counts.
@@ -219,7 +215,7 @@ pub fn usable(family: &Family) -> std::result::Result<(), Error> {
         .events
         .first()
         .ok_or_else(|| Error::input("the event table lists no event for this CPU"))?;
-    Builder::new(Raw::new(e.config(&family.vendor)))
+    Builder::new(Raw::new(e.config(family.vendor())))
         .observe_self()
         .any_cpu()
         .build()
@@ -254,7 +250,7 @@ pub fn count_command(family: &Family, cmd: &mut std::process::Command) -> Result
         b.build()
     };
     for e in &family.events {
-        let mut b = Builder::new(Raw::new(e.config(&family.vendor)));
+        let mut b = Builder::new(Raw::new(e.config(family.vendor())));
         let c = build(&mut b).map_err(|err| explain_open_error(&err))?;
         counters.push((e.name.clone(), c));
     }
@@ -306,7 +302,7 @@ pub fn count_program(
     let events: Vec<String> = family
         .events
         .iter()
-        .map(|e| format!("{}={:x}", e.name, e.config(&family.vendor)))
+        .map(|e| format!("{}={:x}", e.name, e.config(family.vendor())))
         .collect();
     let (run, records) =
         super::with_regions(cmd, &events.join(","), |cmd| count_command(family, cmd))?;
