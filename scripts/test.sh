@@ -22,8 +22,8 @@ stage() {
     [ "$s" -eq 0 ] || { [ "$status" -ne 0 ] || status=$s; echo "test.sh: failed: $*" | tee -a "$log"; }
 }
 
-stage cargo build --release --workspace --all-targets
-[ "$status" -eq 0 ] && stage cargo test --release --workspace --no-fail-fast "$@"
+stage cargo build --release --workspace --all-targets --features carmbench/fuzzing
+[ "$status" -eq 0 ] && stage cargo test --release --workspace --features carmbench/fuzzing --no-fail-fast "$@"
 [ "$status" -eq 0 ] && RUSTDOCFLAGS="-D warnings" stage cargo doc --no-deps --workspace --quiet
 [ "$status" -eq 0 ] && stage bash scripts/test-aarch64.sh
 

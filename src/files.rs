@@ -10,6 +10,43 @@ use crate::error::{Error, Result};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+/// The names carmbench gives the files it writes, in one place.
+pub mod names {
+    use std::path::PathBuf;
+
+    /// Where `run` writes by default.
+    pub const RESULTS_DIR: &str = "carm-results";
+    /// Where `fleet run` writes by default.
+    pub const FLEET_DIR: &str = "fleet-results";
+    /// A results file, in each format it is written in (YAML first).
+    pub const RESULTS_FILES: [&str; 2] = ["carm.yaml", "carm.json"];
+    /// The CARM chart beside a results file, as SVG and PNG.
+    pub const CHARTS: [&str; 2] = ["carm.svg", "carm.png"];
+    /// The memory curve beside a results file, as SVG and PNG.
+    pub const CURVES: [&str; 2] = ["carm-curve.svg", "carm-curve.png"];
+    /// The HTML report beside a results file.
+    pub const REPORT: &str = "carm.html";
+    /// The apps file `profile` writes by default.
+    pub const APPS: &str = "apps.yaml";
+    /// The quadrant chart `compare --quadrant` writes by default.
+    pub const QUADRANT: &str = "quadrant.svg";
+
+    /// `carm.yaml` or `carm.json`, by the format's extension.
+    pub fn results_file(extension: &str) -> String {
+        format!("carm.{extension}")
+    }
+
+    /// Where an interrupted run goes beside a complete one.
+    pub fn partial_file(extension: &str) -> String {
+        format!("carm.partial.{extension}")
+    }
+
+    /// The results file commands read when none is given.
+    pub fn default_results() -> PathBuf {
+        PathBuf::from(RESULTS_DIR).join(RESULTS_FILES[0])
+    }
+}
+
 /// The largest input read: a results file with every roof, curve and
 /// validation sweep is well under a megabyte; past this it is not one.
 pub const MAX_INPUT: u64 = 32 << 20;
@@ -158,6 +195,20 @@ pub fn writable_folder(dir: &Path, flag: &str) -> Result<()> {
     std::fs::write(&probe, b"").map_err(|e| cannot(&e))?;
     let _ = std::fs::remove_file(&probe);
     Ok(())
+}
+
+/// A fresh private directory for one run's files.
+pub fn scratch_dir(what: &str) -> Result<PathBuf> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "carmbench-{what}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&d)
+        .map_err(|e| Error::Io(format!("cannot make {}: {e}", d.display())))?;
+    Ok(d)
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ pub mod config;
 pub mod error;
 pub mod files;
 pub mod fleet;
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod kernels;
@@ -41,6 +42,16 @@ pub mod roofline;
 pub mod roofs;
 pub mod units;
 pub mod validate;
+
+/// The results fixture the unit tests share (a Zen 5 with AVX-512).
+#[cfg(test)]
+pub(crate) fn fixture() -> results::Document {
+    results::parse(
+        include_str!("../tests/fixtures/zen5-avx512.yaml"),
+        "tests/fixtures/zen5-avx512.yaml",
+    )
+    .expect("the fixture parses")
+}
 
 pub use carmbench_regions::{self as regions, Region};
 pub use error::{Error, Result};

@@ -31,7 +31,7 @@ pub fn write_beside(doc: &Document, results_path: &Path) -> (Vec<std::path::Path
     let one = [("carm".to_string(), doc.clone())];
     match select(&one, &Filter::default(), Vec::new()) {
         Ok(sel) => {
-            for name in ["carm.svg", "carm.png"] {
+            for name in crate::files::names::CHARTS {
                 let p = dir.join(name);
                 match render(&sel, &p) {
                     Ok(()) => written.push(p),
@@ -43,7 +43,7 @@ pub fn write_beside(doc: &Document, results_path: &Path) -> (Vec<std::path::Path
     }
     // The memory curve, when the results have one.
     if let Ok(c) = curve::CurveChart::of(doc, None) {
-        for name in ["carm-curve.svg", "carm-curve.png"] {
+        for name in crate::files::names::CURVES {
             let p = dir.join(name);
             match c.render(&p) {
                 Ok(()) => written.push(p),

@@ -45,7 +45,7 @@ pub struct CompareArgs {
 fn quadrant_file(a: &CompareArgs) -> PathBuf {
     a.quadrant_output
         .clone()
-        .unwrap_or_else(|| "quadrant.svg".into())
+        .unwrap_or_else(|| crate::files::names::QUADRANT.into())
 }
 
 /// The quadrant chart and its verdicts, one line per machine level.

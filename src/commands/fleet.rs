@@ -42,7 +42,7 @@ pub struct FleetRunArgs {
     #[command(flatten)]
     pub plan: PlanArgs,
     /// Folder for nodes/NODE/carm.yaml and the fleet report.
-    #[arg(short, long, value_name = "DIR", default_value = "fleet-results")]
+    #[arg(short, long, value_name = "DIR", default_value = crate::files::names::FLEET_DIR)]
     pub output: PathBuf,
     /// How far below its group's median a node's roof makes it an outlier (a fraction).
     #[arg(long, default_value_t = 0.1)]
@@ -189,7 +189,7 @@ fn fleet_run(a: &FleetRunArgs) -> Result<()> {
     let dir = std::path::absolute(&a.output).map_err(|e| Error::input(format!("-o: {e}")))?;
     let node_dirs = fleet::gather::nodes_dir(&dir);
     let holds_results = |e: std::fs::DirEntry| {
-        ["carm.yaml", "carm.json"]
+        crate::files::names::RESULTS_FILES
             .iter()
             .any(|f| e.path().join(f).is_file())
     };

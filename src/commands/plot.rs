@@ -44,9 +44,9 @@ pub struct PlotArgs {
 /// Run the subcommand.
 pub fn run(a: &PlotArgs) -> Result<()> {
     let default = if a.curve {
-        "carm-curve.svg"
+        crate::files::names::CURVES[0]
     } else {
-        "carm.svg"
+        crate::files::names::CHARTS[0]
     };
     let out = a.output.clone().unwrap_or_else(|| {
         a.results[0]

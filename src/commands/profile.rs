@@ -91,12 +91,15 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
     let out = a
         .output
         .clone()
-        .unwrap_or_else(|| PathBuf::from("apps.yaml"));
+        .unwrap_or_else(|| PathBuf::from(crate::files::names::APPS));
     files::check_output(&out, OutputKind::Yaml, &[], "-o")?;
     if out.exists() {
         apps::load(&out)?;
     }
-    let results_path = a.results.clone().unwrap_or_else(profile::default_results);
+    let results_path = a
+        .results
+        .clone()
+        .unwrap_or_else(crate::files::names::default_results);
     let results = match (&a.results, results::load(&results_path)) {
         (_, Ok(doc)) => Some(doc),
         (Some(_), Err(e)) => return Err(e),

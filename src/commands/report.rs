@@ -1,7 +1,7 @@
 //! `carmbench report`: the HTML page of one or more results files.
 
 use crate::error::Result;
-use crate::files::{self, OutputKind};
+use crate::files::{self, OutputKind, names};
 use crate::report;
 use crate::results::{self, Document};
 use clap::Args;
@@ -26,7 +26,7 @@ pub fn run(a: &ReportArgs) -> Result<()> {
     let out = a.output.clone().unwrap_or_else(|| {
         a.results[0]
             .parent()
-            .map_or_else(|| PathBuf::from("carm.html"), |d| d.join("carm.html"))
+            .map_or_else(|| PathBuf::from(names::REPORT), |d| d.join(names::REPORT))
     });
     let mut inputs: Vec<&Path> = a.results.iter().map(PathBuf::as_path).collect();
     inputs.extend(a.apps.as_deref());

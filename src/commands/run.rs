@@ -26,7 +26,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub plan: PlanArgs,
     /// Directory for carm.yaml (or carm.json).
-    #[arg(short, long, value_name = "DIR", default_value = "carm-results")]
+    #[arg(short, long, value_name = "DIR", default_value = crate::files::names::RESULTS_DIR)]
     pub output: PathBuf,
     /// Results format.
     #[arg(long, value_enum, default_value_t = DocFormat::Yaml)]
@@ -118,7 +118,8 @@ fn plan_file(a: &PlanArgs) -> Result<PlanFile> {
 /// checked writable before anything is measured.
 fn output_path(a: &RunArgs) -> Result<PathBuf> {
     crate::files::writable_folder(&a.output, "-o")?;
-    Ok(a.output.join(format!("carm.{}", a.format.extension())))
+    Ok(a.output
+        .join(crate::files::names::results_file(a.format.extension())))
 }
 
 /// Where an interrupted run's results go: beside a complete run's results
@@ -130,7 +131,7 @@ fn partial_path(path: &Path) -> Option<PathBuf> {
         let ext = path
             .extension()
             .map_or("yaml".into(), |e| e.to_string_lossy());
-        path.with_file_name(format!("carm.partial.{ext}"))
+        path.with_file_name(crate::files::names::partial_file(&ext))
     })
 }
 

@@ -35,7 +35,7 @@ pub fn run(a: &ValidateArgs) -> Result<()> {
     let path = a
         .results
         .clone()
-        .unwrap_or_else(|| Path::new("carm-results").join("carm.yaml"));
+        .unwrap_or_else(crate::files::names::default_results);
     let o = Options::from_flags(a.mixes.as_deref(), a.ops.as_deref(), a.threshold)?;
     let mut doc = results::load(&path)?;
     // The points are written into the results' folder: checked before measuring.

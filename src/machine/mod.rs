@@ -141,11 +141,6 @@ impl Machine {
             },
         }
     }
-
-    /// The scope of a roof's resource: `None` (FP pipes) is the core's own.
-    pub fn scope_of(&self, level: Option<Level>) -> Scope {
-        level.map_or(Scope::Core, |l| self.scope(l))
-    }
 }
 
 impl CacheLevel {

@@ -145,13 +145,7 @@ pub fn knees(doc: &Document) -> String {
 mod tests {
     use super::*;
 
-    fn fixture() -> Document {
-        crate::results::load(std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/zen5-avx512.yaml"
-        )))
-        .unwrap()
-    }
+    use crate::fixture;
 
     #[test]
     fn every_roof_is_a_row_and_flags_that_need_it_are_explained() {

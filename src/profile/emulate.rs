@@ -206,7 +206,7 @@ impl Emulator {
         args: &[String],
         env: &[(&str, &str)],
     ) -> Result<Output> {
-        let dir = tempdir("emulate")?;
+        let dir = crate::files::scratch_dir("emulate")?;
         let out = dir.join("counts.json");
         let run = Command::new(&self.qemu)
             .arg("-plugin")
@@ -288,20 +288,6 @@ fn one_line(s: &str) -> String {
     } else {
         t.join(" / ")
     }
-}
-
-/// A fresh private directory for one run's files.
-pub fn tempdir(what: &str) -> Result<PathBuf> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "carmbench-{what}-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&d)
-        .map_err(|e| Error::Io(format!("cannot make {}: {e}", d.display())))?;
-    Ok(d)
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use crate::results::Document;
 use crate::results::apps::AppPoint;
 use carmbench_regions::Record;
 use emulate::Emulator;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, ExitStatus};
 use std::time::Instant;
 
@@ -68,7 +68,7 @@ pub fn with_regions<T>(
     events: &str,
     run: impl FnOnce(&mut Command) -> T,
 ) -> Result<(T, Vec<Record>)> {
-    let dir = emulate::tempdir("regions")?;
+    let dir = crate::files::scratch_dir("regions")?;
     let file = dir.join("regions.jsonl");
     cmd.env(carmbench_regions::OUT_ENV, &file)
         .env(carmbench_regions::EVENTS_ENV, events)
@@ -376,9 +376,4 @@ pub fn placement(doc: &Document, p: &AppPoint, threads: usize) -> Option<Placeme
         unmeasured: (t != threads).then_some(threads),
         roof: crate::roofline::tightest_roof(p.ai(), p.gflop_per_s(), &levels, &peaks),
     })
-}
-
-/// The path a results file is read from by default.
-pub fn default_results() -> PathBuf {
-    Path::new("carm-results").join("carm.yaml")
 }

@@ -154,8 +154,8 @@ pub fn write_beside(doc: &Document, results_path: &Path) -> std::result::Result<
     let path = results_path
         .parent()
         .unwrap_or(Path::new("."))
-        .join("carm.html");
+        .join(crate::files::names::REPORT);
     write(&path, &[("carm".to_string(), doc.clone())], &[])
         .map(|()| path)
-        .map_err(|e| format!("carm.html not written: {e}"))
+        .map_err(|e| format!("{} not written: {e}", crate::files::names::REPORT))
 }

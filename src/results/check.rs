@@ -391,13 +391,7 @@ pub fn region(r: &carmbench_regions::Record, doc: &str) -> Result<()> {
 mod tests {
     use super::*;
 
-    fn fixture() -> Document {
-        crate::results::load(std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/zen5-avx512.yaml"
-        )))
-        .unwrap()
-    }
+    use crate::fixture;
 
     /// The error for the fixture with `damage` done to it.
     fn damaged(damage: impl Fn(&mut Document)) -> String {

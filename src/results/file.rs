@@ -199,11 +199,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("carmbench-roofs-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("carm.yaml");
-        let mut d = parse(
-            include_str!("../../tests/fixtures/zen5-avx512.yaml"),
-            "zen5",
-        )
-        .unwrap();
+        let mut d = crate::fixture();
         d.curves = vec![Curve {
             isa: Isa::Avx512,
             mix: Mix::Load,

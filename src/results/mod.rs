@@ -492,11 +492,7 @@ mod tests {
     #[test]
     fn sweep_verdicts_round_trip_an_unknown_overlap_too() {
         use crate::results::verdict::{Cause, Verdict};
-        let mut d = parse(
-            include_str!("../../tests/fixtures/zen5-avx512.yaml"),
-            "zen5",
-        )
-        .unwrap();
+        let mut d = crate::fixture();
         let s = SweepSummary {
             level: Level::L2,
             isa: Isa::Avx512,

@@ -525,11 +525,7 @@ mod tests {
 
     #[test]
     fn the_guard_probes_with_the_one_thread_fma_and_l1_load_roofs() {
-        let doc = crate::results::load(std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/zen5-avx512.yaml"
-        )))
-        .unwrap();
+        let doc = crate::fixture();
         let g = core_guard(&doc.roofs, Some(Isa::Avx512)).unwrap();
         let l1 = doc
             .roofs

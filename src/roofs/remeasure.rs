@@ -128,13 +128,7 @@ pub(crate) mod tests {
 
     /// One roof per task, `10 × threads` GB/s each, flags and limits unset.
     pub fn roofs_for(todo: &[RoofTask]) -> Vec<Roof> {
-        let base = crate::results::load(std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/zen5-avx512.yaml"
-        )))
-        .unwrap()
-        .roofs[0]
-            .clone();
+        let base = crate::fixture().roofs[0].clone();
         todo.iter()
             .map(|t| Roof {
                 kernel: t.kernel.decl.name.to_string(),

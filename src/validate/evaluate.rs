@@ -120,11 +120,7 @@ mod tests {
         // The Zen 5 fixture's L2 load sweep with 2 threads, and a core that
         // never overlaps loads and FMAs, measured on one thread: its memory
         // units at the 1-thread L1 rate.
-        let mut doc = crate::results::load(std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/zen5-avx512.yaml"
-        )))
-        .unwrap();
+        let mut doc = crate::fixture();
         doc.plan.threads = vec![2];
         doc.plan.levels = vec![Level::L2];
         let o = Options {

@@ -510,15 +510,10 @@ mod tests {
     use super::*;
     use crate::measure::fake::{Call, FakeRig, Outcome};
     use crate::results::ValidationPoint;
-    use std::path::Path;
 
     /// The Zen 5 fixture, with its L1 and FMA roofs only, 1 thread.
     fn fixture() -> Document {
-        let mut d = crate::results::load(Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/zen5-avx512.yaml"
-        )))
-        .unwrap();
+        let mut d = crate::fixture();
         d.plan.threads = vec![1];
         d.plan.levels = vec![Level::L1];
         d
