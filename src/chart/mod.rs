@@ -1,5 +1,5 @@
-//! The charts: the CARM chart ([`carm`]) of the roofs a [`select`]ion
-//! picks, the memory curve ([`curve`]), the quadrant split ([`quadrant`])
+//! The charts: the CARM chart ([`carm`]) of the roofs [`mod@select`] picks,
+//! the memory curve ([`curve`]), the quadrant split ([`quadrant`])
 //! and the fleet ([`fleet`]), all drawn with one [`canvas`].
 
 pub mod canvas;
