@@ -11,56 +11,7 @@
 
 use iced_x86::{Decoder, DecoderOptions, Instruction, InstructionInfoFactory, OpAccess, OpKind};
 
-/// The counters, by index into [`Counts`].
-pub mod field {
-    /// Instructions executed.
-    pub const INSTRUCTIONS: usize = 0;
-    /// Double-precision flops done by FMA instructions.
-    pub const DP_FMA: usize = 1;
-    /// Double-precision flops of other instructions.
-    pub const DP_OTHER: usize = 2;
-    /// Single-precision flops done by FMA instructions.
-    pub const SP_FMA: usize = 3;
-    /// Single-precision flops of other instructions.
-    pub const SP_OTHER: usize = 4;
-    /// FP arithmetic instructions on one element.
-    pub const FP_SCALAR: usize = 5;
-    /// FP arithmetic instructions on 128-bit vectors.
-    pub const FP_128: usize = 6;
-    /// On 256-bit vectors.
-    pub const FP_256: usize = 7;
-    /// On 512-bit vectors.
-    pub const FP_512: usize = 8;
-    /// x87 arithmetic instructions.
-    pub const X87: usize = 9;
-    /// Memory reads.
-    pub const LOADS: usize = 10;
-    /// Memory writes.
-    pub const STORES: usize = 11;
-    /// Bytes read.
-    pub const BYTES_LOADED: usize = 12;
-    /// Bytes written.
-    pub const BYTES_STORED: usize = 13;
-    /// How many counters.
-    pub const N: usize = 14;
-    /// Their names in the output, in index order.
-    pub const NAMES: [&str; N] = [
-        "instructions",
-        "dp_fma_flops",
-        "dp_other_flops",
-        "sp_fma_flops",
-        "sp_other_flops",
-        "fp_scalar",
-        "fp_128",
-        "fp_256",
-        "fp_512",
-        "x87",
-        "loads",
-        "stores",
-        "bytes_loaded",
-        "bytes_stored",
-    ];
-}
+pub use carmbench_counts::field;
 
 /// Counters.
 pub type Counts = [u64; field::N];

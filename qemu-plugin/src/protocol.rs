@@ -1,5 +1,5 @@
-//! The system call carmbench's regions library makes under emulation, and
-//! what the plugin writes.
+//! The system call carmbench's regions library makes under emulation (what
+//! the plugin writes is `carmbench_counts`).
 //!
 //! A region's name is sent once per process, 24 bytes per call, then its
 //! begin and end carry only its number: no guest memory is read, so nothing
@@ -16,8 +16,6 @@ pub const DEFINE: u64 = 1;
 pub const BEGIN: u64 = 2;
 /// `a1`: a region ends on this thread; `a2` its number.
 pub const END: u64 = 3;
-/// The version of the output file's layout.
-pub const OUTPUT_VERSION: u32 = 1;
 
 #[cfg(test)]
 mod tests {

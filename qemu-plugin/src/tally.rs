@@ -3,7 +3,7 @@
 //! plain loads and stores, without a locked instruction.
 
 use crate::classify::{Counts, field};
-use serde::Serialize;
+use carmbench_counts::Output;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -67,41 +67,6 @@ pub struct Tally {
     names: Mutex<BTreeMap<u64, Vec<u8>>>,
 }
 
-/// Counters by name, as written.
-pub type Named = BTreeMap<&'static str, u64>;
-
-fn named(c: &Counts) -> Named {
-    field::NAMES
-        .iter()
-        .copied()
-        .zip(c.iter().copied())
-        .collect()
-}
-
-/// A region in the output.
-#[derive(Serialize)]
-pub struct RegionOut {
-    /// Its name.
-    pub name: String,
-    /// Calls over all threads.
-    pub calls: u64,
-    /// Its counts, summed over calls and threads.
-    pub counts: Named,
-}
-
-/// What the plugin writes at exit.
-#[derive(Serialize)]
-pub struct Output {
-    /// The layout's version.
-    pub version: u32,
-    /// Threads the program ran.
-    pub threads: usize,
-    /// The whole program.
-    pub total: Named,
-    /// Each region.
-    pub regions: Vec<RegionOut>,
-}
-
 impl Tally {
     /// A new thread's counters, kept until exit.
     pub fn thread(&self) -> Arc<Thread> {
@@ -139,18 +104,18 @@ impl Tally {
         }
         let names = self.names.lock().unwrap();
         Output {
-            version: crate::protocol::OUTPUT_VERSION,
+            version: carmbench_counts::VERSION,
             threads: threads.len(),
-            total: named(&total),
+            total: carmbench_counts::Counts::from_array(&total),
             regions: regions
                 .into_iter()
                 .map(|(id, (c, calls))| {
                     let raw = names.get(&id).cloned().unwrap_or_default();
                     let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
-                    RegionOut {
+                    carmbench_counts::RegionCounts {
                         name: String::from_utf8_lossy(&raw[..end]).into_owned(),
                         calls,
-                        counts: named(&c),
+                        counts: carmbench_counts::Counts::from_array(&c),
                     }
                 })
                 .collect(),
@@ -181,12 +146,12 @@ mod tests {
         b.end(9);
         let out = tally.output();
         assert_eq!(out.threads, 2);
-        assert_eq!(out.total["dp_fma_flops"], 32);
+        assert_eq!(out.total.dp_fma_flops, 32);
         assert_eq!(out.regions.len(), 1);
         let r = &out.regions[0];
         assert_eq!((r.name.as_str(), r.calls), ("triad", 2));
-        assert_eq!(r.counts["dp_fma_flops"], 24);
-        assert_eq!(r.counts["bytes_loaded"], 192);
+        assert_eq!(r.counts.dp_fma_flops, 24);
+        assert_eq!(r.counts.bytes_loaded, 192);
     }
 
     #[test]

@@ -8,7 +8,6 @@
 
 use crate::error::{Error, Result};
 use crate::results::apps::InstructionMix;
-use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -22,95 +21,26 @@ pub const QEMU: &str = "qemu-x86_64";
 /// AVX-512. Programs that dispatch on CPUID take their AVX2 paths there.
 pub const LEVEL: &str = "x86-64-v3";
 
-/// What the plugin counted (its output file, version 1).
-#[derive(Debug, Clone, Deserialize)]
-pub struct Output {
-    /// The layout's version.
-    pub version: u32,
-    /// Threads the program ran.
-    pub threads: usize,
-    /// The whole program.
-    pub total: Counts,
-    /// Each region marked with the regions library.
-    pub regions: Vec<RegionCounts>,
-}
+pub use carmbench_counts::{Counts, Output, RegionCounts};
 
-/// A region's counts.
-#[derive(Debug, Clone, Deserialize)]
-pub struct RegionCounts {
-    /// Its name.
-    pub name: String,
-    /// Calls over all threads.
-    pub calls: u64,
-    /// Its counts, summed over calls and threads.
-    pub counts: Counts,
-}
-
-/// Counters, as the plugin names them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
-pub struct Counts {
-    /// Instructions executed (a rep-prefixed one once per iteration).
-    pub instructions: u64,
-    /// Double-precision flops of FMA instructions.
-    pub dp_fma_flops: u64,
-    /// Double-precision flops of other FP instructions.
-    pub dp_other_flops: u64,
-    /// Single-precision flops of FMA instructions.
-    pub sp_fma_flops: u64,
-    /// Single-precision flops of other FP instructions.
-    pub sp_other_flops: u64,
-    /// FP arithmetic instructions on one element.
-    pub fp_scalar: u64,
-    /// On 128-bit vectors.
-    pub fp_128: u64,
-    /// On 256-bit vectors.
-    pub fp_256: u64,
-    /// On 512-bit vectors.
-    pub fp_512: u64,
-    /// x87 arithmetic instructions.
-    pub x87: u64,
-    /// Memory reads.
-    pub loads: u64,
-    /// Memory writes.
-    pub stores: u64,
-    /// Bytes read.
-    pub bytes_loaded: u64,
-    /// Bytes written.
-    pub bytes_stored: u64,
-}
-
-impl Counts {
-    /// W: flops (an FMA counts two), x87 left out as the PMUs leave it out.
-    pub fn flops(&self) -> u64 {
-        self.dp_fma_flops + self.dp_other_flops + self.sp_fma_flops + self.sp_other_flops
-    }
-    /// Flops done by FMA instructions.
-    pub fn fma_flops(&self) -> u64 {
-        self.dp_fma_flops + self.sp_fma_flops
-    }
-    /// Q: bytes requested, loaded and stored.
-    pub fn bytes(&self) -> u64 {
-        self.bytes_loaded + self.bytes_stored
-    }
-    /// The instruction mix behind them.
-    pub fn mix(&self) -> InstructionMix {
-        let f = |x: u64| x as f64;
-        InstructionMix {
-            dp_flops: f(self.dp_fma_flops + self.dp_other_flops),
-            sp_flops: f(self.sp_fma_flops + self.sp_other_flops),
-            fma_flops: f(self.fma_flops()),
-            other_flops: f(self.dp_other_flops + self.sp_other_flops),
-            fp_scalar: f(self.fp_scalar),
-            fp_128: f(self.fp_128),
-            fp_256: f(self.fp_256),
-            fp_512: f(self.fp_512),
-            x87: f(self.x87),
-            bytes_loaded: f(self.bytes_loaded),
-            bytes_stored: f(self.bytes_stored),
-            loads: f(self.loads),
-            stores: f(self.stores),
-            instructions: f(self.instructions),
-        }
+/// The instruction mix behind a program's counts.
+pub fn mix(c: &Counts) -> InstructionMix {
+    let f = |x: u64| x as f64;
+    InstructionMix {
+        dp_flops: f(c.dp_fma_flops + c.dp_other_flops),
+        sp_flops: f(c.sp_fma_flops + c.sp_other_flops),
+        fma_flops: f(c.fma_flops()),
+        other_flops: f(c.dp_other_flops + c.sp_other_flops),
+        fp_scalar: f(c.fp_scalar),
+        fp_128: f(c.fp_128),
+        fp_256: f(c.fp_256),
+        fp_512: f(c.fp_512),
+        x87: f(c.x87),
+        bytes_loaded: f(c.bytes_loaded),
+        bytes_stored: f(c.bytes_stored),
+        loads: f(c.loads),
+        stores: f(c.stores),
+        instructions: f(c.instructions),
     }
 }
 
@@ -240,10 +170,11 @@ impl Emulator {
         })?;
         let o: Output = serde_json::from_str(&text)
             .map_err(|e| Error::Io(format!("unreadable counts from the plugin: {e}")))?;
-        if o.version != 1 {
+        if o.version != carmbench_counts::VERSION {
             return Err(Error::input(format!(
-                "the counting plugin writes counts of version {}, this carmbench reads version 1; rebuild both together",
-                o.version
+                "the counting plugin writes counts of version {}, this carmbench reads version {}; rebuild both together",
+                o.version,
+                carmbench_counts::VERSION
             )));
         }
         Ok(o)
@@ -306,7 +237,7 @@ mod tests {
             ..Counts::default()
         };
         assert_eq!((c.flops(), c.fma_flops(), c.bytes()), (214, 200, 3200));
-        let m = c.mix();
+        let m = mix(&c);
         assert_eq!((m.dp_flops, m.sp_flops, m.other_flops), (210.0, 4.0, 14.0));
         assert_eq!(m.x87, 7.0);
     }

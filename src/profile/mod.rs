@@ -209,7 +209,7 @@ pub fn profile(r: &Request) -> Result<Profiled> {
                     threads,
                     fma_flops: Some(c.fma_flops() as f64),
                     source: Some(source),
-                    mix: Some(c.mix()),
+                    mix: Some(emulate::mix(c)),
                 };
             let mut points = vec![point(r.name.clone(), &out.total, native, emu.source())];
             for reg in &out.regions {

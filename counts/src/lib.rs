@@ -1,0 +1,168 @@
+//! The plugin's output file, defined once: the QEMU plugin (GPL, its own
+//! crate) writes it and `carmbench profile --counts emulate` reads it, both
+//! through these types, so the two sides cannot drift apart. MIT, like
+//! carmbench, so either may use it.
+
+use serde::{Deserialize, Serialize};
+
+/// The version of the layout below.
+pub const VERSION: u32 = 1;
+
+/// The counters by index: the plugin counts into arrays, in this order.
+pub mod field {
+    /// Instructions executed (a rep-prefixed one once per iteration).
+    pub const INSTRUCTIONS: usize = 0;
+    /// Double-precision flops done by FMA instructions.
+    pub const DP_FMA: usize = 1;
+    /// Double-precision flops of other instructions.
+    pub const DP_OTHER: usize = 2;
+    /// Single-precision flops done by FMA instructions.
+    pub const SP_FMA: usize = 3;
+    /// Single-precision flops of other instructions.
+    pub const SP_OTHER: usize = 4;
+    /// FP arithmetic instructions on one element.
+    pub const FP_SCALAR: usize = 5;
+    /// FP arithmetic instructions on 128-bit vectors.
+    pub const FP_128: usize = 6;
+    /// On 256-bit vectors.
+    pub const FP_256: usize = 7;
+    /// On 512-bit vectors.
+    pub const FP_512: usize = 8;
+    /// x87 arithmetic instructions.
+    pub const X87: usize = 9;
+    /// Memory reads.
+    pub const LOADS: usize = 10;
+    /// Memory writes.
+    pub const STORES: usize = 11;
+    /// Bytes read.
+    pub const BYTES_LOADED: usize = 12;
+    /// Bytes written.
+    pub const BYTES_STORED: usize = 13;
+    /// How many counters.
+    pub const N: usize = 14;
+}
+
+/// The counters, by name, as the file holds them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Counts {
+    /// Instructions executed (a rep-prefixed one once per iteration).
+    pub instructions: u64,
+    /// Double-precision flops of FMA instructions.
+    pub dp_fma_flops: u64,
+    /// Double-precision flops of other FP instructions.
+    pub dp_other_flops: u64,
+    /// Single-precision flops of FMA instructions.
+    pub sp_fma_flops: u64,
+    /// Single-precision flops of other FP instructions.
+    pub sp_other_flops: u64,
+    /// FP arithmetic instructions on one element.
+    pub fp_scalar: u64,
+    /// On 128-bit vectors.
+    pub fp_128: u64,
+    /// On 256-bit vectors.
+    pub fp_256: u64,
+    /// On 512-bit vectors.
+    pub fp_512: u64,
+    /// x87 arithmetic instructions.
+    pub x87: u64,
+    /// Memory reads.
+    pub loads: u64,
+    /// Memory writes.
+    pub stores: u64,
+    /// Bytes read.
+    pub bytes_loaded: u64,
+    /// Bytes written.
+    pub bytes_stored: u64,
+}
+
+impl Counts {
+    /// The counters of an array in [`field`] order.
+    pub fn from_array(c: &[u64; field::N]) -> Counts {
+        use field::*;
+        Counts {
+            instructions: c[INSTRUCTIONS],
+            dp_fma_flops: c[DP_FMA],
+            dp_other_flops: c[DP_OTHER],
+            sp_fma_flops: c[SP_FMA],
+            sp_other_flops: c[SP_OTHER],
+            fp_scalar: c[FP_SCALAR],
+            fp_128: c[FP_128],
+            fp_256: c[FP_256],
+            fp_512: c[FP_512],
+            x87: c[X87],
+            loads: c[LOADS],
+            stores: c[STORES],
+            bytes_loaded: c[BYTES_LOADED],
+            bytes_stored: c[BYTES_STORED],
+        }
+    }
+
+    /// W: flops (an FMA counts two), x87 left out as the PMUs leave it out.
+    pub fn flops(&self) -> u64 {
+        self.dp_fma_flops + self.dp_other_flops + self.sp_fma_flops + self.sp_other_flops
+    }
+
+    /// Flops done by FMA instructions.
+    pub fn fma_flops(&self) -> u64 {
+        self.dp_fma_flops + self.sp_fma_flops
+    }
+
+    /// Q: bytes requested, loaded and stored.
+    pub fn bytes(&self) -> u64 {
+        self.bytes_loaded + self.bytes_stored
+    }
+}
+
+/// A region's counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RegionCounts {
+    /// Its name.
+    pub name: String,
+    /// Calls over all threads.
+    pub calls: u64,
+    /// Its counts, summed over calls and threads.
+    pub counts: Counts,
+}
+
+/// What the plugin writes at exit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Output {
+    /// The layout's version: [`VERSION`].
+    pub version: u32,
+    /// Threads the program ran.
+    pub threads: usize,
+    /// The whole program.
+    pub total: Counts,
+    /// Each region marked with the regions library.
+    pub regions: Vec<RegionCounts>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_counter_has_its_own_index_and_round_trips() {
+        let mut a = [0u64; field::N];
+        for (i, x) in a.iter_mut().enumerate() {
+            *x = 1 << i;
+        }
+        let c = Counts::from_array(&a);
+        let text = serde_json::to_string(&c).unwrap();
+        // Each counter appears once, with its own bit: no index used twice.
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let sum: u64 = v
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|x| x.as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, (1 << field::N) - 1);
+        assert_eq!(serde_json::from_str::<Counts>(&text).unwrap(), c);
+        assert_eq!(c.flops(), 2 + 4 + 8 + 16);
+        assert_eq!(c.bytes(), (1 << 12) + (1 << 13));
+    }
+}
