@@ -243,7 +243,13 @@ fn every_import_points_down_the_layers() {
 /// Every Rust file of the workspace's crates.
 fn workspace_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for dir in ["src", "qemu-plugin/src", "regions/src", "counts/src", "tests"] {
+    for dir in [
+        "src",
+        "qemu-plugin/src",
+        "regions/src",
+        "counts/src",
+        "tests",
+    ] {
         rust_files(&root().join(dir), &mut files);
     }
     files

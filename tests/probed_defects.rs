@@ -56,6 +56,15 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `carmbench profile --counts manual --flops W --bytes Q OPTIONS -- COMMAND`.
+fn profile(w: &str, q: &str, options: &[&str], command: &[&str]) -> Output {
+    let mut a = vec!["profile", "--counts", "manual", "--flops", w, "--bytes", q];
+    a.extend(options);
+    a.push("--");
+    a.extend(command);
+    carmbench(&a)
+}
+
 #[test]
 fn d04_profile_results_that_cannot_be_read_are_refused_before_the_program_runs() {
     let dir = tmpdir("d04");
@@ -67,22 +76,12 @@ fn d04_profile_results_that_cannot_be_read_are_refused_before_the_program_runs()
         (dir.join("missing.yaml"), "missing.yaml"),
         (damaged.clone(), "damaged.yaml"),
     ] {
-        let o = carmbench(&[
-            "profile",
-            "--counts",
-            "manual",
-            "--flops",
+        let o = profile(
             "1e9",
-            "--bytes",
             "1e9",
-            "--results",
-            s(&results),
-            "-o",
-            s(&out),
-            "--",
-            "/usr/bin/touch",
-            s(&marker),
-        ]);
+            &["--results", s(&results), "-o", s(&out)],
+            &["/usr/bin/touch", s(&marker)],
+        );
         refused(&o, &[needle]);
         assert!(!marker.exists(), "the program did not run");
         assert!(!out.exists(), "no apps file");
@@ -222,21 +221,12 @@ fn d05_flags_that_would_change_nothing_are_refused() {
         &["--shape is for the validation kernels"],
     );
     refused(
-        &carmbench(&[
-            "profile",
-            "--counts",
-            "manual",
-            "--flops",
+        &profile(
             "1",
-            "--bytes",
             "1",
-            "--threads",
-            "100000",
-            "-o",
-            s(&dir.join("a.yaml")),
-            "--",
-            "/bin/true",
-        ]),
+            &["--threads", "100000", "-o", s(&dir.join("a.yaml"))],
+            &["/bin/true"],
+        ),
         &["--threads is 100000", "hardware threads"],
     );
     std::fs::remove_dir_all(&dir).unwrap();
@@ -423,40 +413,23 @@ fn d12_profile_outputs_are_checked_before_the_program_runs() {
         (in_the_way.join("apps.yaml"), "it is a file, not a folder"),
         (damaged.clone(), "damaged.yaml"),
     ] {
-        let out = carmbench(&[
-            "profile",
-            "--counts",
-            "manual",
-            "--flops",
+        let out = profile(
             "1e9",
-            "--bytes",
             "1e9",
-            "-o",
-            s(&o),
-            "--",
-            "/usr/bin/touch",
-            s(&marker),
-        ]);
+            &["-o", s(&o)],
+            &["/usr/bin/touch", s(&marker)],
+        );
         refused(&out, &[needle]);
         assert!(!marker.exists(), "the program did not run");
     }
     // A missing folder is made, as for every output.
     let nested = dir.join("new/apps.yaml");
-    success(&carmbench(&[
-        "profile",
-        "--counts",
-        "manual",
-        "--flops",
+    success(&profile(
         "1e9",
-        "--bytes",
         "1e9",
-        "--results",
-        zen5(),
-        "-o",
-        s(&nested),
-        "--",
-        "/bin/true",
-    ]));
+        &["--results", zen5(), "-o", s(&nested)],
+        &["/bin/true"],
+    ));
     assert!(nested.is_file());
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -490,20 +463,7 @@ fn d13_messages_name_the_real_cause() {
         &carmbench(&["plot", s(&apps)]),
         &["is an apps file", "give it with --apps"],
     );
-    refused(
-        &carmbench(&[
-            "profile",
-            "--counts",
-            "manual",
-            "--flops",
-            "1",
-            "--bytes",
-            "1",
-            "--",
-            s(&dir),
-        ]),
-        &["it is a folder"],
-    );
+    refused(&profile("1", "1", &[], &[s(&dir)]), &["it is a folder"]);
     // The range a size error names is in units it reads.
     let o = carmbench(&["kernel", "scalar_load", "--bytes", "1PiB"]);
     refused(&o, &["more than half the memory"]);
