@@ -1,9 +1,8 @@
 //! Bad input: exit status 2, one line naming the problem, no panic.
 
-mod common;
-use common::{carmbench, success};
+use crate::common::{carmbench, success};
 fn assert_input_error(out: &Output, needles: &[&str]) {
-    common::assert_input_error(out, needles);
+    crate::common::assert_input_error(out, needles);
     assert!(out.stdout.is_empty(), "nothing on stdout");
 }
 

@@ -1,7 +1,6 @@
 //! `carmbench compare` and `carmbench predict` on two different machines.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use carmbench::compare::{self, machine_roofs, ridges};
 use carmbench::machine::Level;

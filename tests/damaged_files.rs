@@ -2,8 +2,7 @@
 //! that reads them: one line naming the file, the entry and the field,
 //! exit status 2, nothing written.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use carmbench::results::{self, Document};
 use std::path::Path;

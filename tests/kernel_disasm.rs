@@ -2,9 +2,7 @@
 //! read back by disassembling this test binary with `objdump`.
 #![cfg(target_arch = "x86_64")]
 
-mod common;
-
-use common::Insn;
+use crate::common::Insn;
 
 use carmbench::kernels::{Decl, KERNELS, Kind};
 use std::collections::HashMap;
@@ -14,7 +12,7 @@ use std::process::Command;
 fn disassemble() -> HashMap<String, Vec<Insn>> {
     let mut objdump = Command::new("objdump");
     objdump.args(["-d", "--no-show-raw-insn", "-M", "intel"]);
-    common::disassemble_kernels(objdump)
+    crate::common::disassemble_kernels(objdump)
 }
 
 /// Every loop, in order: from the target of a backward conditional branch
@@ -294,7 +292,7 @@ const STREAMS: [(&str, char); 3] = [("r10", 'A'), ("r11", 'B'), ("rax", 'C')];
 fn check_strides(d: &Decl, c: &Counts) {
     let touched: Vec<(String, i64, i64)> =
         c.touched.iter().map(|t| (t.0.clone(), t.1, t.2)).collect();
-    common::check_strides(d, STREAMS, &c.advances, &touched);
+    crate::common::check_strides(d, STREAMS, &c.advances, &touched);
 }
 
 fn check_counts(d: &Decl, body: &[Insn], c: Counts) {

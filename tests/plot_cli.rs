@@ -1,7 +1,6 @@
 //! `carmbench plot`: labels and values in the SVG, filters, odd inputs.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use carmbench::machine::Level;
 use carmbench::results::{self, Document};

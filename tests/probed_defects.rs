@@ -3,8 +3,7 @@
 //! nothing written lost, or shown right. The fleet's (1-3, 15's names) are in
 //! `fleet_cli.rs`, Ctrl-C's (11) in `run_cli.rs`.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

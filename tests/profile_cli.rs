@@ -1,7 +1,6 @@
 //! `carmbench profile`: manual counts end to end, the no-PMU path.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use carmbench::results::apps;
 use std::path::Path;

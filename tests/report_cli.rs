@@ -1,8 +1,7 @@
 //! `carmbench report`: one self-contained page of one or more results
 //! files, and bad input that leaves a page already there as it was.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use carmbench::results::Document;
 use std::path::Path;

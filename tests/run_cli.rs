@@ -1,7 +1,6 @@
 //! `carmbench run` end to end: results document, bad input, Ctrl-C.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use carmbench::config::limits;
 use carmbench::machine::{Machine, Source};

@@ -1,8 +1,7 @@
 //! `carmbench validate` and `run --validate`: points stored and consistent,
 //! clear errors for results it cannot validate.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 use carmbench::machine::isa::Isa;
 use carmbench::machine::{Level, Machine, Source};

@@ -25,7 +25,10 @@ pub fn carmbench_in(args: &[&str], dir: &Path) -> Output {
 
 /// A fresh, empty temporary directory for one test.
 pub fn tmpdir(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("carmbench-{tag}-{}", std::process::id()));
+    // Unique within the process too: the tests of one binary run side by side.
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("carmbench-{tag}-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
