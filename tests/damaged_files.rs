@@ -7,10 +7,6 @@ use crate::common::*;
 use carmbench::results::{self, Document};
 use std::path::Path;
 
-fn fixture() -> Document {
-    results::load(Path::new(FIXTURE)).unwrap()
-}
-
 /// The fixture with `damage` done, written as YAML text to `path`.
 fn write_damaged(path: &Path, damage: impl Fn(&mut Document)) {
     let mut d = fixture();

@@ -46,7 +46,7 @@ fn json(out: &std::process::Output) -> Value {
 
 fn the_one_slow_node_and_only_it_is_flagged_with_its_roofs() {
     let dir = tmpdir("fleet");
-    let base = carmbench::results::load(Path::new(FIXTURE)).unwrap();
+    let base = fixture();
     for n in 1..=8 {
         let doc = if n == 4 {
             // A bad DIMM: DRAM 30 % down, the rest as its peers.
@@ -131,7 +131,7 @@ fn the_one_slow_node_and_only_it_is_flagged_with_its_roofs() {
 
 fn peers_are_grouped_by_cpuid_isa_and_cores_and_the_rest_is_said() {
     let dir = tmpdir("fleet-mixed");
-    let base = carmbench::results::load(Path::new(FIXTURE)).unwrap();
+    let base = fixture();
     for n in 1..=4 {
         node(&dir, &format!("a{n}"), &scaled(&base, jitter(n)));
     }
@@ -270,7 +270,7 @@ fn a_fleet_with_no_readable_node_is_an_error() {
 fn node_names_are_escaped_and_kept_apart() {
     use std::os::unix::ffi::OsStrExt;
     let dir = tmpdir("fleet-names");
-    let base = carmbench::results::load(Path::new(FIXTURE)).unwrap();
+    let base = fixture();
     for n in 1..=3 {
         node(&dir, &format!("n{n}"), &scaled(&base, jitter(n)));
     }
@@ -306,11 +306,7 @@ fn bad_input_is_one_line_and_exit_2() {
     );
     std::fs::create_dir_all(dir.join("nodes")).unwrap();
     assert_input_error(&carmbench(&["fleet", "report", d]), &["no node folders"]);
-    node(
-        &dir,
-        "n1",
-        &carmbench::results::load(Path::new(FIXTURE)).unwrap(),
-    );
+    node(&dir, "n1", &fixture());
     assert_input_error(
         &carmbench(&["fleet", "report", d, "--threshold", "10"]),
         &["--threshold 10", "0.1"],

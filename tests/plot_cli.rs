@@ -6,10 +6,6 @@ use carmbench::machine::Level;
 use carmbench::results::{self, Document};
 use std::path::Path;
 
-fn fixture() -> Document {
-    results::load(Path::new(FIXTURE)).unwrap()
-}
-
 /// An SVG chart's drawing and its tooltips (drawn last, over it).
 fn split_tips(svg: &str) -> (&str, &str) {
     svg.split_once("<g class=\"tips\"")

@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// The fixture, made to look measured on this machine.
 fn fixture_here() -> Document {
-    let mut d = results::load(Path::new(FIXTURE)).unwrap();
+    let mut d = fixture();
     let m = Machine::load(&Source::Live).unwrap();
     d.machine.topology.cpu_model = m.cpu_model.clone();
     d.machine.topology.cores = m.cores;

@@ -64,6 +64,11 @@ pub const FIXTURE: &str = concat!(
     "/tests/fixtures/zen5-avx512.yaml"
 );
 
+/// The Zen 5 results fixture, read.
+pub fn fixture() -> carmbench::results::Document {
+    carmbench::results::load(Path::new(FIXTURE)).unwrap()
+}
+
 /// The newest modification time of the files under `dir`.
 fn newest(dir: &Path) -> std::time::SystemTime {
     let mut t = std::time::SystemTime::UNIX_EPOCH;
@@ -134,7 +139,7 @@ pub fn rich_fixture() -> carmbench::results::Document {
     use carmbench::kernels::{Mix, Op, Precision};
     use carmbench::results::{CoIssue, Curve, CurvePoint, SweepSummary};
     use carmbench::validate::verdict::{Cause, Verdict};
-    let mut d = carmbench::results::load(Path::new(FIXTURE)).unwrap();
+    let mut d = fixture();
     for r in d
         .roofs
         .iter()
