@@ -85,7 +85,7 @@ fn path_at(rest: &str) -> &str {
 
 /// The paths a file names: `crate::a::b::C`, each item of
 /// `use crate::{a, b::c}`, and `super::x::Y` taken from `module`'s parent.
-fn named_paths(text: &str, module: &str, is_mod_file: bool) -> Vec<Vec<String>> {
+fn named_paths(text: &str, module: &str) -> Vec<Vec<String>> {
     let ident = |s: &str| -> Vec<String> {
         s.split("::")
             .map(|p| {
@@ -118,7 +118,6 @@ fn named_paths(text: &str, module: &str, is_mod_file: bool) -> Vec<Vec<String>> 
         .map(String::from)
         .collect();
     parent.pop();
-    let _ = is_mod_file;
     for (i, _) in text.match_indices("super::") {
         if i > 0
             && (text.as_bytes()[i - 1] == b':' || text.as_bytes()[i - 1].is_ascii_alphanumeric())
@@ -160,8 +159,7 @@ fn read_source() -> Source {
     let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for (m, p) in &files {
         let text = std::fs::read_to_string(p).unwrap();
-        let is_mod = p.file_name().is_some_and(|f| f == "mod.rs");
-        for path in named_paths(&without_tests(&text), m, is_mod) {
+        for path in named_paths(&without_tests(&text), m) {
             let target = (1..=path.len())
                 .rev()
                 .map(|k| path[..k].join("::"))
@@ -329,7 +327,6 @@ fn the_checks_find_what_they_look_for() {
     let p = named_paths(
         "use crate::{machine::Level, results};\nuse super::check::Entry;\nlet x = crate::units::num(1.0);",
         "results::apps",
-        false,
     );
     assert!(p.contains(&vec!["machine".to_string(), "Level".to_string()]));
     assert!(p.contains(&vec![

@@ -12,9 +12,6 @@ use crate::results::Roof;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-/// Rows of the roof key per column, at most.
-pub const KEY_ROWS: usize = 14;
-
 /// A row of the roof key: its series (for the dash), text and colour.
 pub type KeyRow = (usize, String, RGBColor);
 
@@ -126,7 +123,7 @@ impl Panel {
         let legend_h = legend.len() as i32 * 26 + 12;
         // Room for the key under the legend; the key holds at most every roof.
         let free = SIZE.1 as i32 - 2 * 24 - legend_h - 20 - 12;
-        let per_col = ((free / ROW).max(1) as usize).min(KEY_ROWS.max((free / ROW) as usize));
+        let per_col = (free / ROW).max(1) as usize;
         let rows: Vec<String> = key_bound(sel, per_col);
         let cols = rows.len().div_ceil(per_col).max(1);
         let col_width = rows
