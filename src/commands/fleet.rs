@@ -188,11 +188,7 @@ fn fleet_run(a: &FleetRunArgs) -> Result<()> {
     let nodes = nodes_of(a)?;
     let dir = std::path::absolute(&a.output).map_err(|e| Error::input(format!("-o: {e}")))?;
     let node_dirs = fleet::gather::nodes_dir(&dir);
-    let holds_results = |e: std::fs::DirEntry| {
-        crate::files::names::RESULTS_FILES
-            .iter()
-            .any(|f| e.path().join(f).is_file())
-    };
+    let holds_results = |e: std::fs::DirEntry| fleet::gather::results_file(&e.path()).is_some();
     if std::fs::read_dir(&node_dirs).is_ok_and(|d| d.filter_map(|e| e.ok()).any(holds_results)) {
         return Err(Error::input(format!(
             "{} already holds a fleet's results; give a new folder with -o (or `carmbench fleet report {}`)",

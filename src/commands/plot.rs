@@ -48,11 +48,10 @@ pub fn run(a: &PlotArgs) -> Result<()> {
     } else {
         crate::files::names::CHARTS[0]
     };
-    let out = a.output.clone().unwrap_or_else(|| {
-        a.results[0]
-            .parent()
-            .map_or_else(|| PathBuf::from(default), |d| d.join(default))
-    });
+    let out = a
+        .output
+        .clone()
+        .unwrap_or_else(|| a.results[0].with_file_name(default));
     let mut inputs: Vec<&Path> = a.results.iter().map(PathBuf::as_path).collect();
     inputs.extend(a.apps.as_deref());
     files::check_output(&out, OutputKind::Chart, &inputs, "-o")?;

@@ -23,11 +23,10 @@ pub struct ReportArgs {
 
 /// Run the subcommand.
 pub fn run(a: &ReportArgs) -> Result<()> {
-    let out = a.output.clone().unwrap_or_else(|| {
-        a.results[0]
-            .parent()
-            .map_or_else(|| PathBuf::from(names::REPORT), |d| d.join(names::REPORT))
-    });
+    let out = a
+        .output
+        .clone()
+        .unwrap_or_else(|| a.results[0].with_file_name(names::REPORT));
     let mut inputs: Vec<&Path> = a.results.iter().map(PathBuf::as_path).collect();
     inputs.extend(a.apps.as_deref());
     files::check_output(&out, OutputKind::Html, &inputs, "-o")?;

@@ -122,16 +122,13 @@ fn output_path(a: &RunArgs) -> Result<PathBuf> {
         .join(crate::files::names::results_file(a.format.extension())))
 }
 
-/// Where an interrupted run's results go: beside a complete run's results
-/// already there (`carm.partial.yaml`), which are kept with their charts;
-/// else in their place.
-fn partial_path(path: &Path) -> Option<PathBuf> {
+/// Where an interrupted run's results go when the folder already holds a
+/// complete run (kept with its charts): `carm.partial.yaml` beside it.
+fn partial_path(a: &RunArgs, path: &Path) -> Option<PathBuf> {
     let complete = results::load_roofs(path).is_ok_and(|d| !d.interrupted && !d.roofs.is_empty());
     complete.then(|| {
-        let ext = path
-            .extension()
-            .map_or("yaml".into(), |e| e.to_string_lossy());
-        path.with_file_name(crate::files::names::partial_file(&ext))
+        a.output
+            .join(crate::files::names::partial_file(a.format.extension()))
     })
 }
 
@@ -147,7 +144,6 @@ pub fn run(a: &RunArgs) -> Result<()> {
         .then(|| Options::for_plan(&plan))
         .transpose()?;
     let path = output_path(a)?;
-    let partial = partial_path(&path);
     let mut roofs_saved = false;
     let uarch = limits::detect();
     interrupt::install();
@@ -186,8 +182,8 @@ pub fn run(a: &RunArgs) -> Result<()> {
     // Stopped before its roofs were all measured (and saved): a complete
     // run already in the folder is not replaced by this one.
     let stopped_early = doc.interrupted && !roofs_saved;
-    if let Some(partial) = partial.filter(|_| stopped_early).as_ref() {
-        results::save(&doc, partial, a.format)?;
+    if let Some(partial) = stopped_early.then(|| partial_path(a, &path)).flatten() {
+        results::save(&doc, &partial, a.format)?;
         return Err(Error::Interrupted(format!(
             "interrupted: the {} roofs measured so far are in {}; the complete results in {} are kept",
             doc.roofs.len(),

@@ -257,8 +257,6 @@ struct GroupKey {
     model: u32,
     isa: Option<crate::machine::isa::Isa>,
     cores: usize,
-    name: String,
-    uarch: Option<String>,
 }
 
 impl GroupKey {
@@ -270,17 +268,17 @@ impl GroupKey {
             model: id.model,
             isa: crate::results::view::widest_isa(&d.roofs),
             cores: d.machine.topology.cores,
-            name: d.cpu_name(),
-            uarch: d.machine.microarchitecture.clone(),
         }
     }
 
-    /// "AMD EPYC (zen5; AuthenticAMD family 0x1a model 0x11), avx512, 2 cores".
-    fn label(&self) -> String {
+    /// "AMD EPYC (zen5; AuthenticAMD family 0x1a model 0x11), avx512, 2
+    /// cores", named after `d`, one of the group.
+    fn label(&self, d: &Document) -> String {
         format!(
             "{} ({}{} family {:#x} model {:#x}), {}, {} cores",
-            self.name,
-            self.uarch
+            d.cpu_name(),
+            d.machine
+                .microarchitecture
                 .as_deref()
                 .map(|u| format!("{u}; "))
                 .unwrap_or_default(),
@@ -291,44 +289,23 @@ impl GroupKey {
             self.cores
         )
     }
-
-    /// Whether `other` is the same peer group (the name and µarch only label it).
-    fn same(&self, other: &GroupKey) -> bool {
-        (&self.vendor, self.family, self.model, self.isa, self.cores)
-            == (
-                &other.vendor,
-                other.family,
-                other.model,
-                other.isa,
-                other.cores,
-            )
-    }
 }
 
 /// The analysis of `nodes` at `threshold`.
 pub fn analyse(nodes: &[NodeResult], threshold: f64) -> Fleet {
-    let readable: Vec<(&str, &Document, GroupKey)> = nodes
-        .iter()
-        .filter_map(|n| {
-            let d = n.doc.as_ref().ok()?;
-            Some((n.node.as_str(), d, GroupKey::of(d)))
-        })
-        .collect();
-    let mut keys: Vec<&GroupKey> = Vec::new();
-    for (_, _, k) in &readable {
-        if !keys.iter().any(|x| x.same(k)) {
-            keys.push(k);
+    let mut peers: std::collections::BTreeMap<GroupKey, Vec<(&str, &Document)>> =
+        std::collections::BTreeMap::new();
+    for n in nodes {
+        if let Ok(d) = &n.doc {
+            peers
+                .entry(GroupKey::of(d))
+                .or_default()
+                .push((n.node.as_str(), d));
         }
     }
-    keys.sort();
     let (mut groups, mut outliers, mut incomplete) = (Vec::new(), Vec::new(), Vec::new());
-    for key in keys {
-        let members: Vec<(&str, &Document)> = readable
-            .iter()
-            .filter(|(_, _, k)| k.same(key))
-            .map(|(n, d, _)| (*n, *d))
-            .collect();
-        let (g, o) = group(key.label(), &members, threshold);
+    for (key, members) in peers {
+        let (g, o) = group(key.label(members[0].1), &members, threshold);
         incomplete.extend(missing_roofs(&g, &members));
         groups.push(g);
         outliers.extend(o);

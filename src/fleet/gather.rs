@@ -21,7 +21,7 @@ pub fn nodes_dir(dir: &Path) -> PathBuf {
 }
 
 /// The results file of a node folder: carm.yaml, else carm.json.
-fn results_file(node_dir: &Path) -> Option<PathBuf> {
+pub fn results_file(node_dir: &Path) -> Option<PathBuf> {
     crate::files::names::RESULTS_FILES
         .iter()
         .map(|f| node_dir.join(f))
