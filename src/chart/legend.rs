@@ -18,7 +18,7 @@ pub type KeyRow = (usize, String, RGBColor);
 /// A flat roof drawn: its series, roof, colour and ends in pixels.
 pub type Flat<'s> = (usize, &'s Roof, RGBColor, (i32, i32), (i32, i32));
 
-pub fn op_title(op: Option<Op>) -> &'static str {
+fn op_title(op: Option<Op>) -> &'static str {
     match op {
         Some(Op::FmaAdd) => "FMA+ADD",
         Some(Op::Fma) => "FMA",
@@ -115,7 +115,7 @@ pub struct Panel {
 }
 
 /// Height of a legend or key row.
-pub const ROW: i32 = 24;
+const ROW: i32 = 24;
 
 impl Panel {
     pub fn of(sel: &Selection, legend: &[(String, Key)]) -> Panel {
@@ -142,7 +142,7 @@ impl Panel {
 }
 
 /// The texts the key would hold if no flat roof found a place for its label.
-pub fn key_bound(sel: &Selection, per_col: usize) -> Vec<String> {
+fn key_bound(sel: &Selection, per_col: usize) -> Vec<String> {
     let all: Vec<(usize, &Roof)> = sel
         .series
         .iter()
@@ -161,7 +161,7 @@ pub fn key_bound(sel: &Selection, per_col: usize) -> Vec<String> {
         .collect()
 }
 
-pub fn legend_width(legend: &[(String, Key)]) -> i32 {
+fn legend_width(legend: &[(String, Key)]) -> i32 {
     legend
         .iter()
         .map(|l| l.0.chars().count())

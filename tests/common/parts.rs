@@ -99,18 +99,6 @@ pub fn needs(parts: &[Part]) -> Option<Part> {
     parts.first().copied()
 }
 
-/// Whether `name` is run by these arguments (libtest's filter rules).
-fn selected(args: &Arguments, name: &str) -> bool {
-    let matches = |f: &str| {
-        if args.exact {
-            name == f
-        } else {
-            name.contains(f)
-        }
-    };
-    args.filter.as_deref().is_none_or(matches) && !args.skip.iter().any(|s| matches(s))
-}
-
 /// Run `tests` as the standard harness would, parts decided now.
 pub fn main(tests: Vec<Test>) -> ExitCode {
     let args = Arguments::from_args();
@@ -134,7 +122,8 @@ pub fn main(tests: Vec<Test>) -> ExitCode {
                     .into())
                 }),
                 Some(part) => {
-                    if !args.list && selected(&args, t.name) {
+                    let trial = Trial::test(t.name, run).with_ignored_flag(true);
+                    if !args.list && !args.is_filtered_out(&trial) {
                         println!(
                             "skipped: {}: {} is not installed ({})",
                             t.name,
@@ -142,7 +131,7 @@ pub fn main(tests: Vec<Test>) -> ExitCode {
                             part.install()
                         );
                     }
-                    Trial::test(t.name, run).with_ignored_flag(true)
+                    trial
                 }
             }
         })
