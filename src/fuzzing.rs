@@ -69,6 +69,8 @@ fn downstream(doc: &Document) {
                 fma_flops: Some(5e8),
                 source: None,
                 mix: None,
+                processes: Vec::new(),
+                counted_with: None,
             };
             let _ = compare::predict(&app, &m, None);
         }

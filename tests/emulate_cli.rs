@@ -60,7 +60,7 @@ fn gcc_with(dir: &Path, name: &str, src: &str, flags: &[&str], libs: &[&str]) ->
     exe
 }
 
-fn count(exe: &Path, args: &[&str]) -> carmbench::profile::emulate::Output {
+fn count(exe: &Path, args: &[&str]) -> carmbench::profile::emulate::Counted {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     emulator().count(exe.to_str().unwrap(), &args).unwrap()
 }

@@ -1,12 +1,16 @@
 //! The plugin's output file, defined once: the QEMU plugin (GPL, its own
 //! crate) writes it and `carmbench profile --counts emulate` reads it, both
-//! through these types, so the two sides cannot drift apart. MIT, like
-//! carmbench, so either may use it.
+//! through these types, so the two sides cannot drift apart. And how every
+//! process a command starts is launched under the plugin ([`follow`]),
+//! shared by carmbench and its preload library. MIT, like carmbench, so
+//! any of them may use it.
+
+pub mod follow;
 
 use serde::{Deserialize, Serialize};
 
-/// The version of the layout below.
-pub const VERSION: u32 = 1;
+/// The version of the layout below: 2 has one file per process.
+pub const VERSION: u32 = 2;
 
 /// The counters by index: the plugin counts into arrays, in this order.
 pub mod field {
@@ -98,6 +102,27 @@ impl Counts {
         }
     }
 
+    /// The counters as an array in [`field`] order.
+    pub fn to_array(&self) -> [u64; field::N] {
+        let mut a = [0; field::N];
+        use field::*;
+        a[INSTRUCTIONS] = self.instructions;
+        a[DP_FMA] = self.dp_fma_flops;
+        a[DP_OTHER] = self.dp_other_flops;
+        a[SP_FMA] = self.sp_fma_flops;
+        a[SP_OTHER] = self.sp_other_flops;
+        a[FP_SCALAR] = self.fp_scalar;
+        a[FP_128] = self.fp_128;
+        a[FP_256] = self.fp_256;
+        a[FP_512] = self.fp_512;
+        a[X87] = self.x87;
+        a[LOADS] = self.loads;
+        a[STORES] = self.stores;
+        a[BYTES_LOADED] = self.bytes_loaded;
+        a[BYTES_STORED] = self.bytes_stored;
+        a
+    }
+
     /// W: flops (an FMA counts two), x87 left out as the PMUs leave it out.
     pub fn flops(&self) -> u64 {
         self.dp_fma_flops + self.dp_other_flops + self.sp_fma_flops + self.sp_other_flops
@@ -114,6 +139,14 @@ impl Counts {
     }
 }
 
+impl std::ops::AddAssign<&Counts> for Counts {
+    fn add_assign(&mut self, o: &Counts) {
+        let (mut a, b) = (self.to_array(), o.to_array());
+        a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        *self = Counts::from_array(&a);
+    }
+}
+
 /// A region's counts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -126,12 +159,23 @@ pub struct RegionCounts {
     pub counts: Counts,
 }
 
-/// What the plugin writes at exit.
+/// What the plugin writes for one process, at its exit or when it execs
+/// another program (a file per process in the folder it is given).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Output {
     /// The layout's version: [`VERSION`].
     pub version: u32,
+    /// The process.
+    pub pid: u32,
+    /// Its parent when it started.
+    pub parent: u32,
+    /// The program it ran (empty when not known).
+    pub program: String,
+    /// Programs it started that were not followed: they ran natively,
+    /// uncounted (a name, or empty when it started one by a way the preload
+    /// library does not see: a raw system call, a static binary's exec).
+    pub skipped: Vec<String>,
     /// Threads the program ran.
     pub threads: usize,
     /// The whole program.
@@ -162,6 +206,10 @@ mod tests {
             .sum();
         assert_eq!(sum, (1 << field::N) - 1);
         assert_eq!(serde_json::from_str::<Counts>(&text).unwrap(), c);
+        assert_eq!(c.to_array(), a);
+        let mut twice = c;
+        twice += &c;
+        assert_eq!(twice.to_array(), a.map(|x| 2 * x));
         assert_eq!(c.flops(), 2 + 4 + 8 + 16);
         assert_eq!(c.bytes(), (1 << 12) + (1 << 13));
     }

@@ -4,16 +4,19 @@
 //!
 //! SPDX-License-Identifier: GPL-2.0-or-later
 //!
-//! Loaded by `qemu-x86_64 -plugin file=libcarmbench_qemu_plugin.so,out=FILE
-//! PROGRAM ARGS`. Each instruction is decoded once, when QEMU translates its
+//! Loaded by `qemu-x86_64 -plugin file=libcarmbench_qemu_plugin.so,out=DIR
+//! PROGRAM ARGS` (the command `carmbench_counts::follow` builds). Each instruction is decoded once, when QEMU translates its
 //! block ([`classify`]); a block's counts are added to the counters of the
 //! thread that runs it each time it runs. Instructions whose bytes depend
 //! on run-time state get QEMU's memory callbacks instead. Regions marked with
 //! carmbench's regions library arrive as system calls of a number no kernel
-//! uses ([`protocol`]). At exit the sums over threads (and per region) are
-//! written to FILE as JSON.
+//! uses ([`protocol`]), and so do the preload library's words about the
+//! programs a process starts. At exit, or when the process execs another
+//! program, the sums over threads (and per region) are written as JSON to a
+//! file of the process's own in DIR ([`process`]).
 
 pub mod classify;
+pub mod process;
 pub mod protocol;
 pub mod tally;
 

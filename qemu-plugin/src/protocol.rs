@@ -16,6 +16,15 @@ pub const DEFINE: u64 = 1;
 pub const BEGIN: u64 = 2;
 /// `a1`: a region ends on this thread; `a2` its number.
 pub const END: u64 = 3;
+/// The preload library's operations on the same system call: an exec it
+/// follows, and the name of a program it starts natively.
+pub use carmbench_counts::follow::op::{FOLLOW, SKIPPED};
+
+/// Linux x86-64's `execve` and `execveat`: the process is replaced.
+pub const EXECS: [i64; 2] = [59, 322];
+/// `clone`, `fork`, `vfork`, `clone3`: a new process when the pid changes
+/// (QEMU runs a guest's vfork as a fork).
+pub const FORKS: [i64; 4] = [56, 57, 58, 435];
 
 #[cfg(test)]
 mod tests {

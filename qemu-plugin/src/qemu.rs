@@ -4,13 +4,14 @@
 //! the plugin.
 
 use crate::classify::{self, Counts, field};
+use crate::process::Process;
 use crate::protocol;
 use crate::tally::{Tally, Thread};
 use iced_x86::InstructionInfoFactory;
 use std::cell::Cell;
 use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_void};
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 type PluginId = u64;
 
@@ -42,6 +43,7 @@ type TbTransCb = extern "C" fn(PluginId, *mut Tb);
 type VcpuUdataCb = extern "C" fn(c_uint, *mut c_void);
 type MemCb = extern "C" fn(c_uint, u32, u64, *mut c_void);
 type SyscallCb = extern "C" fn(PluginId, c_uint, i64, u64, u64, u64, u64, u64, u64, u64, u64);
+type SyscallRetCb = extern "C" fn(PluginId, c_uint, i64, i64);
 type UdataCb = extern "C" fn(PluginId, *mut c_void);
 
 unsafe extern "C" {
@@ -67,6 +69,7 @@ unsafe extern "C" {
     fn qemu_plugin_mem_size_shift(info: u32) -> c_uint;
     fn qemu_plugin_mem_is_store(info: u32) -> bool;
     fn qemu_plugin_register_vcpu_syscall_cb(id: PluginId, cb: SyscallCb);
+    fn qemu_plugin_register_vcpu_syscall_ret_cb(id: PluginId, cb: SyscallRetCb);
     fn qemu_plugin_register_atexit_cb(id: PluginId, cb: UdataCb, userdata: *mut c_void);
     fn qemu_plugin_outs(s: *const c_char);
 }
@@ -77,7 +80,15 @@ unsafe extern "C" {
 pub static qemu_plugin_version: c_int = 1;
 
 static TALLY: OnceLock<Tally> = OnceLock::new();
+/// The folder of the counts files.
 static OUT: OnceLock<PathBuf> = OnceLock::new();
+static PROCESS: Mutex<Option<Process>> = Mutex::new(None);
+
+/// The process's state (set at install; replaced in a forked child).
+fn with_process<T>(f: impl FnOnce(&mut Process) -> T) -> Option<T> {
+    let mut p = PROCESS.lock().unwrap_or_else(|e| e.into_inner());
+    p.as_mut().map(f)
+}
 
 thread_local! {
     /// This thread's counters (kept alive by the tally).
@@ -202,6 +213,12 @@ extern "C" fn on_syscall(
     _a7: u64,
     _a8: u64,
 ) {
+    if protocol::EXECS.contains(&num) {
+        // The process is replaced if the exec succeeds: its counts now.
+        with_process(Process::exec);
+        write();
+        return;
+    }
     if num != protocol::SYSCALL {
         return;
     }
@@ -215,24 +232,55 @@ extern "C" fn on_syscall(
         }
         protocol::BEGIN => mine().begin(region),
         protocol::END => mine().end(region),
+        protocol::FOLLOW | protocol::SKIPPED => {
+            with_process(|p| p.preload_says(op, region, a3, [a4, a5, a6]));
+        }
         _ => {}
     }
 }
 
-extern "C" fn on_exit(_id: PluginId, _udata: *mut c_void) {
-    let Some(path) = OUT.get() else { return };
-    let text = serde_json::to_string(&tally().output()).unwrap_or_default();
+extern "C" fn on_syscall_return(_id: PluginId, _vcpu: c_uint, num: i64, ret: i64) {
+    if protocol::EXECS.contains(&num) && ret < 0 {
+        with_process(Process::exec_failed);
+    } else if protocol::FORKS.contains(&num) && ret == 0 {
+        // A new thread does not return here (QEMU starts it elsewhere); a
+        // forked child does, with a pid of its own.
+        let Some(dir) = OUT.get() else { return };
+        with_process(|p| {
+            if p.pid != std::process::id() {
+                tally().restart(mine());
+                *p = p.forked(dir);
+            }
+        });
+    }
+}
+
+/// Write the process's counts to its file, whole (through a rename).
+fn write() {
+    let Some((path, text)) = with_process(|p| {
+        let out = tally().output(p);
+        (
+            p.file.clone(),
+            serde_json::to_string(&out).unwrap_or_default(),
+        )
+    }) else {
+        return;
+    };
     let tmp = path.with_extension("tmp");
     if std::fs::write(&tmp, text)
-        .and_then(|_| std::fs::rename(&tmp, path))
+        .and_then(|_| std::fs::rename(&tmp, &path))
         .is_err()
     {
         say(&format!("cannot write {}", path.display()));
     }
 }
 
+extern "C" fn on_exit(_id: PluginId, _udata: *mut c_void) {
+    write();
+}
+
 /// Called by QEMU when it loads the plugin: checks the API version and the
-/// target, reads `out=FILE`, registers the callbacks. Non-zero refuses.
+/// target, reads `out=DIR`, registers the callbacks. Non-zero refuses.
 ///
 /// # Safety
 /// QEMU passes a valid `info` and `argc` NUL-terminated strings in `argv`.
@@ -266,18 +314,25 @@ pub unsafe extern "C" fn qemu_plugin_install(
         if let Some(p) = arg.strip_prefix("out=") {
             let _ = OUT.set(PathBuf::from(p));
         } else {
-            say(&format!("unknown argument '{arg}'; give out=FILE"));
+            say(&format!("unknown argument '{arg}'; give out=DIR"));
             return 1;
         }
     }
-    if OUT.get().is_none() {
-        say("no output file; give out=FILE");
+    let Some(dir) = OUT.get() else {
+        say("no output folder; give out=DIR");
+        return 1;
+    };
+    if !dir.is_dir() {
+        say(&format!("the output folder {} is missing", dir.display()));
         return 1;
     }
+    let program = std::env::var(carmbench_counts::follow::PROGRAM_ENV).unwrap_or_default();
+    *PROCESS.lock().unwrap_or_else(|e| e.into_inner()) = Some(Process::start(dir, program));
     // SAFETY: registering this plugin's callbacks.
     unsafe {
         qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
         qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
+        qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_return);
         qemu_plugin_register_atexit_cb(id, on_exit, std::ptr::null_mut());
     }
     0

@@ -3,6 +3,7 @@
 //! plain loads and stores, without a locked instruction.
 
 use crate::classify::{Counts, field};
+use crate::process::Process;
 use carmbench_counts::Output;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -37,6 +38,18 @@ impl Thread {
     /// Its counters now.
     pub fn now(&self) -> Counts {
         std::array::from_fn(|i| self.counts[i].load(Relaxed))
+    }
+
+    /// Back to zero, its open regions beginning now (after a fork: the
+    /// child counts only its own work).
+    fn restart(&self) {
+        for a in &self.counts {
+            a.store(0, Relaxed);
+        }
+        for starts in self.open.lock().unwrap().values_mut() {
+            starts.iter_mut().for_each(|s| *s = [0; field::N]);
+        }
+        self.done.lock().unwrap().clear();
     }
 
     /// Region `id` begins on this thread.
@@ -75,6 +88,14 @@ impl Tally {
         t
     }
 
+    /// After a fork, in the child: only `me` (the thread that forked) runs
+    /// on, from zero; the parent's other threads do not exist here.
+    pub fn restart(&self, me: &Thread) {
+        let mut threads = self.threads.lock().unwrap();
+        threads.retain(|t| std::ptr::eq(Arc::as_ptr(t), me));
+        me.restart();
+    }
+
     /// Part of a region's name: `bytes` at `offset`.
     pub fn define(&self, id: u64, offset: usize, bytes: &[u8]) {
         let mut names = self.names.lock().unwrap();
@@ -85,8 +106,8 @@ impl Tally {
         n[offset..offset + bytes.len()].copy_from_slice(bytes);
     }
 
-    /// The sums over threads.
-    pub fn output(&self) -> Output {
+    /// The sums over threads, for `process`.
+    pub fn output(&self, process: &Process) -> Output {
         let threads = self.threads.lock().unwrap();
         let mut total = [0u64; field::N];
         let mut regions: BTreeMap<u64, (Counts, u64)> = BTreeMap::new();
@@ -105,6 +126,10 @@ impl Tally {
         let names = self.names.lock().unwrap();
         Output {
             version: carmbench_counts::VERSION,
+            pid: process.pid,
+            parent: process.parent,
+            program: process.program.clone(),
+            skipped: process.skipped.clone(),
             threads: threads.len(),
             total: carmbench_counts::Counts::from_array(&total),
             regions: regions
@@ -144,7 +169,7 @@ mod tests {
         b.add(&block);
         b.end(7);
         b.end(9);
-        let out = tally.output();
+        let out = tally.output(&Process::default());
         assert_eq!(out.threads, 2);
         assert_eq!(out.total.dp_fma_flops, 32);
         assert_eq!(out.regions.len(), 1);
@@ -152,6 +177,24 @@ mod tests {
         assert_eq!((r.name.as_str(), r.calls), ("triad", 2));
         assert_eq!(r.counts.dp_fma_flops, 24);
         assert_eq!(r.counts.bytes_loaded, 192);
+    }
+
+    #[test]
+    fn a_forked_child_counts_from_zero_with_its_one_thread() {
+        let tally = Tally::default();
+        let (a, b) = (tally.thread(), tally.thread());
+        let mut block = [0; field::N];
+        block[field::SP_FMA] = 4;
+        a.add(&block);
+        b.add(&block);
+        a.begin(1);
+        a.add(&block);
+        tally.restart(&a);
+        a.add(&block);
+        a.end(1);
+        let out = tally.output(&Process::default());
+        assert_eq!((out.threads, out.total.sp_fma_flops), (1, 4));
+        assert_eq!(out.regions[0].counts.sp_fma_flops, 4);
     }
 
     #[test]
@@ -163,7 +206,7 @@ mod tests {
         t.begin(1);
         t.end(1);
         assert_eq!(
-            tally.output().regions[0].name,
+            tally.output(&Process::default()).regions[0].name,
             "a name longer than 24 bysecond part"
         );
     }

@@ -113,6 +113,8 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                 fma_flops: a.fma_flops,
                 source: Some("given".into()),
                 mix: None,
+                processes: Vec::new(),
+                counted_with: None,
             }]
         }
         _ => return Err(Error::input("give --app APPS.yaml, or --flops N --bytes M")),

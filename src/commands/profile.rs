@@ -33,6 +33,12 @@ pub struct ProfileArgs {
     /// Bytes per load or store, instead of the estimate from the FP widths.
     #[arg(long, value_name = "B")]
     pub access_bytes: Option<f64>,
+    /// Count this program in the command's place, with the command's
+    /// arguments (emulation): a twin build of the same code QEMU can run,
+    /// e.g. built with -march=x86-64-v3 where the command uses AVX-512. The
+    /// time is the command's own.
+    #[arg(long, value_name = "PROGRAM")]
+    pub count_with: Option<String>,
     /// Threads the command runs (compared with the roofs of that thread count).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -118,7 +124,11 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
         access_bytes: a.access_bytes,
         threads: a.threads,
         plugin: a.plugin.clone(),
+        count_with: a.count_with.clone(),
     })?;
+    for w in &profiled.warnings {
+        eprintln!("carmbench: warning: {w}");
+    }
     let (placeable, empty): (Vec<AppPoint>, Vec<AppPoint>) = profiled
         .points
         .into_iter()
@@ -130,8 +140,18 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
         );
     }
     if placeable.is_empty() {
+        // A long run that counted nothing most likely counted the wrong
+        // process: never a silent zero.
+        let why = if profiled.seconds > 1.0 || !profiled.warnings.is_empty() {
+            format!(
+                "; it ran {:.1} s natively, so its work was probably done in a process carmbench could not follow (see the warnings above; count the program that does the work, or give --flops and --bytes)",
+                profiled.seconds
+            )
+        } else {
+            String::new()
+        };
         return Err(Error::input(format!(
-            "'{}' did no floating-point work the counters saw: nothing to place",
+            "'{}' did no floating-point work the counters saw: nothing to place{why}",
             a.command[0]
         )));
     }

@@ -5,14 +5,24 @@
 //! flops and bytes each block requests each time it runs, per thread and per
 //! region. Exact where a PMU estimates bytes from instruction counts, and
 //! available where no PMU is exposed (most VMs and containers).
+//!
+//! Every program the command starts is counted too: the preload library
+//! (`follow/`) restarts QEMU with the plugin at each exec, forked children
+//! count from zero, and the plugin writes one file per process; their sum
+//! is the command's W and Q ([`Counted`]).
 
+use super::command::Found;
 use crate::error::{Error, Result};
 use crate::results::apps::InstructionMix;
+use carmbench_counts::follow::{self, Config};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// The plugin's file name, as cargo builds it.
 pub const PLUGIN_FILE: &str = "libcarmbench_qemu_plugin.so";
+/// The preload library's file name, as cargo builds it.
+pub const PRELOAD_FILE: &str = "libcarmbench_follow.so";
 
 /// The emulator binary.
 pub const QEMU: &str = "qemu-x86_64";
@@ -44,7 +54,7 @@ pub fn mix(c: &Counts) -> InstructionMix {
     }
 }
 
-/// The emulator and the plugin, found.
+/// The emulator, the plugin and the preload library, found.
 #[derive(Debug, Clone)]
 pub struct Emulator {
     /// `qemu-x86_64`.
@@ -53,20 +63,49 @@ pub struct Emulator {
     pub version: String,
     /// The counting plugin.
     pub plugin: PathBuf,
+    /// The preload library that follows every program the command starts.
+    pub preload: PathBuf,
+}
+
+/// What the emulated run of a command counted: the sums over every process
+/// it started, and each process.
+#[derive(Debug, Clone, Default)]
+pub struct Counted {
+    /// The most threads one process ran.
+    pub threads: usize,
+    /// The whole command.
+    pub total: Counts,
+    /// Each region, summed over processes by name.
+    pub regions: Vec<RegionCounts>,
+    /// Each process, in the order they started.
+    pub processes: Vec<Output>,
+    /// Processes that ended without writing their counts (killed by a
+    /// signal).
+    pub lost: usize,
 }
 
 /// `name` on `PATH`.
 pub fn on_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH")?
-        .to_str()?
-        .split(':')
-        .map(|d| Path::new(d).join(name))
-        .find(|p| p.is_file())
+    follow::search(OsStr::new(name), std::env::var_os("PATH").as_deref()).filter(|p| p.is_file())
+}
+
+/// A part carmbench runs beside itself: `given`, else beside the plugin,
+/// else beside this executable.
+fn beside(file: &str, near: &Path) -> PathBuf {
+    let here = near.with_file_name(file);
+    if here.is_file() {
+        return here;
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|e| Some(e.parent()?.join(file)))
+        .unwrap_or_else(|| PathBuf::from(file))
 }
 
 impl Emulator {
-    /// Find `qemu-x86_64` on `PATH` and the plugin: `plugin` when given,
-    /// else beside this executable. Why not, as one line with the fix.
+    /// Find `qemu-x86_64` on `PATH`, the plugin (`plugin` when given, else
+    /// beside this executable) and the preload library (beside the plugin,
+    /// else beside this executable). Why not, as one line with the fix.
     pub fn find(plugin: Option<&Path>) -> Result<Emulator> {
         // The plugin decodes x86-64 instructions: it cannot count another
         // architecture's programs.
@@ -93,10 +132,7 @@ impl Emulator {
             .to_string();
         let plugin = match plugin {
             Some(p) => p.to_path_buf(),
-            None => std::env::current_exe()
-                .ok()
-                .and_then(|e| Some(e.parent()?.join(PLUGIN_FILE)))
-                .unwrap_or_else(|| PathBuf::from(PLUGIN_FILE)),
+            None => beside(PLUGIN_FILE, Path::new(PLUGIN_FILE)),
         };
         if !plugin.is_file() {
             return Err(Error::input(format!(
@@ -104,28 +140,47 @@ impl Emulator {
                 plugin.display()
             )));
         }
-        if plugin.to_string_lossy().contains(',') {
+        let preload = beside(PRELOAD_FILE, &plugin);
+        if !preload.is_file() {
             return Err(Error::input(format!(
-                "QEMU cannot take a plugin path with a comma ({}); move the plugin and give --plugin",
-                plugin.display()
+                "the preload library {} is missing: build it with `cargo build --release` (it is built beside carmbench)",
+                preload.display()
             )));
         }
-        Ok(Emulator {
+        let e = Emulator {
             qemu,
             version,
             plugin,
-        })
+            preload,
+        };
+        e.config(Path::new("/tmp"))
+            .check()
+            .map_err(|why| Error::input(format!("{why}; move it and give --plugin")))?;
+        Ok(e)
+    }
+
+    /// How every process is started, counting into `out`.
+    fn config(&self, out: &Path) -> Config {
+        Config {
+            qemu: self.qemu.clone(),
+            plugin: self.plugin.clone(),
+            out: out.to_path_buf(),
+            preload: self.preload.clone(),
+        }
     }
 
     /// Where the counts come from, for the apps file.
     pub fn source(&self) -> String {
-        format!("emulation, qemu {}, {LEVEL}", self.version)
+        format!(
+            "emulation, qemu {}, {LEVEL}: code that chooses by CPU ran its AVX2 path",
+            self.version
+        )
     }
 
-    /// Run `program` with `args` under the emulator with the plugin, its
-    /// output discarded (the native run shows it), regions marked for the
-    /// plugin; what the plugin counted.
-    pub fn count(&self, program: &str, args: &[String]) -> Result<Output> {
+    /// Run `program` (a path, or a name on `PATH`) with `args` under the
+    /// emulator with the plugin, and every program it starts; its output
+    /// discarded (the native run shows it), regions marked for the plugin.
+    pub fn count(&self, program: &str, args: &[String]) -> Result<Counted> {
         self.count_with_env(program, args, &[])
     }
 
@@ -135,18 +190,23 @@ impl Emulator {
         program: &str,
         args: &[String],
         env: &[(&str, &str)],
-    ) -> Result<Output> {
+    ) -> Result<Counted> {
+        self.count_found(&super::command::found(program, args)?, env)
+    }
+
+    /// [`Emulator::count`] of a command already found.
+    pub fn count_found(&self, f: &Found, env: &[(&str, &str)]) -> Result<Counted> {
+        let launch = f.launch()?;
         let dir = crate::files::scratch_dir("emulate")?;
-        let out = dir.join("counts.json");
-        let run = Command::new(&self.qemu)
-            .arg("-plugin")
-            .arg(format!(
-                "file={},out={}",
-                self.plugin.display(),
-                out.display()
-            ))
-            .arg(program)
-            .args(args)
+        let theirs = std::env::var_os("LD_PRELOAD");
+        let rest: Vec<&OsStr> = f.args.iter().map(OsStr::new).collect();
+        let argv =
+            self.config(&dir)
+                .command(&launch, OsStr::new(&f.given), &rest, theirs.as_deref());
+        let run = Command::new(&argv[0])
+            .args(&argv[1..])
+            .env_remove("LD_PRELOAD")
+            .env(follow::PROGRAM_ENV, &f.given)
             .envs(env.iter().copied())
             .env(carmbench_regions::EMULATED_ENV, "1")
             .env_remove(carmbench_regions::OUT_ENV)
@@ -154,20 +214,50 @@ impl Emulator {
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .output();
-        let text = std::fs::read_to_string(&out);
+        let counted = read_processes(&dir);
         let _ = std::fs::remove_dir_all(&dir);
         let run =
             run.map_err(|e| Error::input(format!("cannot run {}: {e}", self.qemu.display())))?;
         let stderr = String::from_utf8_lossy(&run.stderr);
-        if let Some(e) = emulation_failure(program, &run.status, &stderr, text.is_ok()) {
+        let any = counted.as_ref().is_ok_and(|c| !c.processes.is_empty());
+        if let Some(e) = emulation_failure(&f.given, &run.status, &stderr, any) {
             return Err(e);
         }
-        let text = text.map_err(|e| {
-            Error::Io(format!(
-                "the counting plugin wrote no counts ({e}); QEMU said: {}",
+        let counted = counted?;
+        if counted.processes.is_empty() {
+            return Err(Error::Io(format!(
+                "the counting plugin wrote no counts; QEMU said: {}",
                 one_line(&stderr)
-            ))
-        })?;
+            )));
+        }
+        Ok(counted)
+    }
+}
+
+/// Every process's counts in `dir`, summed.
+fn read_processes(dir: &Path) -> Result<Counted> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| Error::Io(format!("cannot read the counts in {}: {e}", dir.display())))?
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    // process.PID.K.json: by pid, then by the programs one pid ran in turn.
+    let order = |p: &PathBuf| -> (u64, u64) {
+        let n = p
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut f = n.split('.').skip(1).map(|x| x.parse().unwrap_or(0));
+        (f.next().unwrap_or(0), f.next().unwrap_or(0))
+    };
+    files.sort_by_key(order);
+    let mut c = Counted::default();
+    for p in files {
+        let text = std::fs::read_to_string(&p).unwrap_or_default();
+        if text.is_empty() {
+            c.lost += 1;
+            continue;
+        }
         let o: Output = serde_json::from_str(&text)
             .map_err(|e| Error::Io(format!("unreadable counts from the plugin: {e}")))?;
         if o.version != carmbench_counts::VERSION {
@@ -177,8 +267,69 @@ impl Emulator {
                 carmbench_counts::VERSION
             )));
         }
-        Ok(o)
+        c.add(o);
     }
+    Ok(c)
+}
+
+impl Counted {
+    /// Add one process.
+    fn add(&mut self, o: Output) {
+        self.threads = self.threads.max(o.threads);
+        self.total += &o.total;
+        for r in &o.regions {
+            match self.regions.iter_mut().find(|x| x.name == r.name) {
+                Some(x) => {
+                    x.calls += r.calls;
+                    x.counts += &r.counts;
+                }
+                None => self.regions.push(r.clone()),
+            }
+        }
+        self.processes.push(o);
+    }
+
+    /// What was not counted, one line each: programs started natively, and
+    /// processes that ended without their counts.
+    pub fn warnings(&self) -> Vec<String> {
+        let mut w = Vec::new();
+        for p in &self.processes {
+            for s in &p.skipped {
+                w.push(if s.is_empty() {
+                    format!(
+                        "{} (pid {}) started a program carmbench could not follow{}: it ran natively and its work is not in W and Q",
+                        p.program,
+                        p.pid,
+                        if is_static(&p.program) {
+                            " (a statically linked program starts others with a raw system call)"
+                        } else {
+                            " (popen, or a raw execve system call)"
+                        }
+                    )
+                } else {
+                    format!(
+                        "{} (pid {}) started {s} natively (set-user-ID, or not an x86-64 program): its work is not in W and Q",
+                        p.program, p.pid
+                    )
+                });
+            }
+        }
+        if self.lost > 0 {
+            w.push(format!(
+                "{} process(es) ended without their counts (killed by a signal): their work is not in W and Q",
+                self.lost
+            ));
+        }
+        w
+    }
+}
+
+/// Whether `program` (a path, or a name on `PATH`) is a statically linked
+/// x86-64 program: no preload library reaches the programs it starts.
+fn is_static(program: &str) -> bool {
+    let path = follow::search(OsStr::new(program), std::env::var_os("PATH").as_deref());
+    path.and_then(|p| follow::head(&p).ok())
+        .is_some_and(|h| follow::kind(&h) == follow::Kind::Elf { dynamic: false })
 }
 
 /// Why an emulated run gave no counts: the program stopped on an
@@ -193,7 +344,7 @@ fn emulation_failure(
     use std::os::unix::process::ExitStatusExt;
     if status.signal() == Some(libc::SIGILL) || stderr.contains("Illegal instruction") {
         return Some(Error::input(format!(
-            "'{program}' stopped on an instruction QEMU cannot emulate (SIGILL; QEMU emulates x86-64 up to AVX2, not AVX-512): its flops and bytes cannot be counted by emulation; build it for AVX2 (e.g. -march=x86-64-v3), count on a machine with a PMU (--counts pmu), or give the counts (--flops N --bytes M)"
+            "'{program}' stopped on an instruction QEMU cannot emulate (SIGILL; QEMU emulates x86-64 up to AVX2, not AVX-512): count a twin build of the same code with --count-with PROGRAM (e.g. built with -march=x86-64-v3), count on a machine with a PMU (--counts pmu), or give the counts (--flops N --bytes M)"
         )));
     }
     if !counted && stderr.contains("plugin") {

@@ -3,14 +3,16 @@
 //! ([`pmu`]), by emulation ([`emulate`]) or given by hand, for the whole
 //! program and for each region it marks with the regions library.
 
+pub mod command;
 pub mod emulate;
 pub mod pmu;
 
 use crate::error::{Error, Result};
 use crate::machine::cpuid;
 use crate::results::Document;
-use crate::results::apps::AppPoint;
+use crate::results::apps::{AppPoint, ProcessPoint};
 use carmbench_regions::Record;
+use command::Found;
 use emulate::Emulator;
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus};
@@ -48,6 +50,8 @@ pub struct Request {
     pub threads: Option<usize>,
     /// The counting plugin, when not beside carmbench.
     pub plugin: Option<PathBuf>,
+    /// A twin build counted by emulation in the command's place.
+    pub count_with: Option<String>,
 }
 
 /// What profiling gave: the program's point first, then its regions'; and
@@ -58,6 +62,10 @@ pub struct Profiled {
     pub points: Vec<AppPoint>,
     /// How they were counted, for people.
     pub note: Option<String>,
+    /// What was not counted, one line each.
+    pub warnings: Vec<String>,
+    /// Seconds the command ran natively.
+    pub seconds: f64,
 }
 
 /// Run `cmd` with the regions library writing its records to a private
@@ -88,39 +96,6 @@ pub fn with_regions<T>(
     Ok((out, records))
 }
 
-/// The program of `command`, checked before anything runs: one line saying
-/// why it cannot run.
-fn program(command: &[String]) -> Result<(&str, &[String])> {
-    let (prog, args) = command.split_first().ok_or_else(|| {
-        Error::input(
-            "no command to profile; write it after --, e.g. carmbench profile -- ./app arg",
-        )
-    })?;
-    let path = if prog.contains('/') {
-        Some(PathBuf::from(prog))
-    } else {
-        emulate::on_path(prog)
-    };
-    if path.as_ref().is_some_and(|p| p.is_dir()) {
-        return Err(Error::input(format!(
-            "cannot run '{prog}': it is a folder; give the program inside it"
-        )));
-    }
-    let Some(path) = path.filter(|p| p.is_file()) else {
-        return Err(Error::input(format!(
-            "cannot run '{prog}': no such program (give its path, or a command on PATH)"
-        )));
-    };
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(&path).map_or(0, |m| m.permissions().mode());
-    if mode & 0o111 == 0 {
-        return Err(Error::input(format!(
-            "cannot run '{prog}': it is not executable (chmod +x {prog})"
-        )));
-    }
-    Ok((prog, args))
-}
-
 /// An error for a command that did not exit with 0.
 fn failed(prog: &str, status: &ExitStatus) -> Error {
     Error::input(format!(
@@ -134,9 +109,9 @@ fn failed(prog: &str, status: &ExitStatus) -> Error {
 
 /// The native run of an emulated or manual profile: the program's own
 /// output passed through, its time and its regions' times.
-fn timed(prog: &str, args: &[String]) -> Result<(f64, Vec<Record>)> {
-    let mut cmd = Command::new(prog);
-    cmd.args(args);
+fn timed(f: &Found) -> Result<(f64, Vec<Record>)> {
+    let mut cmd = native(f);
+    let prog = f.given.as_str();
     let ((status, seconds), records) = with_regions(&mut cmd, "", |cmd| {
         let t0 = Instant::now();
         let status = cmd.status();
@@ -149,12 +124,33 @@ fn timed(prog: &str, args: &[String]) -> Result<(f64, Vec<Record>)> {
     Ok((seconds, records))
 }
 
+/// The command as it runs natively: the program found, its argv[0] as
+/// given.
+fn native(f: &Found) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(&f.path);
+    cmd.arg0(&f.given).args(&f.args);
+    cmd
+}
+
 /// Profile one command.
 pub fn profile(r: &Request) -> Result<Profiled> {
-    let (prog, args) = program(&r.command)?;
-    match mode(r)? {
+    let found = command::find(&r.command)?;
+    let twin = r
+        .count_with
+        .as_deref()
+        .map(|t| command::found(t, &found.args))
+        .transpose()?;
+    let resolved = mode(r)?;
+    if twin.is_some() && !matches!(resolved, Resolved::Emulate(_)) {
+        return Err(Error::input(
+            "--count-with names a twin build to count by emulation; give it with --counts emulate (or auto where no PMU counts)",
+        ));
+    }
+    let prog = found.given.as_str();
+    match resolved {
         Resolved::Manual(flops, bytes) => {
-            let (seconds, _) = timed(prog, args)?;
+            let (seconds, _) = timed(&found)?;
             Ok(Profiled {
                 points: vec![AppPoint {
                     name: r.name.clone(),
@@ -165,14 +161,19 @@ pub fn profile(r: &Request) -> Result<Profiled> {
                     fma_flops: None,
                     source: Some("manual counts".into()),
                     mix: None,
+                    processes: Vec::new(),
+                    counted_with: None,
                 }],
                 note: None,
+                warnings: Vec::new(),
+                seconds,
             })
         }
         Resolved::Pmu(family) => {
-            let mut cmd = Command::new(prog);
-            cmd.args(args);
+            let mut cmd = native(&found);
+            let t0 = Instant::now();
             let (counted, status) = pmu::count_program(&family, &mut cmd, r.access_bytes)?;
+            let seconds = t0.elapsed().as_secs_f64();
             if !status.success() {
                 return Err(failed(prog, &status));
             }
@@ -190,55 +191,103 @@ pub fn profile(r: &Request) -> Result<Profiled> {
                         None => format!("perf: {}", c.derived.note),
                     }),
                     mix: None,
+                    processes: Vec::new(),
+                    counted_with: None,
                 })
                 .collect();
-            Ok(Profiled { points, note: None })
-        }
-        Resolved::Emulate(emu) => {
-            let (native, records) = timed(prog, args)?;
-            let t0 = Instant::now();
-            let out = emu.count(prog, args)?;
-            let emulated = t0.elapsed().as_secs_f64();
-            let threads = r.threads.or(Some(out.threads));
-            let point =
-                |name: String, c: &emulate::Counts, seconds: f64, source: String| AppPoint {
-                    name,
-                    flops: c.flops() as f64,
-                    bytes: c.bytes() as f64,
-                    seconds,
-                    threads,
-                    fma_flops: Some(c.fma_flops() as f64),
-                    source: Some(source),
-                    mix: Some(emulate::mix(c)),
-                };
-            let mut points = vec![point(r.name.clone(), &out.total, native, emu.source())];
-            for reg in &out.regions {
-                let Some(timed) = records.iter().find(|t| t.name == reg.name) else {
-                    eprintln!(
-                        "carmbench: warning: region {} was counted under emulation but not timed natively; left out",
-                        reg.name
-                    );
-                    continue;
-                };
-                points.push(point(
-                    point_name(&r.name, Some(&reg.name)),
-                    &reg.counts,
-                    timed.seconds,
-                    format!("{} region, {} call(s)", emu.source(), reg.calls),
-                ));
-            }
             Ok(Profiled {
                 points,
-                note: Some(format!(
-                    "counted under QEMU {} ({}, {} thread(s)): native run {native:.3} s, emulated run {emulated:.3} s ({:.1}x)",
-                    emu.version,
-                    emulate::LEVEL,
-                    out.threads,
-                    emulated / native.max(1e-9)
-                )),
+                note: None,
+                warnings: Vec::new(),
+                seconds,
             })
         }
+        Resolved::Emulate(emu) => emulated(r, &emu, &found, twin.as_ref()),
     }
+}
+
+/// Processes listed in a point at most.
+const MAX_PROCESSES: usize = 64;
+
+/// Count `found` by emulation (or its twin build in its place), its time
+/// from its native run.
+fn emulated(r: &Request, emu: &Emulator, found: &Found, twin: Option<&Found>) -> Result<Profiled> {
+    let (native, records) = timed(found)?;
+    let t0 = Instant::now();
+    let out = emu.count_found(twin.unwrap_or(found), &[])?;
+    let emulated = t0.elapsed().as_secs_f64();
+    let threads = r.threads.or(Some(out.threads));
+    let source = match twin {
+        Some(t) => format!("{}; counted with the twin build {}", emu.source(), t.given),
+        None => emu.source(),
+    };
+    let point = |name: String, c: &emulate::Counts, seconds: f64, source: String| AppPoint {
+        name,
+        flops: c.flops() as f64,
+        bytes: c.bytes() as f64,
+        seconds,
+        threads,
+        fma_flops: Some(c.fma_flops() as f64),
+        source: Some(source),
+        mix: Some(emulate::mix(c)),
+        processes: Vec::new(),
+        counted_with: twin.map(|t| t.given.clone()),
+    };
+    let mut whole = point(r.name.clone(), &out.total, native, source.clone());
+    if out.processes.len() > 1 {
+        // The processes that did floating-point work (a shell's or make's
+        // own bookkeeping is in the sum, not listed), the largest first
+        // when there are very many.
+        let mut working: Vec<&emulate::Output> = out
+            .processes
+            .iter()
+            .filter(|p| p.total.flops() > 0)
+            .collect();
+        if working.len() > MAX_PROCESSES {
+            working.sort_by_key(|p| std::cmp::Reverse(p.total.flops()));
+            working.truncate(MAX_PROCESSES);
+        }
+        whole.processes = working
+            .into_iter()
+            .map(|p| ProcessPoint {
+                program: p.program.clone(),
+                pid: p.pid,
+                flops: p.total.flops() as f64,
+                bytes: p.total.bytes() as f64,
+                instructions: p.total.instructions as f64,
+            })
+            .collect();
+    }
+    let mut points = vec![whole];
+    let mut warnings = out.warnings();
+    for reg in &out.regions {
+        let Some(timed) = records.iter().find(|t| t.name == reg.name) else {
+            warnings.push(format!(
+                "region {} was counted under emulation but not timed natively; left out",
+                reg.name
+            ));
+            continue;
+        };
+        points.push(point(
+            point_name(&r.name, Some(&reg.name)),
+            &reg.counts,
+            timed.seconds,
+            format!("{source}; region, {} call(s)", reg.calls),
+        ));
+    }
+    Ok(Profiled {
+        points,
+        note: Some(format!(
+            "counted under QEMU {} ({}, {} process(es), at most {} thread(s) each): native run {native:.3} s, emulated run {emulated:.3} s ({:.1}x)",
+            emu.version,
+            emulate::LEVEL,
+            out.processes.len(),
+            out.threads,
+            emulated / native.max(1e-9)
+        )),
+        warnings,
+        seconds: native,
+    })
 }
 
 /// "APP" or "APP/region".

@@ -8,8 +8,9 @@ use crate::units::num;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// Version of the apps file layout.
-pub const APPS_SCHEMA: u32 = 1;
+/// Version of the apps file layout: 2 adds each point's processes and the
+/// twin build counted in its place; files of schema 1 are still read.
+pub const APPS_SCHEMA: u32 = 2;
 
 /// One application (or region of one).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -38,6 +39,30 @@ pub struct AppPoint {
     /// instruction by instruction (emulation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mix: Option<InstructionMix>,
+    /// The processes of the command that did the work, when it started more
+    /// than one (emulation counts each; the point is their sum).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub processes: Vec<ProcessPoint>,
+    /// The program counted in the command's place (`--count-with`: a twin
+    /// build QEMU can run), the time being the command's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_with: Option<String>,
+}
+
+/// One process of a profiled command and what it counted.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessPoint {
+    /// The program it ran.
+    pub program: String,
+    /// Its pid in the emulated run.
+    pub pid: u32,
+    /// Its flops.
+    pub flops: f64,
+    /// Its bytes.
+    pub bytes: f64,
+    /// Instructions it executed.
+    pub instructions: f64,
 }
 
 /// What an application's flops and bytes were made of.
@@ -105,9 +130,9 @@ pub fn load(path: &Path) -> Result<AppsFile> {
 /// An apps file from its text; `doc` names it in errors.
 pub fn parse(text: &str, doc: &str) -> Result<AppsFile> {
     let f: AppsFile = crate::config::parse_yaml(text, doc)?;
-    if f.schema != APPS_SCHEMA {
+    if !(1..=APPS_SCHEMA).contains(&f.schema) {
         return Err(Error::input(format!(
-            "{doc} has schema {}, this carmbench reads schema {APPS_SCHEMA}",
+            "{doc} has schema {}, this carmbench reads schemas 1 to {APPS_SCHEMA}",
             f.schema
         )));
     }
@@ -130,6 +155,8 @@ pub fn add_points(path: &Path, points: Vec<AppPoint>) -> Result<()> {
     for p in &points {
         check_point(p, &doc)?;
     }
+    // An older file is written again in today's layout.
+    f.schema = APPS_SCHEMA;
     for p in points {
         f.applications.retain(|a| a.name != p.name);
         f.applications.push(p);
@@ -183,6 +210,11 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
     if let Some(m) = &a.mix {
         check_mix(&e, m)?;
     }
+    for p in &a.processes {
+        e.non_negative("processes.flops", p.flops)?;
+        e.non_negative("processes.bytes", p.bytes)?;
+        e.non_negative("processes.instructions", p.instructions)?;
+    }
     Ok(())
 }
 
@@ -229,6 +261,8 @@ mod tests {
             fma_flops: Some(2e9),
             source: None,
             mix: None,
+            processes: Vec::new(),
+            counted_with: None,
         };
         let f = AppsFile {
             schema: 1,

@@ -1,0 +1,163 @@
+//! The process QEMU runs, as the counts file names it: its pid, parent and
+//! program, the file it writes (one per process, so that a forked child and
+//! the program an exec starts never write over another's counts), and the
+//! programs it started that ran natively, uncounted.
+//!
+//! Under `qemu-user` a guest's `fork` is a host fork: the child inherits
+//! the plugin's counters and must start from zero ([`crate::tally::Tally::
+//! restart`]) and write a file of its own. A guest's `execve` replaces the
+//! process before QEMU's exit callbacks run: the counts are written then.
+
+use carmbench_counts::follow::op;
+use std::path::{Path, PathBuf};
+
+/// What one process is and what it has said about the programs it starts.
+#[derive(Debug, Default)]
+pub struct Process {
+    /// Its pid (the host's: QEMU runs one host process per guest process).
+    pub pid: u32,
+    /// Its parent's pid when it started.
+    pub parent: u32,
+    /// The program.
+    pub program: String,
+    /// Its counts file.
+    pub file: PathBuf,
+    /// Programs it started natively: names, empty when not known.
+    pub skipped: Vec<String>,
+    /// The preload library announced that the next exec starts QEMU again.
+    announced: bool,
+    /// The name of a program the preload is about to start natively.
+    pending: Vec<u8>,
+    /// The last exec was counted as skipped (taken back if it fails).
+    skipped_last: bool,
+}
+
+/// A file name in `dir` no other process of this pid has taken: `process.
+/// PID.K.json` (a pid is reused by the program an exec starts, and may be
+/// reused by the system later).
+pub fn new_file(dir: &Path, pid: u32) -> PathBuf {
+    for k in 0.. {
+        let p = dir.join(format!("process.{pid}.{k}.json"));
+        if std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&p)
+            .is_ok()
+        {
+            return p;
+        }
+        if !dir.is_dir() || k > 10_000 {
+            return p;
+        }
+    }
+    unreachable!()
+}
+
+impl Process {
+    /// The process now running, writing into `dir`.
+    pub fn start(dir: &Path, program: String) -> Process {
+        let pid = std::process::id();
+        Process {
+            pid,
+            parent: std::os::unix::process::parent_id(),
+            program,
+            file: new_file(dir, pid),
+            ..Process::default()
+        }
+    }
+
+    /// After a fork, in the child: a process of its own, same program,
+    /// nothing skipped yet; an announcement made for the child (a spawn)
+    /// stays.
+    pub fn forked(&self, dir: &Path) -> Process {
+        let mut p = Process::start(dir, self.program.clone());
+        p.announced = self.announced;
+        p
+    }
+
+    /// One of the preload's operations ([`op`]).
+    pub fn preload_says(&mut self, what: u64, a2: u64, offset: u64, bytes: [u64; 3]) {
+        match what {
+            op::FOLLOW => self.announced = a2 != 0,
+            op::SKIPPED => {
+                let at = offset as usize;
+                if at > 4096 {
+                    return;
+                }
+                let b: Vec<u8> = bytes.iter().flat_map(|w| w.to_le_bytes()).collect();
+                if self.pending.len() < at + b.len() {
+                    self.pending.resize(at + b.len(), 0);
+                }
+                self.pending[at..at + b.len()].copy_from_slice(&b);
+            }
+            _ => {}
+        }
+    }
+
+    /// An exec begins: followed when announced, else a program that will
+    /// run natively (named when the preload said which).
+    pub fn exec(&mut self) {
+        self.skipped_last = !self.announced;
+        if !self.announced {
+            let end = self.pending.iter().position(|&b| b == 0);
+            let name = &self.pending[..end.unwrap_or(self.pending.len())];
+            self.skipped
+                .push(String::from_utf8_lossy(name).into_owned());
+        }
+        self.announced = false;
+        self.pending.clear();
+    }
+
+    /// The exec failed: the process goes on and started nothing.
+    pub fn exec_failed(&mut self) {
+        if std::mem::take(&mut self.skipped_last) {
+            self.skipped.pop();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(s: &str) -> [u64; 3] {
+        let mut w = [0u64; 3];
+        for (j, b) in s.bytes().enumerate() {
+            w[j / 8] |= u64::from(b) << (8 * (j % 8));
+        }
+        w
+    }
+
+    #[test]
+    fn execs_are_followed_when_announced_and_named_when_skipped() {
+        let dir = std::env::temp_dir().join(format!("carmbench-plugin-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut p = Process::start(&dir, "/bin/sh".into());
+        assert!(p.file.starts_with(&dir) && p.file.exists());
+        // Two processes of one pid (an exec) get two files.
+        assert_ne!(Process::start(&dir, "x".into()).file, p.file);
+        p.preload_says(op::FOLLOW, 1, 0, [0; 3]);
+        p.exec();
+        assert!(p.skipped.is_empty());
+        // Not announced: skipped, by the name the preload sent in parts.
+        let long = "/usr/local/sbin/a-setuid-program";
+        p.preload_says(op::SKIPPED, 0, 24, name(&long[24..]));
+        p.preload_says(op::SKIPPED, 0, 0, name(&long[..24]));
+        p.exec();
+        assert_eq!(p.skipped, [long.to_string()]);
+        // A raw exec the preload never saw; it fails: taken back.
+        p.exec();
+        assert_eq!(p.skipped.len(), 2);
+        p.exec_failed();
+        assert_eq!(p.skipped.len(), 1);
+        // A spawn announced in the parent is followed in the child.
+        p.preload_says(op::FOLLOW, 1, 0, [0; 3]);
+        let mut child = p.forked(&dir);
+        child.exec();
+        assert!(child.skipped.is_empty());
+        p.preload_says(op::FOLLOW, 0, 0, [0; 3]);
+        p.exec();
+        assert_eq!(p.skipped, [long.to_string(), String::new()]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
