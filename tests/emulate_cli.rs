@@ -11,6 +11,10 @@ mod common;
 use common::parts::Part;
 use common::*;
 
+#[path = "emulate/processes.rs"]
+mod processes;
+use processes::*;
+
 use carmbench::profile::emulate::{Counts, Emulator};
 use carmbench::results::apps;
 use std::path::{Path, PathBuf};
@@ -295,12 +299,13 @@ fn what_emulation_cannot_count_is_said_in_one_line() {
             &out,
             &[
                 "SIGILL",
-                "cannot be counted by emulation",
+                "QEMU cannot emulate",
+                "--count-with PROGRAM",
                 "--flops N --bytes M",
             ],
         );
     } else {
-        assert_input_error(&out, &["was stopped", "no point written"]);
+        assert_input_error(&out, &["SIGILL", "this CPU lacks", "no point written"]);
     }
     // No QEMU on the PATH.
     let ok = gcc(&dir, "ok", "int main(void) { return 0; }", &["-O2"]);
@@ -392,6 +397,10 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu) flops_and_bytes_are_exact_for_programs_of_every_kind,
         (Part::Qemu) regions_are_counted_exactly_and_placed_at_their_intensity,
         (Part::Qemu) what_emulation_cannot_count_is_said_in_one_line,
+        (Part::Qemu) names_on_path_scripts_and_shells_are_counted_whole,
+        (Part::Qemu) forked_children_count_their_own_work_once,
+        (Part::Qemu) launchers_in_c_and_python_are_followed,
+        (Part::Qemu) an_avx512_build_is_counted_through_its_twin,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

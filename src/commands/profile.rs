@@ -50,6 +50,10 @@ pub struct ProfileArgs {
     pub command: Vec<String>,
 }
 
+/// Flop/s below which a command that ran over a second is taken to have
+/// done its work where the counters did not look.
+const MIN_FLOP_RATE: f64 = 1e6;
+
 /// The line that places a point under a results file's roofs.
 fn placed(doc: &Document, p: &AppPoint) -> String {
     let (ai, perf) = (p.ai(), p.gflop_per_s());
@@ -129,6 +133,25 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
     for w in &profiled.warnings {
         eprintln!("carmbench: warning: {w}");
     }
+    // A long run that counted next to nothing most likely counted the wrong
+    // process: never a silent zero, nor a point a thousand times below
+    // every roof.
+    if let Some(whole) = profiled.points.first()
+        && whole.seconds > 1.0
+        && whole.flops < MIN_FLOP_RATE * whole.seconds
+    {
+        return Err(Error::input(format!(
+            "'{}' counted {} flops in {:.1} s natively (under 1 MFLOP/s): its work was probably done in a process carmbench could not follow{}; count the program that does the work, or give --flops and --bytes",
+            a.command[0],
+            whole.flops,
+            whole.seconds,
+            if profiled.warnings.is_empty() {
+                ""
+            } else {
+                " (see the warnings above)"
+            }
+        )));
+    }
     let (placeable, empty): (Vec<AppPoint>, Vec<AppPoint>) = profiled
         .points
         .into_iter()
@@ -140,18 +163,8 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
         );
     }
     if placeable.is_empty() {
-        // A long run that counted nothing most likely counted the wrong
-        // process: never a silent zero.
-        let why = if profiled.seconds > 1.0 || !profiled.warnings.is_empty() {
-            format!(
-                "; it ran {:.1} s natively, so its work was probably done in a process carmbench could not follow (see the warnings above; count the program that does the work, or give --flops and --bytes)",
-                profiled.seconds
-            )
-        } else {
-            String::new()
-        };
         return Err(Error::input(format!(
-            "'{}' did no floating-point work the counters saw: nothing to place{why}",
+            "'{}' did no floating-point work the counters saw: nothing to place",
             a.command[0]
         )));
     }

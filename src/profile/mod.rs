@@ -98,6 +98,13 @@ pub fn with_regions<T>(
 
 /// An error for a command that did not exit with 0.
 fn failed(prog: &str, status: &ExitStatus) -> Error {
+    use std::os::unix::process::ExitStatusExt;
+    // 132: a shell's report of a child stopped by SIGILL.
+    if status.signal() == Some(libc::SIGILL) || status.code() == Some(128 + libc::SIGILL) {
+        return Error::input(format!(
+            "'{prog}' stopped on an instruction this CPU lacks (SIGILL): it was built for another CPU (e.g. -march=native elsewhere, AVX-512); build it for this one, and to count it by emulation count a twin build with --count-with PROGRAM (e.g. built with -march=x86-64-v3); no point written"
+        ));
+    }
     Error::input(format!(
         "'{prog}' {}; no point written",
         match status.code() {
@@ -141,10 +148,16 @@ pub fn profile(r: &Request) -> Result<Profiled> {
         .as_deref()
         .map(|t| command::found(t, &found.args))
         .transpose()?;
+    let by_hand = r.flops.is_some() || r.bytes.is_some();
+    if twin.is_some() && (by_hand || matches!(r.counts, CountsMode::Pmu | CountsMode::Manual)) {
+        return Err(Error::input(
+            "--count-with names a twin build to count by emulation: give it with --counts emulate (or auto), without --flops and --bytes",
+        ));
+    }
     let resolved = mode(r)?;
     if twin.is_some() && !matches!(resolved, Resolved::Emulate(_)) {
         return Err(Error::input(
-            "--count-with names a twin build to count by emulation; give it with --counts emulate (or auto where no PMU counts)",
+            "--count-with names a twin build to count by emulation, but the PMU counts here: give --counts emulate",
         ));
     }
     let prog = found.given.as_str();
