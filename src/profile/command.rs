@@ -115,9 +115,15 @@ mod tests {
         assert!(e.to_string().contains("no such program on PATH"), "{e}");
         let e = find(&["/".into()]).unwrap_err();
         assert!(e.to_string().contains("folder"), "{e}");
-        let e = find(&["/etc/hostname".into()]).unwrap_err();
-        assert!(e.to_string().contains("not executable"), "{e}");
         assert!(find(&[]).is_err());
+        let dir = crate::files::scratch_dir("command-plain").unwrap();
+        let plain = dir.join("notes.txt");
+        std::fs::write(&plain, "text").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let e = find(&[plain.to_string_lossy().into_owned()]).unwrap_err();
+        assert!(e.to_string().contains("not executable"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

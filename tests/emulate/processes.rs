@@ -206,6 +206,23 @@ pub fn launchers_in_c_and_python_are_followed() {
         "{stderr}"
     );
     let _ = (launch, stat);
+    // Regions in the programs a shell starts: summed over both processes,
+    // timed natively in both.
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
+    let lib = regions_static_lib();
+    gcc_with(
+        &dir,
+        "regions",
+        REGIONS,
+        &["-O2", "-mfma", "-I", include.to_str().unwrap()],
+        &[lib.to_str().unwrap(), "-lpthread", "-ldl"],
+    );
+    let line = format!("./regions {n} {r} && ./regions {n} {r}");
+    let o = profile_in(&dir, &["sh", "-c", &line], &["--name", "two"]);
+    success(&o);
+    let p = point(&dir, "two/triad");
+    assert_eq!(p.flops, (2 * 2 * n * r) as f64, "the triad region of both");
+    assert!(p.source.unwrap().contains(&format!("{} call(s)", 2 * r)));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
