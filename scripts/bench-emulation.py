@@ -9,6 +9,11 @@
    (target: exact) and Q against its hand count (target: within 0.1 % once the start-up's bytes,
    those of an empty program, are taken off); the two kernels of the STREAM report at their
    analytic intensity (1/16 and 8 flop/byte).
+3. What users launch: a bash script running two triads, `sh -c`, a program that forks, Python's
+   subprocess, numpy's a@b through python3 (when numpy imports): W and Q against the hand counts
+   (targets: W within 0.5 %, Q within 2 %), the emulated / native ratio, and the cost of
+   following, against the same programs counted one by one (target: no more than one QEMU start
+   per process; QEMU's start with the plugin is timed on /bin/true).
 
 Needs gcc and qemu-user (`bash scripts/setup.sh --tests`) and `cargo build --release --workspace`.
 Usage: scripts/bench-emulation.py [--runs N]
@@ -64,14 +69,83 @@ def apps_points(path):
 
 
 def plugin_counts(tmp, exe, args, env=None):
-    out = os.path.join(tmp, "counts.json")
+    """W and Q of one program under QEMU with the plugin alone (no preload: its children are not
+    followed), from the plugin's one file per process in a fresh folder."""
+    out = tempfile.mkdtemp(dir=tmp)
     e = dict(os.environ, **(env or {}))
     subprocess.run(["qemu-x86_64", "-plugin", f"file={PLUGIN},out={out}", exe, *map(str, args)],
                    check=True, stdout=subprocess.DEVNULL, env=e)
     import json
-    t = json.load(open(out))["total"]
-    w = t["dp_fma_flops"] + t["dp_other_flops"] + t["sp_fma_flops"] + t["sp_other_flops"]
-    return w, t["bytes_loaded"] + t["bytes_stored"]
+    w = q = 0
+    for f in os.listdir(out):
+        t = json.load(open(os.path.join(out, f)))["total"]
+        w += t["dp_fma_flops"] + t["dp_other_flops"] + t["sp_fma_flops"] + t["sp_other_flops"]
+        q += t["bytes_loaded"] + t["bytes_stored"]
+    shutil.rmtree(out)
+    return w, q
+
+
+def profile_cmd(tmp, cmd, runs):
+    """`carmbench profile` of a command: medians of (native s, emulated s, W, Q, processes, Q of the
+    processes that did FP work)."""
+    apps = os.path.join(tmp, "launch.yaml")
+    rows = []
+    for _ in range(runs):
+        if os.path.exists(apps):
+            os.remove(apps)
+        p = subprocess.run([BIN, "profile", "--counts", "emulate", "-o", apps, "--name", "x", "--", *cmd],
+                           capture_output=True, text=True, check=True, cwd=tmp)
+        m = re.search(r"(\d+) process\(es\).*native run ([\d.]+) s, emulated run ([\d.]+) s", p.stdout)
+        pt = apps_points(apps)["x"]
+        # The listed processes (those that did FP work): their bytes without the launchers'.
+        working = sum(float(x) for x in re.findall(r"^    bytes: ([\d.e+]+)", open(apps).read(), re.M))
+        rows.append((float(m.group(2)), float(m.group(3)), pt["flops"], pt["bytes"], int(m.group(1)),
+                     working or pt["bytes"]))
+    return [statistics.median(c) for c in zip(*rows)]
+
+
+def launched(tmp, runs):
+    print(f"\n== what users launch (medians of {runs} runs; hand counts from tests/programs)")
+    N, R = 4_000_000, 10
+    triad = gcc(os.path.join(tmp, "triad"), "triad.c", ["-O2", "-mfma"])
+    fork = gcc(os.path.join(tmp, "fork"), "fork.c", ["-O2", "-mfma"])
+    script = os.path.join(tmp, "two.sh")
+    open(script, "w").write(f"#!/bin/bash\n./triad {N} {R}\n./triad {N} {R}\n")
+    os.chmod(script, 0o755)
+    t0 = time.monotonic()
+    for _ in range(5):
+        subprocess.run(["qemu-x86_64", "-plugin", f"file={PLUGIN},out={tempfile.mkdtemp(dir=tmp)}", "/bin/true"],
+                       check=True)
+    start = (time.monotonic() - t0) / 5
+    print(f"QEMU's start with the plugin (/bin/true): {start * 1000:.0f} ms")
+    one = profile_cmd(tmp, ["./triad", str(N), str(R)], runs)
+    print(f"one triad alone: native {one[0]:.3f} s, emulated {one[1]:.3f} s ({one[1] / one[0]:.1f}x)")
+    w_tr, q_tr = 2 * N * R, 24 * N * R + 24 * N
+    cases = [
+        ("bash script, two triads", ["./two.sh"], 2 * w_tr, 2 * q_tr, 2 * one[1]),
+        ("sh -c, two triads", ["sh", "-c", f"./triad {N} {R}; ./triad {N} {R}"], 2 * w_tr, 2 * q_tr, 2 * one[1]),
+        ("fork (R, then 2R in the child)", ["./fork", str(N), str(R)], 3 * w_tr, 72 * N * R + 48 * N, None),
+        ("python3 subprocess, one triad",
+         [sys.executable, "-c", f"import subprocess; subprocess.run(['./triad', '{N}', '{R}'])"], w_tr, q_tr,
+         None),
+    ]
+    print("Q error: the whole command (launchers' own bytes in it), then the processes that did FP work")
+    print(f"{'command':34} {'procs':>5} {'W error':>9} {'Q error':>9} {'workers':>9} {'native s':>9} "
+          f"{'emulated s':>10} {'ratio':>6} {'following costs':>16}")
+    for label, cmd, w_hand, q_hand, alone in cases:
+        nat, emu, w, q, procs, qw = profile_cmd(tmp, cmd, runs)
+        extra = f"{emu - alone:+.2f} s" if alone else ""
+        print(f"{label:34} {procs:5.0f} {100 * (w / w_hand - 1):8.3f}% {100 * (q / q_hand - 1):8.3f}% "
+              f"{100 * (qw / q_hand - 1):8.3f}% {nat:9.3f} {emu:10.3f} {emu / nat:6.1f} {extra:>16}")
+    has_numpy = subprocess.run([sys.executable, "-c", "import numpy"], capture_output=True).returncode == 0
+    if not has_numpy:
+        print(f"numpy: not importable by {sys.executable} (pip install numpy): skipped")
+        return
+    n = 500
+    code = f"import numpy as np; a = np.ones(({n}, {n})); b = np.ones(({n}, {n})); [a @ b for _ in range(4)]"
+    nat, emu, w, q, procs, _ = profile_cmd(tmp, [sys.executable, "-c", code], runs)
+    print(f"numpy a@b, n={n}, 4 products through python3: W / (4 x 2n^3) = {w / (4 * 2 * n ** 3):.4f}, "
+          f"native {nat:.3f} s, emulated {emu:.3f} s ({emu / nat:.1f}x), {procs:.0f} process(es)")
 
 
 def main():
@@ -142,6 +216,7 @@ def main():
             p = pts[f"regions/{name}"]
             print(f"{name:8} W {p['flops']:.0f} (by hand {w_hand}), Q {p['bytes']:.0f} (by hand {q_hand}, "
                   f"{100 * (p['bytes'] / q_hand - 1):.3f} %), AI {p['flops'] / p['bytes']:.5f} (analytic {ai:.5f})")
+        launched(tmp, a.runs)
     finally:
         shutil.rmtree(tmp)
 
