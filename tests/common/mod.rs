@@ -90,9 +90,20 @@ fn newest(dir: &Path) -> std::time::SystemTime {
 /// else built into a target directory of its own, so as not to wait on the
 /// build lock of the `cargo test` running this.
 pub fn workspace_artifact(package: &str, folder: &str, file: &str) -> PathBuf {
+    workspace_artifacts(&[package], &[folder], file)
+}
+
+/// [`workspace_artifact`] of several packages built together (their
+/// artifacts side by side), fresh against the sources of every folder in
+/// `folders`; the path of `file`.
+pub fn workspace_artifacts(packages: &[&str], folders: &[&str], file: &str) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let beside = Path::new(env!("CARGO_BIN_EXE_carmbench")).with_file_name(file);
-    let sources = newest(&root.join(folder));
+    let sources = folders
+        .iter()
+        .map(|f| newest(&root.join(f)))
+        .max()
+        .expect("a folder");
     let fresh = |p: &Path| {
         std::fs::metadata(p)
             .and_then(|m| m.modified())
@@ -103,22 +114,25 @@ pub fn workspace_artifact(package: &str, folder: &str, file: &str) -> PathBuf {
     }
     let target = root.join("target").join("test-parts");
     let st = Command::new(env!("CARGO"))
-        .args(["build", "--release", "-p", package, "--offline"])
+        .args(["build", "--release", "--offline"])
+        .args(packages.iter().flat_map(|p| ["-p", p]))
         .env("CARGO_TARGET_DIR", &target)
         .current_dir(root)
         .status()
         .expect("cargo runs");
-    assert!(st.success(), "{package} builds");
+    assert!(st.success(), "{packages:?} build");
     target.join("release").join(file)
 }
 
-/// The QEMU counting plugin.
+/// The QEMU counting plugin, with the preload library beside it (carmbench
+/// looks for it there), both fresh against their sources and the format
+/// they share (`counts/`).
 pub fn qemu_plugin() -> PathBuf {
     static P: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     P.get_or_init(|| {
-        workspace_artifact(
-            "carmbench-qemu-plugin",
-            "qemu-plugin",
+        workspace_artifacts(
+            &["carmbench-qemu-plugin", "carmbench-follow"],
+            &["qemu-plugin", "follow", "counts"],
             "libcarmbench_qemu_plugin.so",
         )
     })
