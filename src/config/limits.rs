@@ -42,6 +42,30 @@ pub struct Uarch {
     /// L3 → L2 bytes per cycle.
     #[serde(default)]
     pub l3_bytes_per_cycle: Option<f64>,
+    /// Rates that differ for narrower operations, narrowest first: each
+    /// holds for widths up to its `up_to_bits` (and above the entry before);
+    /// the rates above hold for the rest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub by_width: Vec<WidthRates>,
+}
+
+/// Issue rates of one range of widths, where they differ from the widest's
+/// (Golden Cove: three loads and three FP instructions a cycle up to 256
+/// bits, two at 512).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WidthRates {
+    /// The widest operation these rates hold for, bits.
+    pub up_to_bits: u32,
+    /// FP instructions per cycle by op, where they differ.
+    #[serde(default)]
+    pub instructions_per_cycle: BTreeMap<String, f64>,
+    /// Loads per cycle, where it differs.
+    #[serde(default)]
+    pub loads_per_cycle: Option<f64>,
+    /// Stores per cycle, where it differs.
+    #[serde(default)]
+    pub stores_per_cycle: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -63,6 +87,28 @@ impl Uarch {
         super::cpus::is(&self.name, id)
     }
 
+    /// The rates for operations of `bits`, where they differ.
+    fn at_width(&self, bits: u32) -> Option<&WidthRates> {
+        self.by_width.iter().find(|w| bits <= w.up_to_bits)
+    }
+
+    /// FP instructions of `op` per cycle at `bits`.
+    pub fn instructions_at(&self, op: &str, bits: u32) -> Option<f64> {
+        self.at_width(bits)
+            .and_then(|w| w.instructions_per_cycle.get(op))
+            .or_else(|| self.instructions_per_cycle.get(op))
+            .copied()
+    }
+
+    /// Loads and stores per cycle at `bits`.
+    pub fn accesses_at(&self, bits: u32) -> (Option<f64>, Option<f64>) {
+        let w = self.at_width(bits);
+        (
+            w.and_then(|w| w.loads_per_cycle).or(self.loads_per_cycle),
+            w.and_then(|w| w.stores_per_cycle).or(self.stores_per_cycle),
+        )
+    }
+
     /// Per-core limit for a kernel at a level: flops or bytes per cycle.
     /// None when the limit is not documented (DRAM, DIV, mixes with stores
     /// beyond L1, non-temporal stores).
@@ -72,7 +118,7 @@ impl Uarch {
             Kind::Validation => None,
             Kind::Compute => {
                 let op = d.op?;
-                let ipc = *self.instructions_per_cycle.get(op.name())?;
+                let ipc = self.instructions_at(op.name(), bits)?;
                 let slots = (f64::from(bits) / f64::from(self.fp_datapath_bits)).max(1.0);
                 let flops_per_instr = d.flops_per_iter() as f64 / f64::from(d.fp_instructions());
                 Some(ipc / slots * flops_per_instr)
@@ -80,8 +126,9 @@ impl Uarch {
             Kind::Bandwidth => {
                 let w = f64::from(d.width());
                 let rate = |n: f64, widest: u32| n / (f64::from(bits) / f64::from(widest)).max(1.0);
-                let load_rate = rate(self.loads_per_cycle?, self.load_bits?);
-                let store_rate = rate(self.stores_per_cycle?, self.store_bits?);
+                let (loads, stores) = self.accesses_at(bits);
+                let load_rate = rate(loads?, self.load_bits?);
+                let store_rate = rate(stores?, self.store_bits?);
                 match (level?, d.mix?) {
                     (Level::L1, Mix::NtStore) => None,
                     (Level::L1, _) => {
@@ -134,6 +181,7 @@ mod tests {
             "skylake_sp",
             "icelake_sp",
             "sapphire_rapids",
+            "golden_cove_client",
             "haswell_broadwell",
             "neoverse_n1",
             "neoverse_n2",
@@ -241,6 +289,85 @@ mod tests {
                 decl.name
             );
         }
+    }
+
+    /// Every roof of the full runs in the data files (a Zen 5, an Emerald
+    /// Rapids Xeon, and that Xeon's every ISA at L1 and compute) within 3 %
+    /// of its limit, the limit chosen by the roof's width.
+    #[test]
+    fn no_roof_of_the_data_files_is_above_its_limit() {
+        for (name, text) in [
+            (
+                "emr-xeon-2core",
+                include_str!("../../tests/fixtures/emr-xeon-2core.yaml"),
+            ),
+            (
+                "emr-xeon-isa-all-l1",
+                include_str!("../../tests/fixtures/emr-xeon-isa-all-l1.yaml"),
+            ),
+            (
+                "zen5-epyc-2core",
+                include_str!("../../tests/fixtures/zen5-epyc-2core.yaml"),
+            ),
+        ] {
+            let doc = crate::results::parse(text, name).unwrap();
+            let u = of(&doc.machine.cpuid).unwrap_or_else(|| panic!("{name}: a known CPU"));
+            let mut checked = 0;
+            for r in &doc.roofs {
+                let d = &crate::kernels::named(&r.kernel).unwrap().decl;
+                let Some(limit) = u.per_cycle(d, r.level) else {
+                    continue;
+                };
+                let pct = 100.0 * r.per_cycle / (limit * r.threads as f64);
+                assert!(
+                    pct <= 103.0,
+                    "{name}: {} at {:?}, {} thread(s): {:.1} % of {limit}",
+                    r.kernel,
+                    r.level,
+                    r.threads,
+                    pct
+                );
+                checked += 1;
+            }
+            assert!(checked >= 10, "{name}: {checked} roofs with a limit");
+        }
+    }
+
+    #[test]
+    fn golden_cove_issues_more_narrow_operations_than_wide_ones() {
+        let spr = named("sapphire_rapids");
+        let fp = |op, isa| find(isa, Role::Compute(op, Precision::Dp)).unwrap().decl;
+        let bw = |m, isa| find(isa, Role::Bandwidth(m)).unwrap().decl;
+        let l1 = Some(Level::L1);
+        // Three FP ports up to 256 bits when ADDs and FMAs mix, two at 512.
+        assert_eq!(spr.per_cycle(&fp(Op::FmaAdd, Isa::Avx2), None), Some(18.0));
+        assert_eq!(
+            spr.per_cycle(&fp(Op::FmaAdd, Isa::Avx512), None),
+            Some(24.0)
+        );
+        assert_eq!(spr.per_cycle(&fp(Op::Fma, Isa::Avx2), None), Some(16.0));
+        assert_eq!(spr.per_cycle(&fp(Op::AddMul, Isa::Scalar), None), Some(3.0));
+        // Three loads up to 256 bits, two at 512; two stores of 32 bytes.
+        assert_eq!(spr.per_cycle(&bw(Mix::Load, Isa::Scalar), l1), Some(24.0));
+        assert_eq!(spr.per_cycle(&bw(Mix::Load, Isa::Avx2), l1), Some(96.0));
+        assert_eq!(spr.per_cycle(&bw(Mix::Load, Isa::Avx512), l1), Some(128.0));
+        assert_eq!(
+            spr.per_cycle(&bw(Mix::TwoLdOneSt, Isa::Avx512), l1),
+            Some(192.0)
+        );
+        assert_eq!(
+            spr.per_cycle(&bw(Mix::TwoLdOneSt, Isa::Scalar), l1),
+            Some(36.0)
+        );
+        // The client cores: no 512-bit operations, the same narrow rates.
+        let adl = named("golden_cove_client");
+        assert_eq!(adl.per_cycle(&fp(Op::FmaAdd, Isa::Avx2), None), Some(18.0));
+        assert_eq!(adl.per_cycle(&bw(Mix::Load, Isa::Avx2), l1), Some(96.0));
+        assert!(adl.matches(&CpuId {
+            vendor: "GenuineIntel".into(),
+            family: 6,
+            model: 0x97
+        }));
     }
 
     #[test]
