@@ -62,17 +62,21 @@ fn check_invariants(m: &Machine) {
             below_share = Some(share);
         }
         let d = r.last().unwrap();
-        if d.isolated {
-            let llc = m.llc().unwrap();
+        let llc = m.llc().unwrap();
+        let share = llc.size_bytes / sizing::threads_per_instance(llc, t) as u64;
+        if !d.capped {
             assert!(
-                d.min_bytes >= 4 * llc.size_bytes,
-                "DRAM defeats the LLC: {d:?}"
+                d.min_bytes >= 2 * share && d.min_bytes >= sizing::DRAM_MIN,
+                "DRAM defeats the LLC: twice the thread's share of it, {d:?}"
             );
+            assert!(d.max_bytes as f64 <= d.min_bytes as f64 * sizing::DRAM_SPAN + 1024.0);
+        }
+        // No level's buffers together take more than their share of memory.
+        for b in &r {
             assert!(
-                d.min_bytes * t as u64 >= 2 * llc.size_bytes * llc.instances as u64,
-                "DRAM buffers together exceed the total LLC twice"
+                b.max_bytes as f64 * t as f64 <= m.usable_memory() as f64 * sizing::MEM_SHARE,
+                "{b:?}"
             );
-            assert!(d.max_bytes * t as u64 <= m.usable_memory() / 2);
         }
     }
 }
@@ -119,7 +123,10 @@ fn this_machines_shape_from_xml() {
     // L2 range: above twice L1 (96 KiB), at most 3/4 of 1 MiB.
     assert_eq!(level(&one, "L2").min_bytes, 96 * KIB);
     assert_eq!(level(&one, "L2").max_bytes, 768 * KIB);
-    assert_eq!(level(&one, "DRAM").min_bytes, 128 * MIB);
+    // DRAM: twice the 32 MiB L3 one thread has to itself; 2 threads share it.
+    assert_eq!(level(&one, "DRAM").min_bytes, 64 * MIB);
+    assert_eq!(level(&one, "DRAM").max_bytes, 80 * MIB);
+    assert_eq!(level(&two, "DRAM").min_bytes, sizing::DRAM_MIN);
 }
 
 #[test]
@@ -161,9 +168,10 @@ fn chiplet_with_eight_l3_domains() {
     let all = sizing::ranges(&m, 64);
     assert_eq!(level(&all, "L3").share_bytes, Some(4 * MIB));
     assert_eq!(level(&sizing::ranges(&m, 4), "L3").threads_per_instance, 4);
-    // DRAM: 2 × total LLC (256 MiB) for one thread beats 4 × one 32 MiB L3.
-    assert_eq!(level(&sizing::ranges(&m, 1), "DRAM").min_bytes, 512 * MIB);
-    assert_eq!(level(&all, "DRAM").min_bytes, 128 * MIB);
+    // DRAM: twice one chiplet's 32 MiB L3 for one thread (it cannot fill
+    // another chiplet's L3); 64 threads, 4 MiB each: the smallest DRAM size.
+    assert_eq!(level(&sizing::ranges(&m, 1), "DRAM").min_bytes, 64 * MIB);
+    assert_eq!(level(&all, "DRAM").min_bytes, sizing::DRAM_MIN);
 }
 
 #[test]
@@ -178,7 +186,8 @@ fn cpu_without_l3() {
         ["L1", "L2", "DRAM"]
     );
     assert_eq!(level(&r, "L2").share_bytes, Some(2 * MIB));
-    assert_eq!(level(&r, "DRAM").min_bytes, 16 * MIB);
+    // Twice the 2 MiB L2 share is below the smallest DRAM buffer.
+    assert_eq!(level(&r, "DRAM").min_bytes, sizing::DRAM_MIN);
 }
 
 #[test]
@@ -200,9 +209,18 @@ fn dram_is_capped_by_memory() {
         "pack:1 numa:1(memory=256MiB) l3:1(size=32MiB) core:4 l2:1(size=1MiB) l1d:1(size=32KiB) pu:1",
     );
     let d = sizing::dram_range(&m, 4);
-    assert!(!d.isolated, "4 × 128 MiB cannot fit in 256 MiB: {d:?}");
+    assert!(d.capped, "4 × 64 MiB cannot fit in half of 256 MiB: {d:?}");
+    assert!(
+        d.note
+            .as_deref()
+            .unwrap()
+            .contains("capped at 32 MiB per thread"),
+        "{d:?}"
+    );
     assert!(d.min_bytes <= d.max_bytes);
     assert!(d.max_bytes * 4 <= 128 * MIB);
+    // One thread fits.
+    assert!(!sizing::dram_range(&m, 1).capped);
 }
 
 #[test]
@@ -250,7 +268,11 @@ fn the_memory_curve_spans_every_level_on_each_topology() {
             // the range is one size: a level too shared to measure apart).
             for x in &mine {
                 let r = ranges.iter().find(|r| Some(r.level) == x.level).unwrap();
-                let want = if r.min_bytes < r.max_bytes { 6 } else { 1 };
+                let want = match r.level {
+                    _ if r.min_bytes >= r.max_bytes => 1,
+                    l if l.is_memory() => sizing::DRAM_SIZES,
+                    _ => 6,
+                };
                 assert!(x.sizes.len() >= want, "{what}");
                 assert!(
                     x.sizes

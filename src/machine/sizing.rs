@@ -20,11 +20,18 @@
 //!   threads and the range collapses to the fit bound, flagged.
 //! - **L1** has no level below: its range is [half, all] of its fit bound, big
 //!   enough that loop overhead is negligible.
-//! - **DRAM**: at least [`DRAM_LLC_FACTOR`] (4×) the thread's LLC instance and
-//!   2× the machine's total LLC divided among the threads, so no cache can
-//!   hold any useful part of it; at most twice that, and never more than
-//!   [`DRAM_MEM_SHARE`] of the usable memory (MemAvailable) split among the
-//!   threads.
+//! - **DRAM**: [`DRAM_LLC_FACTOR`] (2×) the thread's share of its LLC
+//!   instance (the instance over the threads under it), at least
+//!   [`DRAM_MIN`]: streaming over twice what a cache can hold misses it on
+//!   nearly every line, and the memory curves of the data files are flat from
+//!   1.3× the LLC on (docs/methodology.md). Not more: the run's time and
+//!   memory then do not grow with the LLC (a 260 MiB L3 took 1-2 GiB
+//!   buffers under the earlier 4× rule). Its range spans [`DRAM_SPAN`] (1.25×)
+//!   of that, at most [`DRAM_SIZES`] sizes: the curve is flat there.
+//! - **Memory**: no level's buffers together take more than [`MEM_SHARE`] of
+//!   the usable memory (MemAvailable, or the room under the cgroup's limit);
+//!   a range that would is cut to the largest size allowed and marked
+//!   `capped`, its roofs flagged.
 
 use super::{CacheLevel, Level, Machine};
 use crate::units::human_bytes;
@@ -36,14 +43,19 @@ pub const FIT_MARGIN: f64 = 0.75;
 pub const SPILL_FACTOR: f64 = 2.0;
 /// Smallest multiple of the lower level's capacity still accepted.
 pub const SPILL_FACTOR_MIN: f64 = 1.25;
-/// DRAM buffers are at least this many times the thread's LLC instance.
-pub const DRAM_LLC_FACTOR: u64 = 4;
-/// Share of usable memory all DRAM buffers together may take.
-pub const DRAM_MEM_SHARE: f64 = 0.5;
+/// DRAM buffers are this many times the thread's share of its LLC instance.
+pub const DRAM_LLC_FACTOR: f64 = 2.0;
+/// The DRAM range's largest size over its smallest.
+pub const DRAM_SPAN: f64 = 1.25;
+/// Most sizes measured at DRAM.
+pub const DRAM_SIZES: usize = 3;
+/// Share of usable memory the buffers of all threads together may take.
+pub const MEM_SHARE: f64 = 0.5;
 /// Buffer sizes are multiples of this (bytes).
 pub const GRANULE: u64 = 1024;
-/// DRAM lower bound when the machine reports no cache at all.
-pub const DRAM_NO_CACHE_MIN: u64 = 64 << 20;
+/// The smallest DRAM buffer, with or without caches: TLB reach and the
+/// prefetchers' run-up are then small beside it.
+pub const DRAM_MIN: u64 = 64 << 20;
 
 /// The per-thread buffer range for one memory level and thread count.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -65,6 +77,10 @@ pub struct BufferRange {
     /// Why the range is not isolated, or what bounded it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub note: Option<String>,
+    /// Cut to what memory allows ([`MEM_SHARE`]): smaller than the rule
+    /// asks.
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub capped: bool,
 }
 
 /// The buffer ranges of every level for one thread count.
@@ -153,59 +169,95 @@ pub fn ranges(machine: &Machine, threads: usize) -> Vec<BufferRange> {
                 }
             }
         };
-        out.push(BufferRange {
-            level: c.level(),
-            threads,
-            threads_per_instance: tpi,
-            share_bytes: Some(sh),
-            min_bytes: min,
-            max_bytes: max,
-            isolated,
-            note,
-        });
+        out.push(cap(
+            machine,
+            BufferRange {
+                level: c.level(),
+                threads,
+                threads_per_instance: tpi,
+                share_bytes: Some(sh),
+                min_bytes: min,
+                max_bytes: max,
+                isolated,
+                note,
+                capped: false,
+            },
+        ));
         below = Some(sh);
     }
     out.push(dram_range(machine, threads));
     out
 }
 
+/// The most bytes per thread `threads` threads may each take: their share
+/// of [`MEM_SHARE`] of the usable memory.
+pub fn memory_cap(machine: &Machine, threads: usize) -> u64 {
+    down(machine.usable_memory() as f64 * MEM_SHARE / threads.max(1) as f64)
+}
+
+/// `r` cut to what memory allows, marked and said so when it was.
+fn cap(machine: &Machine, mut r: BufferRange) -> BufferRange {
+    let most = memory_cap(machine, r.threads);
+    if r.max_bytes <= most {
+        return r;
+    }
+    let wanted = r.min_bytes;
+    r.max_bytes = most;
+    r.min_bytes = r.min_bytes.min(most);
+    r.capped = true;
+    let said = format!(
+        "capped at {} per thread ({}% of the usable memory over {} thread(s)){}",
+        human_bytes(most),
+        (MEM_SHARE * 100.0) as u32,
+        r.threads,
+        if wanted > most {
+            format!("; the rule asks {} or more", human_bytes(wanted))
+        } else {
+            String::new()
+        }
+    );
+    r.note = Some(match r.note.take() {
+        Some(n) => format!("{n}; {said}"),
+        None => said,
+    });
+    r
+}
+
 /// The DRAM range (see the module notes).
 pub fn dram_range(machine: &Machine, threads: usize) -> BufferRange {
     let threads = threads.clamp(1, machine.cores.max(1));
-    let t = threads as u64;
     let min = match machine.llc() {
         Some(llc) => {
-            let total = llc.size_bytes * llc.instances as u64;
-            (DRAM_LLC_FACTOR * llc.size_bytes).max((2 * total).div_ceil(t))
+            let share = llc.size_bytes as f64 / threads_per_instance(llc, threads) as f64;
+            up(share * DRAM_LLC_FACTOR).max(DRAM_MIN)
         }
-        None => DRAM_NO_CACHE_MIN,
+        None => DRAM_MIN,
     };
-    let min = up(min as f64);
-    let cap = down(machine.usable_memory() as f64 * DRAM_MEM_SHARE / t as f64);
-    let (min, max, isolated, note) = if cap < min {
-        (
-            cap,
-            cap,
-            false,
-            Some(format!(
-                "needs {} per thread but only {} is usable per thread (half of the usable memory split over {threads} threads)",
-                human_bytes(min),
-                human_bytes(cap)
-            )),
-        )
+    cap(
+        machine,
+        BufferRange {
+            level: Level::Dram,
+            threads,
+            threads_per_instance: threads,
+            share_bytes: None,
+            min_bytes: min,
+            max_bytes: up(min as f64 * DRAM_SPAN),
+            isolated: true,
+            note: None,
+            capped: false,
+        },
+    )
+}
+
+/// The sizes a level's roof is measured at: `n` over its range, at most
+/// [`DRAM_SIZES`] at DRAM (its curve is flat).
+pub fn sizes_for(r: &BufferRange, n: usize) -> Vec<u64> {
+    let n = if r.level.is_memory() {
+        n.min(DRAM_SIZES)
     } else {
-        (min, (2 * min).min(cap), true, None)
+        n
     };
-    BufferRange {
-        level: Level::Dram,
-        threads,
-        threads_per_instance: threads,
-        share_bytes: None,
-        min_bytes: min,
-        max_bytes: max,
-        isolated,
-        note,
-    }
+    sizes_in_range(r, n)
 }
 
 /// The size halfway between `a` and `b` on a log scale.

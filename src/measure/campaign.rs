@@ -21,10 +21,12 @@ pub trait Work {
 }
 
 /// Run `items` in groups of consecutive items with the same key: one bench
-/// per group, with buffers as large as the group's largest need (and
-/// `extra`, what probes between the items need), on which `run` measures
-/// the group. Stops before a group once Ctrl-C was pressed or the rig's
-/// clock passed `until`, keeping what was done.
+/// per group, on which `run` measures the group. Its buffers are as large
+/// as the largest need of this group and of every later one of its thread
+/// count (and `extra`, what probes between the items need): a rig that keeps
+/// its buffers between benches then makes and touches them once per thread
+/// count, not once per level. Stops before a group once Ctrl-C was pressed
+/// or the rig's clock passed `until`, keeping what was done.
 pub fn in_benches<T: Work, R>(
     rig: &mut impl Rig,
     items: &[T],
@@ -41,7 +43,13 @@ pub fn in_benches<T: Work, R>(
             .position(|x| x.key() != k)
             .map_or(items.len(), |p| start + p);
         let group = &items[start..end];
-        let alloc = group.iter().map(Work::alloc).max().unwrap_or(0).max(extra);
+        let alloc = items[start..]
+            .iter()
+            .filter(|x| x.key().0 == k.0)
+            .map(Work::alloc)
+            .max()
+            .unwrap_or(0)
+            .max(extra);
         let done = rig
             .with_bench(k.0, alloc, |bench| run(bench, group))
             .map_err(Error::Io)??;
@@ -94,8 +102,13 @@ mod tests {
         })
         .unwrap();
         assert_eq!(groups, [(1, 2), (1, 1), (2, 1), (1, 1)]);
-        // The largest need of each group, and never less than the extra.
+        // The largest need of the group and the later ones of its thread
+        // count, and never less than the extra.
         assert_eq!(rig.benches(), [(1, 30), (1, 6), (2, 7), (1, 6)]);
+        let items = [(1, 'a', 10), (1, 'b', 30), (2, 'a', 7), (1, 'c', 1)];
+        let mut rig = FakeRig::scripted(vec![Outcome::steady(1.0)]);
+        in_benches(&mut rig, &items, 0, None, |_, g| Ok(vec![g.len()])).unwrap();
+        assert_eq!(rig.benches(), [(1, 30), (1, 30), (2, 7), (1, 1)]);
     }
 
     #[test]

@@ -72,6 +72,57 @@ impl Buffer {
     }
 }
 
+// SAFETY: a buffer is owned by one thread at a time: a worker while its
+// pool runs, the rig's slot between pools.
+unsafe impl Send for Buffer {}
+
+impl Buffer {
+    /// Its usable bytes.
+    fn len(&self) -> usize {
+        self.layout.size()
+    }
+}
+
+/// Each CPU's buffer kept between benches, so that a run faults its pages
+/// once: a bench that needs no more than a kept buffer reuses it (touched
+/// already, on its own NUMA node), a larger need replaces it.
+#[derive(Default)]
+struct Kept(Vec<Mutex<Option<Buffer>>>);
+
+impl Kept {
+    fn new(n: usize) -> Kept {
+        Kept((0..n).map(|_| Mutex::new(None)).collect())
+    }
+
+    /// The buffer of slot `i` for a need of `alloc` bytes (None when
+    /// nothing is needed, or it cannot be allocated).
+    fn take(&self, i: usize, alloc: usize) -> Option<Buffer> {
+        if alloc == 0 {
+            return None;
+        }
+        let kept = self
+            .0
+            .get(i)?
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        match kept {
+            Some(b) if b.len() >= alloc => Some(b),
+            old => {
+                drop(old); // its pages go back before the larger one is made
+                Buffer::new(alloc)
+            }
+        }
+    }
+
+    /// Give slot `i` its buffer back.
+    fn keep(&self, i: usize, b: Option<Buffer>) {
+        if let (Some(slot), Some(b)) = (self.0.get(i), b) {
+            *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(b);
+        }
+    }
+}
+
 impl Drop for Buffer {
     fn drop(&mut self) {
         // SAFETY: allocated with this layout.
@@ -208,6 +259,8 @@ pub struct Pool<'a> {
 pub struct Cores {
     cpus: Vec<usize>,
     start: Instant,
+    /// Each core's buffer, kept from bench to bench.
+    kept: Kept,
 }
 
 impl Cores {
@@ -217,6 +270,7 @@ impl Cores {
         Cores {
             cpus: cpus.to_vec(),
             start: Instant::now(),
+            kept: Kept::new(cpus.len()),
         }
     }
 }
@@ -229,7 +283,7 @@ impl Rig for Cores {
         f: impl FnOnce(&dyn Bench) -> R,
     ) -> Result<R, String> {
         let cpus = &self.cpus[..threads.clamp(1, self.cpus.len())];
-        with_pool(cpus, alloc, self.start, |p| f(p))
+        pool_keeping(cpus, alloc, self.start, &self.kept, |p| f(p))
     }
 
     fn now(&self) -> Duration {
@@ -246,6 +300,18 @@ pub fn with_pool<R>(
     start: Instant,
     f: impl FnOnce(&Pool) -> R,
 ) -> Result<R, String> {
+    pool_keeping(cpus, alloc, start, &Kept::new(cpus.len()), f)
+}
+
+/// [`with_pool`], each worker taking its buffer from `kept` and giving it
+/// back when the pool stops.
+fn pool_keeping<R>(
+    cpus: &[usize],
+    alloc: usize,
+    start: Instant,
+    kept: &Kept,
+    f: impl FnOnce(&Pool) -> R,
+) -> Result<R, String> {
     let n = cpus.len().max(1);
     let sh = Shared {
         start: Barrier::new(n + 1),
@@ -258,7 +324,7 @@ pub fn with_pool<R>(
     std::thread::scope(|scope| {
         for (tid, &cpu) in cpus.iter().enumerate() {
             let sh = &sh;
-            scope.spawn(move || worker(tid, cpu, alloc, sh));
+            scope.spawn(move || worker(tid, cpu, alloc, sh, kept));
         }
         sh.done.wait(); // every buffer allocated and touched
         // A panic in `f` must still stop the workers: else the scope waits
@@ -285,17 +351,13 @@ pub fn with_pool<R>(
     })
 }
 
-fn worker(tid: usize, cpu: usize, alloc: usize, sh: &Shared) {
+fn worker(tid: usize, cpu: usize, alloc: usize, sh: &Shared, kept: &Kept) {
     let _ = core_affinity::set_for_current(core_affinity::CoreId { id: cpu });
-    let buf = if alloc > 0 {
-        let b = Buffer::new(alloc);
-        if b.is_none() {
-            sh.alloc_failed.store(true, Ordering::SeqCst);
-        }
-        b
-    } else {
-        None
-    };
+    // Made (and touched) on this pinned thread, or kept from a bench before.
+    let buf = kept.take(tid, alloc);
+    if alloc > 0 && buf.is_none() {
+        sh.alloc_failed.store(true, Ordering::SeqCst);
+    }
     sh.done.wait();
     let mut probe_iters = None;
     loop {
@@ -338,7 +400,7 @@ fn worker(tid: usize, cpu: usize, alloc: usize, sh: &Shared) {
         }
         sh.done.wait();
     }
-    drop(buf);
+    kept.keep(tid, buf);
 }
 
 impl Pool<'_> {
@@ -568,6 +630,28 @@ mod tests {
             })
         });
         assert!(caught.is_err(), "the panic reaches the caller, no hang");
+    }
+
+    #[test]
+    fn a_rig_keeps_each_cores_buffer_from_bench_to_bench() {
+        let mut cores = Cores::new(&[0]);
+        let kept = |c: &Cores| {
+            c.kept.0[0]
+                .lock()
+                .unwrap()
+                .as_ref()
+                .map(|b| (b.ptr as usize, b.len()))
+        };
+        cores.with_bench(1, 3 << 20, |_| ()).unwrap();
+        let first = kept(&cores).unwrap();
+        assert_eq!(first.1, 4 << 20, "whole huge pages");
+        // A smaller need reuses it, a bench without memory leaves it be.
+        cores.with_bench(1, 1 << 20, |_| ()).unwrap();
+        cores.with_bench(1, 0, |_| ()).unwrap();
+        assert_eq!(kept(&cores), Some(first));
+        // A larger one replaces it.
+        cores.with_bench(1, 5 << 20, |_| ()).unwrap();
+        assert_eq!(kept(&cores).unwrap().1, 6 << 20);
     }
 
     #[test]

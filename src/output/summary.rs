@@ -9,7 +9,7 @@ use crate::units::human_bytes;
 use std::fmt::Write as _;
 
 /// Flags explained under the table when a roof carries them.
-const EXPLAINED: [Flag; 2] = [Flag::SharedCore, Flag::Steal];
+const EXPLAINED: [Flag; 3] = [Flag::SharedCore, Flag::Steal, Flag::MemoryCapped];
 
 /// The summary of `doc`; `skipped` are kernels of the plan this CPU cannot
 /// run.

@@ -24,11 +24,14 @@ pub enum Flag {
     /// An all-core roof of a per-core resource stayed below its share of
     /// the 1-thread roof: other work shared a core.
     SharedCore,
+    /// Measured at smaller buffers than the sizing rule asks: memory allowed
+    /// no more.
+    MemoryCapped,
 }
 
 impl Flag {
     /// Every flag.
-    pub const ALL: [Flag; 7] = [
+    pub const ALL: [Flag; 8] = [
         Flag::ClockDrift,
         Flag::HighCv,
         Flag::SizesDisagree,
@@ -36,6 +39,7 @@ impl Flag {
         Flag::AboveTheoretical,
         Flag::Steal,
         Flag::SharedCore,
+        Flag::MemoryCapped,
     ];
 
     /// Name in results files and tables.
@@ -48,6 +52,7 @@ impl Flag {
             Flag::AboveTheoretical => "above_theoretical",
             Flag::Steal => "steal",
             Flag::SharedCore => "shared_core",
+            Flag::MemoryCapped => "memory_capped",
         }
     }
 
@@ -74,6 +79,9 @@ impl Flag {
             }
             Flag::SharedCore => {
                 "this all-core roof of a per-core resource stayed below 85% of threads x its 1-thread roof after measuring again: other work (an SMT sibling, another tenant) shared a core"
+            }
+            Flag::MemoryCapped => {
+                "measured at smaller buffers than the level needs, as large as half the usable memory allows (MemAvailable, or the cgroup's limit): a cache may still hold part of them, so the value may be high; free memory or run fewer threads"
             }
         }
     }

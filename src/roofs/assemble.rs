@@ -73,6 +73,7 @@ pub fn roof_of(task: &RoofTask, ms: &[Measurement], uarch: Option<&Uarch>) -> Ro
         (rep.rates.cv > cv_limit, Flag::HighCv),
         (disagree, Flag::SizesDisagree),
         (task.not_isolated, Flag::NotIsolated),
+        (task.capped, Flag::MemoryCapped),
         (
             percent.is_some_and(|p| p > ABOVE_LIMIT_PERCENT),
             Flag::AboveTheoretical,
@@ -166,6 +167,7 @@ mod tests {
             between_levels: Vec::new(),
             roof_from: RoofFrom::Median,
             not_isolated: false,
+            capped: false,
             one_per_thread: true,
             scope: Scope::Core,
         }
@@ -219,6 +221,7 @@ mod tests {
         .measurement(16 << 10);
         let lone = RoofTask {
             not_isolated: true,
+            capped: false,
             sizes: vec![16 << 10],
             ..t
         };

@@ -2,7 +2,7 @@
 //! machine, each with its kernel, level, threads and buffer sizes.
 
 use crate::config::plan::{Plan, RoofFrom};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::kernels::{self, Kernel, Mix, Role};
 use crate::machine::sizing::{self, range_of};
 use crate::machine::{Level, Machine, Scope};
@@ -30,6 +30,9 @@ pub struct RoofTask {
     /// The level cannot be measured apart from the one below with these
     /// threads.
     pub not_isolated: bool,
+    /// Its sizes were cut to what memory allows (smaller than the sizing
+    /// rule asks).
+    pub capped: bool,
     /// Each thread has the resource to itself (FP pipes, or a cache instance
     /// per thread with these threads), so the roof should grow with the
     /// threads.
@@ -101,13 +104,7 @@ pub fn tasks_where(
         for &isa in &plan.isa {
             for &level in &plan.levels {
                 let r = range_of(&ranges, level).expect("levels resolved against this machine");
-                if level.is_memory() && !r.isolated {
-                    return Err(Error::input(format!(
-                        "the DRAM buffer does not fit with {t} threads: {}; run fewer threads or leave DRAM out (--levels)",
-                        r.note.as_deref().unwrap_or("")
-                    )));
-                }
-                let sizes = sizing::sizes_in_range(r, plan.sizes_per_level);
+                let sizes = sizing::sizes_for(r, plan.sizes_per_level);
                 let below = ranges.iter().take_while(|b| b.level < level).last();
                 let between = below.map_or(Vec::new(), |b| sizing::between(b, r));
                 let between_levels: Vec<Level> = between
@@ -137,6 +134,7 @@ pub fn tasks_where(
                         between_levels,
                         roof_from: plan.roof_from,
                         not_isolated: !r.isolated,
+                        capped: r.capped,
                         one_per_thread: r.threads_per_instance == 1 && !level.is_memory(),
                         scope: m.scope(level),
                     });
@@ -154,6 +152,7 @@ pub fn tasks_where(
                         between_levels: Vec::new(),
                         roof_from: plan.roof_from,
                         not_isolated: false,
+                        capped: false,
                         one_per_thread: true,
                         scope: Scope::Core,
                     });
