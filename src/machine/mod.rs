@@ -121,6 +121,19 @@ impl Machine {
         self.mem_available_bytes.unwrap_or(self.total_memory_bytes)
     }
 
+    /// Each cache's instance per core as a compact placement gives them
+    /// (`cores_sharing` cores in turn), for a topology read back from a
+    /// results file, which does not keep them.
+    pub fn restore_instances(&mut self) {
+        let cores = self.cores;
+        for c in &mut self.caches {
+            if c.core_instance.len() != cores {
+                let n = c.cores_sharing.max(1);
+                c.core_instance = (0..cores).map(|i| i / n).collect();
+            }
+        }
+    }
+
     /// Last-level cache, if the machine has caches at all.
     pub fn llc(&self) -> Option<&CacheLevel> {
         self.caches.last()

@@ -115,6 +115,19 @@ impl Kept {
         }
     }
 
+    /// Free the kept buffers larger than `alloc`: a new thread count's
+    /// buffers together stay within what its sizes were allowed.
+    fn shrink_to(&self, alloc: usize) {
+        for slot in &self.0 {
+            let mut b = slot.lock().unwrap_or_else(|e| e.into_inner());
+            if b.as_ref()
+                .is_some_and(|b| b.len() > alloc.max(4096).div_ceil(HUGE_PAGE) * HUGE_PAGE)
+            {
+                *b = None;
+            }
+        }
+    }
+
     /// Give slot `i` its buffer back.
     fn keep(&self, i: usize, b: Option<Buffer>) {
         if let (Some(slot), Some(b)) = (self.0.get(i), b) {
@@ -261,6 +274,8 @@ pub struct Cores {
     start: Instant,
     /// Each core's buffer, kept from bench to bench.
     kept: Kept,
+    /// The thread count of the last bench.
+    last_threads: usize,
 }
 
 impl Cores {
@@ -271,6 +286,7 @@ impl Cores {
             cpus: cpus.to_vec(),
             start: Instant::now(),
             kept: Kept::new(cpus.len()),
+            last_threads: 0,
         }
     }
 }
@@ -283,6 +299,10 @@ impl Rig for Cores {
         f: impl FnOnce(&dyn Bench) -> R,
     ) -> Result<R, String> {
         let cpus = &self.cpus[..threads.clamp(1, self.cpus.len())];
+        if threads != self.last_threads {
+            self.kept.shrink_to(alloc);
+            self.last_threads = threads;
+        }
         pool_keeping(cpus, alloc, self.start, &self.kept, |p| f(p))
     }
 
@@ -652,6 +672,10 @@ mod tests {
         // A larger one replaces it.
         cores.with_bench(1, 5 << 20, |_| ()).unwrap();
         assert_eq!(kept(&cores).unwrap().1, 6 << 20);
+        // Another thread count's smaller need does not keep it: its buffers
+        // together stay within what its sizes were allowed.
+        cores.with_bench(2, 1 << 20, |_| ()).unwrap();
+        assert_eq!(kept(&cores).unwrap().1, 2 << 20);
     }
 
     #[test]

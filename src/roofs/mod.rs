@@ -4,6 +4,7 @@
 //! ([`remeasure`]).
 
 pub mod assemble;
+pub mod cost;
 pub mod plan;
 pub mod plateau;
 pub mod remeasure;

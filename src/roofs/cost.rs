@@ -1,0 +1,416 @@
+//! How long a plan's roofs take, predicted before they run: the model that
+//! keeps the default plan's time from growing with the caches
+//! (docs/methodology.md, "The time a run takes").
+//!
+//! Per size of a bandwidth roof, with `pass` the time of one pass over the
+//! buffer at the kernel's rate and `min` the shortest sample:
+//! - calibrating: the first pass, then runs grown to 1.25 `min` when a pass
+//!   is shorter than that;
+//! - a pass longer than two samples is split into parts of at least `min`
+//!   (at most 16), one part timed before the samples;
+//! - each sample: its part, or whole passes lasting 1.25 `min`, after a
+//!   clock probe.
+//!
+//! A compute roof is a size whose pass is one short run. The sum is the
+//! ideal first pass; a run takes [`OVERHEAD`] times it on our guests (2.4 to
+//! 3.6 measured: a noisy size measured up to three times, the core guard's
+//! probes after each multi-thread size, rounds of measuring again the
+//! roofs that look disturbed). Each thread count makes and touches its
+//! buffers once (the largest it needs; a larger one kept from the thread
+//! count before is given back first), in parallel on its threads, at the
+//! machine's page-fault rate.
+
+use super::plan::RoofTask;
+use crate::measure::bench::Settings;
+use crate::measure::pool::{MAX_PARTS, PROBE, alloc_for};
+
+/// A run's time over its ideal first pass on our 2-core guests (see the
+/// module notes); [`Speeds::overhead`] takes a machine's own.
+pub const OVERHEAD: f64 = 3.0;
+
+/// How fast this machine does what the model counts.
+pub struct Speeds<'a> {
+    /// Bytes per second one thread of a bandwidth roof moves at a working
+    /// set of `bytes` per thread.
+    pub rate: &'a dyn Fn(&RoofTask, u64) -> f64,
+    /// Bytes per second a thread makes and touches its buffer at (page
+    /// faults: the host's, from 0.2 to 10 GB/s on our guests).
+    pub fault_rate: f64,
+    /// A run's time over its ideal first pass ([`OVERHEAD`]).
+    pub overhead: f64,
+}
+
+/// A plan's predicted time, seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    /// The ideal first pass over the roofs' sizes.
+    pub measuring: f64,
+    /// A run's time over that.
+    pub overhead: f64,
+    /// Making and touching the buffers.
+    pub faulting: f64,
+}
+
+impl Estimate {
+    /// The whole.
+    pub fn seconds(&self) -> f64 {
+        self.measuring * self.overhead + self.faulting
+    }
+}
+
+/// Seconds one size takes when a pass over its buffer lasts `pass`.
+pub fn size_seconds(pass: f64, s: &Settings) -> f64 {
+    let min = s.min_sample.as_secs_f64();
+    let probe = PROBE.as_secs_f64();
+    let samples = s.samples.max(1) as f64;
+    let (warm, sample) = if pass < min {
+        (pass + 1.25 * min, 1.25 * min)
+    } else if pass < 2.0 * min {
+        (pass, pass)
+    } else {
+        let part = pass / (pass / min).floor().min(MAX_PARTS as f64);
+        (pass + part, part)
+    };
+    warm + samples * (sample + probe) + probe
+}
+
+/// The predicted time of `tasks` (as [`super::plan::tasks`] orders them).
+pub fn estimate(tasks: &[RoofTask], s: &Settings, speeds: &Speeds) -> Estimate {
+    let mut measuring = 0.0;
+    for t in tasks {
+        if t.level.is_none() {
+            measuring += size_seconds(0.0, s);
+            continue;
+        }
+        for &b in t.sizes.iter().chain(&t.between) {
+            let rate = (speeds.rate)(t, b).max(1.0);
+            measuring += size_seconds(b as f64 / rate, s);
+        }
+    }
+    // Each core's buffer, kept from bench to bench, grows to the largest
+    // need of each thread count, once; the threads make theirs in parallel.
+    let mut faulting = 0.0;
+    let mut kept: Vec<usize> = Vec::new();
+    let mut counts: Vec<usize> = tasks.iter().map(|t| t.threads).collect();
+    counts.dedup();
+    for n in counts {
+        let need = tasks
+            .iter()
+            .filter(|t| t.threads == n)
+            .flat_map(|t| {
+                t.sizes
+                    .iter()
+                    .chain(&t.between)
+                    .map(|&b| alloc_for(t.kernel, b, crate::kernels::Shape::ONE))
+            })
+            .max()
+            .unwrap_or(0);
+        // A new thread count frees the larger ones first (memory).
+        kept.iter_mut().filter(|k| **k > need).for_each(|k| *k = 0);
+        kept.resize(kept.len().max(n), 0);
+        if kept[..n].iter().any(|&k| k < need) {
+            faulting += need as f64 / speeds.fault_rate;
+            kept[..n].iter_mut().for_each(|k| *k = need);
+        }
+    }
+    Estimate {
+        measuring,
+        overhead: speeds.overhead,
+        faulting,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn settings() -> Settings {
+        Settings::new(Duration::from_millis(2), 7)
+    }
+
+    use crate::config::plan::{self, PlanFile};
+    use crate::kernels::{Kind, Mix};
+    use crate::machine::{Level, Machine, Scope};
+    use crate::results::Document;
+
+    /// The machine of a results file, its caches' instances as a compact
+    /// placement gives them.
+    fn machine_of(doc: &Document) -> Machine {
+        let mut m = doc.machine.topology.clone();
+        m.restore_instances();
+        m
+    }
+
+    /// Bytes per second per thread at a size: the nearest size the file
+    /// measured for the task's mix (the load mix for one it lacks) and
+    /// threads, in its memory curves or, in files without them, its roofs'
+    /// sizes.
+    fn curve_rate(doc: &Document) -> impl Fn(&RoofTask, u64) -> f64 + '_ {
+        move |t, bytes| {
+            let points = |m: Mix| -> Vec<(u64, f64)> {
+                let curve = doc
+                    .curves
+                    .iter()
+                    .filter(|c| c.mix == m && c.threads == t.threads)
+                    .flat_map(|c| c.points.iter().map(|p| (p.bytes_per_thread, p.gb_per_s)));
+                let roofs = doc
+                    .roofs
+                    .iter()
+                    .filter(|r| r.mix == Some(m) && r.threads == t.threads)
+                    .flat_map(|r| r.sizes.iter().map(|s| (s.bytes_per_thread, s.value)));
+                curve.chain(roofs).collect()
+            };
+            let mut p = points(t.kernel.decl.mix.unwrap_or(Mix::Load));
+            if p.is_empty() {
+                p = points(Mix::Load);
+            }
+            let d = |x: u64| ((x as f64) / (bytes as f64)).ln().abs();
+            let nearest = p
+                .iter()
+                .min_by(|a, b| d(a.0).total_cmp(&d(b.0)))
+                .expect("sizes measured");
+            nearest.1 * 1e9 / t.threads as f64
+        }
+    }
+
+    /// The tasks a results file measured: each roof's sizes and the curve's
+    /// sizes of its level beside them.
+    fn measured_tasks(doc: &Document) -> Vec<RoofTask> {
+        doc.roofs
+            .iter()
+            .map(|r| {
+                let kernel = crate::kernels::named(&r.kernel).expect("a known kernel");
+                let sizes: Vec<u64> = r.sizes.iter().map(|s| s.bytes_per_thread).collect();
+                let between: Vec<u64> = doc
+                    .curves
+                    .iter()
+                    .filter(|c| Some(c.mix) == r.mix && c.threads == r.threads && c.isa == r.isa)
+                    .flat_map(|c| &c.points)
+                    .filter(|p| Some(p.level) == r.level && !sizes.contains(&p.bytes_per_thread))
+                    .map(|p| p.bytes_per_thread)
+                    .collect();
+                RoofTask {
+                    kernel,
+                    level: r.level,
+                    threads: r.threads,
+                    sizes: if kernel.decl.kind == Kind::Compute {
+                        vec![0]
+                    } else {
+                        sizes
+                    },
+                    between_levels: vec![Level::Dram; between.len()],
+                    between,
+                    roof_from: doc.plan.roof_from,
+                    not_isolated: false,
+                    capped: false,
+                    one_per_thread: false,
+                    scope: Scope::Core,
+                }
+            })
+            .collect()
+    }
+
+    /// The default plan's tasks on the machine of `doc`.
+    fn default_tasks(doc: &Document) -> (Vec<RoofTask>, Settings) {
+        let m = machine_of(doc);
+        let pf = PlanFile::default_plan();
+        let p = plan::resolve_with(&pf, &m, false, |_| true).unwrap();
+        let (tasks, _) = super::super::plan::tasks_where(&p, &m, |_| true).unwrap();
+        (tasks, settings_of(&p))
+    }
+
+    fn settings_of(p: &plan::Plan) -> Settings {
+        Settings::new(Duration::from_secs_f64(p.min_sample_ms / 1e3), p.samples)
+    }
+
+    fn doc(text: &str, name: &str) -> Document {
+        crate::results::parse(text, name).unwrap()
+    }
+
+    /// The buffer bytes a thread made in a run that made each group's
+    /// buffers anew (before they were kept): the largest of each (threads,
+    /// level).
+    fn made_per_group(tasks: &[RoofTask]) -> f64 {
+        let mut groups: Vec<(usize, Option<Level>, usize)> = Vec::new();
+        for t in tasks {
+            let need = t
+                .sizes
+                .iter()
+                .chain(&t.between)
+                .map(|&b| alloc_for(t.kernel, b, crate::kernels::Shape::ONE))
+                .max()
+                .unwrap_or(0);
+            match groups
+                .iter_mut()
+                .find(|g| (g.0, g.1) == (t.threads, t.level))
+            {
+                Some(g) => g.2 = g.2.max(need),
+                None => groups.push((t.threads, t.level, need)),
+            }
+        }
+        groups.iter().map(|g| g.2 as f64).sum()
+    }
+
+    /// The model against the runs of the data files. Emerald Rapids: the
+    /// old sizes (1-2 GiB DRAM buffers, six sizes each) took 50.7 s, 23 s of
+    /// it in the kernel making pages (issue 31, field notes), which gives its
+    /// page-fault rate; the rest over the ideal first pass is its overhead.
+    /// Zen 5: its default plan took 6.2-6.7 s (`bench-vs-likwid.py`, the
+    /// measure the Xeon's 50.7 s is), pages made at 0.5 GB/s (the slowest
+    /// first touch seen on our guests). Both overheads lie where our own runs put
+    /// them (the model holds its shape), and the default plan's sizes now
+    /// stay within 20 s and 15 s.
+    #[test]
+    fn the_default_plan_fits_its_time_on_the_data_files_machines() {
+        for (name, text, seconds, kernel_seconds, fault_rate, target) in [
+            (
+                "emr",
+                include_str!("../../tests/fixtures/emr-xeon-2core.yaml"),
+                50.7,
+                Some(23.0),
+                None,
+                20.0,
+            ),
+            (
+                "zen5",
+                include_str!("../../tests/fixtures/zen5-epyc-2core.yaml"),
+                6.5,
+                None,
+                Some(0.5e9),
+                15.0,
+            ),
+        ] {
+            let d = doc(text, name);
+            let rate = curve_rate(&d);
+            let before = measured_tasks(&d);
+            let made = made_per_group(&before);
+            let fault_rate = fault_rate.unwrap_or_else(|| made / kernel_seconds.unwrap());
+            let ideal = estimate(
+                &before,
+                &settings_of(&d.plan),
+                &Speeds {
+                    rate: &rate,
+                    fault_rate,
+                    overhead: 1.0,
+                },
+            );
+            let overhead = (seconds - made / fault_rate) / ideal.measuring;
+            assert!(
+                (1.5..=4.5).contains(&overhead),
+                "{name}: a run {overhead:.2} times its ideal first pass ({ideal:?})"
+            );
+            let (now, s) = default_tasks(&d);
+            let new = estimate(
+                &now,
+                &s,
+                &Speeds {
+                    rate: &rate,
+                    fault_rate,
+                    overhead,
+                },
+            );
+            assert!(
+                new.seconds() <= target,
+                "{name}, default plan: {:.1} s ({new:?})",
+                new.seconds()
+            );
+            eprintln!(
+                "{name}: before {seconds} s (overhead {overhead:.2}, pages at {:.2} GB/s), default plan now {:.1} s",
+                fault_rate / 1e9,
+                new.seconds()
+            );
+        }
+    }
+
+    /// A server with a 1 GiB L3 and 4 GiB of memory: no thread count's
+    /// buffers take more than half of it, the ranges cut say so and their
+    /// roofs are marked, and the plan's time stays bounded (the Xeon's
+    /// measured rates, overhead and page-fault rate).
+    #[test]
+    fn a_huge_llc_on_little_memory_stays_within_both() {
+        let m = Machine::load(&crate::machine::Source::Synthetic(
+            "pack:1 numa:1(memory=4GiB) l3:1(size=1GiB) core:2 l2:1(size=2MiB) l1d:1(size=48KiB) pu:1"
+                .into(),
+        ))
+        .unwrap();
+        assert_eq!(m.usable_memory(), 4 << 30);
+        let pf = PlanFile::default_plan();
+        let p = plan::resolve_with(&pf, &m, false, |_| true).unwrap();
+        let (tasks, _) = super::super::plan::tasks_where(&p, &m, |_| true).unwrap();
+        let mut capped = Vec::new();
+        for n in [1, 2] {
+            let need = tasks
+                .iter()
+                .filter(|t| t.threads == n)
+                .flat_map(|t| {
+                    t.sizes
+                        .iter()
+                        .map(|&b| alloc_for(t.kernel, b, crate::kernels::Shape::ONE))
+                })
+                .max()
+                .unwrap();
+            // Half the memory, beside the stream gaps (a page each).
+            assert!(
+                need * n <= (2 << 30) + (n << 20),
+                "{n} thread(s): {need} each"
+            );
+            for r in crate::machine::sizing::ranges(&m, n)
+                .iter()
+                .filter(|r| r.capped)
+            {
+                assert!(r.note.as_deref().unwrap().contains("capped at"), "{r:?}");
+                capped.push((n, r.level));
+            }
+        }
+        // One thread: its 2 GiB of DRAM buffers fit; two: 1 GiB each would
+        // not beside the 2.5 GiB the rule asks for both.
+        assert_eq!(capped, [(1, Level::Dram), (2, Level::Dram)]);
+        assert!(
+            tasks
+                .iter()
+                .filter(|t| t.level == Some(Level::Dram))
+                .all(|t| t.capped)
+        );
+        let emr = doc(
+            include_str!("../../tests/fixtures/emr-xeon-2core.yaml"),
+            "emr",
+        );
+        let rate = curve_rate(&emr);
+        // Measuring within the default plan's 20 s; making 2 + 1 GiB of pages
+        // (the buffers DRAM needs past a 1 GiB L3) costs what the host asks:
+        // 3 s at 1 GB/s, 16 s at the Xeon's 0.2 GB/s.
+        let at = |fault_rate| {
+            estimate(
+                &tasks,
+                &settings_of(&p),
+                &Speeds {
+                    rate: &rate,
+                    fault_rate,
+                    overhead: 2.52,
+                },
+            )
+        };
+        assert!(at(1e9).seconds() <= 20.0, "{:?}", at(1e9));
+        assert!(at(0.2e9).measuring * 2.52 <= 20.0, "{:?}", at(0.2e9));
+        assert!((at(0.2e9).faulting - 3.0 * (1 << 30) as f64 / 0.2e9).abs() < 1.0);
+    }
+
+    #[test]
+    fn short_passes_cost_samples_and_long_ones_a_pass_and_parts() {
+        let s = settings();
+        // 1 µs passes: a warm-up of 2.5 ms, 7 samples of 2.5 ms, 8 probes.
+        let short = size_seconds(1e-6, &s);
+        assert!(
+            (short - (0.0025 + 7.0 * 0.003 + 0.0005)).abs() < 1e-5,
+            "{short}"
+        );
+        // A 160 ms pass: itself, then 16 parts of 10 ms, one before the 7.
+        let long = size_seconds(0.16, &s);
+        assert!(
+            (long - (0.16 + 0.01 + 7.0 * 0.0105 + 0.0005)).abs() < 1e-6,
+            "{long}"
+        );
+        assert!(size_seconds(0.003, &s) > size_seconds(0.0015, &s));
+    }
+}
