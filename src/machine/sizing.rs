@@ -30,8 +30,9 @@
 //!   of that, at most [`DRAM_SIZES`] sizes: the curve is flat there.
 //! - **Memory**: no level's buffers together take more than [`MEM_SHARE`] of
 //!   the usable memory (MemAvailable, or the room under the cgroup's limit);
-//!   a range that would is cut to the largest size allowed and marked
-//!   `capped`, its roofs flagged.
+//!   a range that would is cut to the largest size allowed; when even its
+//!   smallest size does not fit, it is marked `capped` and its roofs are
+//!   flagged.
 
 use super::{CacheLevel, Level, Machine};
 use crate::units::human_bytes;
@@ -203,18 +204,18 @@ fn cap(machine: &Machine, mut r: BufferRange) -> BufferRange {
     }
     let wanted = r.min_bytes;
     r.max_bytes = most;
-    r.min_bytes = r.min_bytes.min(most);
+    if wanted <= most {
+        // Its smallest size still fits: the range is only narrower.
+        return r;
+    }
+    r.min_bytes = most;
     r.capped = true;
     let said = format!(
         "capped at {} per thread ({}% of the usable memory over {} thread(s)){}",
         human_bytes(most),
         (MEM_SHARE * 100.0) as u32,
         r.threads,
-        if wanted > most {
-            format!("; the rule asks {} or more", human_bytes(wanted))
-        } else {
-            String::new()
-        }
+        format!("; the rule asks {} or more", human_bytes(wanted))
     );
     r.note = Some(match r.note.take() {
         Some(n) => format!("{n}; {said}"),
