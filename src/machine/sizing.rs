@@ -211,11 +211,11 @@ fn cap(machine: &Machine, mut r: BufferRange) -> BufferRange {
     r.min_bytes = most;
     r.capped = true;
     let said = format!(
-        "capped at {} per thread ({}% of the usable memory over {} thread(s)){}",
+        "capped at {} per thread ({}% of the usable memory over {} thread(s)); the rule asks {} or more",
         human_bytes(most),
         (MEM_SHARE * 100.0) as u32,
         r.threads,
-        format!("; the rule asks {} or more", human_bytes(wanted))
+        human_bytes(wanted)
     );
     r.note = Some(match r.note.take() {
         Some(n) => format!("{n}; {said}"),

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 /// A command to profile, found.
 #[derive(Debug, Clone)]
 pub struct Found {
-    /// The name as given (argv[0]).
+    /// The name as given (`argv[0]`).
     pub given: String,
     /// The file it names.
     pub path: PathBuf,
