@@ -123,9 +123,10 @@ fn this_machines_shape_from_xml() {
     // L2 range: above twice L1 (96 KiB), at most 3/4 of 1 MiB.
     assert_eq!(level(&one, "L2").min_bytes, 96 * KIB);
     assert_eq!(level(&one, "L2").max_bytes, 768 * KIB);
-    // DRAM: twice the 32 MiB L3 one thread has to itself; 2 threads share it.
-    assert_eq!(level(&one, "DRAM").min_bytes, 64 * MIB);
-    assert_eq!(level(&one, "DRAM").max_bytes, 80 * MIB);
+    // DRAM: twice the 32 MiB L3 one thread has to itself is below the
+    // smallest DRAM size; 2 threads share it.
+    assert_eq!(level(&one, "DRAM").min_bytes, sizing::DRAM_MIN);
+    assert_eq!(level(&one, "DRAM").max_bytes, 192 * MIB);
     assert_eq!(level(&two, "DRAM").min_bytes, sizing::DRAM_MIN);
 }
 
@@ -169,8 +170,12 @@ fn chiplet_with_eight_l3_domains() {
     assert_eq!(level(&all, "L3").share_bytes, Some(4 * MIB));
     assert_eq!(level(&sizing::ranges(&m, 4), "L3").threads_per_instance, 4);
     // DRAM: twice one chiplet's 32 MiB L3 for one thread (it cannot fill
-    // another chiplet's L3); 64 threads, 4 MiB each: the smallest DRAM size.
-    assert_eq!(level(&sizing::ranges(&m, 1), "DRAM").min_bytes, 64 * MIB);
+    // another chiplet's L3), and 64 threads, 4 MiB each: both below the
+    // smallest DRAM size.
+    assert_eq!(
+        level(&sizing::ranges(&m, 1), "DRAM").min_bytes,
+        sizing::DRAM_MIN
+    );
     assert_eq!(level(&all, "DRAM").min_bytes, sizing::DRAM_MIN);
 }
 
@@ -209,7 +214,7 @@ fn dram_is_capped_by_memory() {
         "pack:1 numa:1(memory=256MiB) l3:1(size=32MiB) core:4 l2:1(size=1MiB) l1d:1(size=32KiB) pu:1",
     );
     let d = sizing::dram_range(&m, 4);
-    assert!(d.capped, "4 × 64 MiB cannot fit in half of 256 MiB: {d:?}");
+    assert!(d.capped, "4 × 128 MiB cannot fit in half of 256 MiB: {d:?}");
     assert!(
         d.note
             .as_deref()

@@ -26,8 +26,9 @@
 //!   nearly every line, and the memory curves of the data files are flat from
 //!   1.3× the LLC on (docs/methodology.md). Not more: the run's time and
 //!   memory then do not grow with the LLC (a 260 MiB L3 took 1-2 GiB
-//!   buffers under the earlier 4× rule). Its range spans [`DRAM_SPAN`] (1.25×)
-//!   of that, at most [`DRAM_SIZES`] sizes: the curve is flat there.
+//!   buffers under the earlier 4× rule). Its range spans [`DRAM_SPAN`] (1.5×)
+//!   of that, at most [`DRAM_SIZES`] sizes: the curve is flat there, and a
+//!   noisy host's best rate still has sizes enough to show.
 //! - **Memory**: no level's buffers together take more than [`MEM_SHARE`] of
 //!   the usable memory (MemAvailable, or the room under the cgroup's limit);
 //!   a range that would is cut to the largest size allowed; when even its
@@ -47,16 +48,18 @@ pub const SPILL_FACTOR_MIN: f64 = 1.25;
 /// DRAM buffers are this many times the thread's share of its LLC instance.
 pub const DRAM_LLC_FACTOR: f64 = 2.0;
 /// The DRAM range's largest size over its smallest.
-pub const DRAM_SPAN: f64 = 1.25;
+pub const DRAM_SPAN: f64 = 1.5;
 /// Most sizes measured at DRAM.
-pub const DRAM_SIZES: usize = 3;
+pub const DRAM_SIZES: usize = 4;
 /// Share of usable memory the buffers of all threads together may take.
 pub const MEM_SHARE: f64 = 0.5;
 /// Buffer sizes are multiples of this (bytes).
 pub const GRANULE: u64 = 1024;
-/// The smallest DRAM buffer, with or without caches: TLB reach and the
-/// prefetchers' run-up are then small beside it.
-pub const DRAM_MIN: u64 = 64 << 20;
+/// The smallest DRAM buffer, with or without caches (the earlier rule's on
+/// a 32 MiB L3): a pass then lasts several samples, whose rate on a shared
+/// host moved more than any size between 64 and 320 MiB did
+/// (docs/evidence.md, "DRAM buffers").
+pub const DRAM_MIN: u64 = 128 << 20;
 
 /// The per-thread buffer range for one memory level and thread count.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

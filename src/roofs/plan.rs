@@ -219,7 +219,7 @@ pub(crate) mod tests {
         let m = synthetic(
             "pack:1 numa:1(memory=256MiB) l3:1(size=32MiB) core:4 l2:1(size=1MiB) l1d:1(size=32KiB) pu:1",
         );
-        // Four threads: 64 MiB each asked, 32 MiB each allowed.
+        // Four threads: 128 MiB each asked, 32 MiB each allowed.
         let t = tasks_with(&m, "isa: [scalar]\nlevels: [DRAM]\nthreads: [4]");
         let dram: Vec<_> = t.iter().filter(|t| t.level == Some(Level::Dram)).collect();
         assert!(!dram.is_empty());
@@ -227,12 +227,12 @@ pub(crate) mod tests {
             assert!(t.capped, "{t:?}");
             assert!(t.sizes.iter().all(|&b| b <= 32 << 20), "{:?}", t.sizes);
         }
-        // One thread fits: 64 to 80 MiB of the 128 MiB allowed.
+        // One thread fits: 128 MiB of the 128 MiB allowed.
         let t = tasks_with(&m, "isa: [scalar]\nlevels: [DRAM]\nthreads: [1]");
         let one: Vec<_> = t.iter().filter(|t| t.level == Some(Level::Dram)).collect();
         assert!(
             one.iter()
-                .all(|t| !t.capped && t.sizes[0] > (63 << 20) && t.sizes[0] <= 64 << 20),
+                .all(|t| !t.capped && t.sizes[0] > (127 << 20) && t.sizes[0] <= 128 << 20),
             "{one:?}"
         );
     }
