@@ -27,8 +27,9 @@
 //!   1.3× the LLC on (docs/methodology.md). Not more: the run's time and
 //!   memory then do not grow with the LLC (a 260 MiB L3 took 1-2 GiB
 //!   buffers under the earlier 4× rule). Its range spans [`DRAM_SPAN`] (1.5×)
-//!   of that, at most [`DRAM_SIZES`] sizes: the curve is flat there, and a
-//!   noisy host's best rate still has sizes enough to show.
+//!   of that and reaches [`DRAM_TOP_MIN`] at least, at most [`DRAM_SIZES`]
+//!   sizes: the curve is flat there, and a noisy host's best rate still has
+//!   sizes enough to show.
 //! - **Memory**: no level's buffers together take more than [`MEM_SHARE`] of
 //!   the usable memory (MemAvailable, or the room under the cgroup's limit);
 //!   a range that would is cut to the largest size allowed; when even its
@@ -55,6 +56,9 @@ pub const DRAM_SIZES: usize = 4;
 pub const MEM_SHARE: f64 = 0.5;
 /// Buffer sizes are multiples of this (bytes).
 pub const GRANULE: u64 = 1024;
+/// The DRAM range reaches at least this far (the earlier rule's top on a
+/// 32 MiB L3): on a shared host the larger sizes read the higher rates.
+pub const DRAM_TOP_MIN: u64 = 256 << 20;
 /// The smallest DRAM buffer, with or without caches (the earlier rule's on
 /// a 32 MiB L3): a pass then lasts several samples, whose rate on a shared
 /// host moved more than any size between 64 and 320 MiB did
@@ -245,7 +249,7 @@ pub fn dram_range(machine: &Machine, threads: usize) -> BufferRange {
             threads_per_instance: threads,
             share_bytes: None,
             min_bytes: min,
-            max_bytes: up(min as f64 * DRAM_SPAN),
+            max_bytes: up(min as f64 * DRAM_SPAN).max(DRAM_TOP_MIN),
             isolated: true,
             note: None,
             capped: false,
