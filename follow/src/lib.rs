@@ -72,7 +72,7 @@ fn name_skipped(path: &OsStr) {
 ///
 /// # Safety
 /// `p` is NULL or a NULL-terminated array of C strings.
-unsafe fn strings(p: *const *const c_char) -> Vec<&'static CStr> {
+unsafe fn strings<'a>(p: *const *const c_char) -> Vec<&'a CStr> {
     let mut v = Vec::new();
     if p.is_null() {
         return v;

@@ -165,6 +165,8 @@ pub fn run(a: &RunArgs) -> Result<()> {
     );
     let mut rig = Cores::new(&machine.core_first_pu);
     let measured = roofs::measure_all(&mut rig, &todo, settings, uarch.as_ref(), &bar)?;
+    // Its buffers go back before validation makes its own.
+    drop(rig);
     bar.finish_and_clear();
     doc.roofs = measured.roofs;
     doc.curves = measured.curves;

@@ -89,11 +89,10 @@ pub fn on_path(name: &str) -> Option<PathBuf> {
     follow::search(OsStr::new(name), std::env::var_os("PATH").as_deref()).filter(|p| p.is_file())
 }
 
-/// A part carmbench runs beside itself: `given`, else beside the plugin,
-/// else beside this executable.
-fn beside(file: &str, near: &Path) -> PathBuf {
-    let here = near.with_file_name(file);
-    if here.is_file() {
+/// A part carmbench runs beside itself: beside `near` when there, else
+/// beside this executable.
+fn beside(file: &str, near: Option<&Path>) -> PathBuf {
+    if let Some(here) = near.map(|n| n.with_file_name(file)).filter(|p| p.is_file()) {
         return here;
     }
     std::env::current_exe()
@@ -132,7 +131,7 @@ impl Emulator {
             .to_string();
         let plugin = match plugin {
             Some(p) => p.to_path_buf(),
-            None => beside(PLUGIN_FILE, Path::new(PLUGIN_FILE)),
+            None => beside(PLUGIN_FILE, None),
         };
         if !plugin.is_file() {
             return Err(Error::input(format!(
@@ -140,7 +139,7 @@ impl Emulator {
                 plugin.display()
             )));
         }
-        let preload = beside(PRELOAD_FILE, &plugin);
+        let preload = beside(PRELOAD_FILE, Some(&plugin));
         if !preload.is_file() {
             return Err(Error::input(format!(
                 "the preload library {} is missing: build it with `cargo build --release` (it is built beside carmbench)",
@@ -153,7 +152,7 @@ impl Emulator {
             plugin,
             preload,
         };
-        e.config(Path::new("/tmp"))
+        e.config(&std::env::temp_dir())
             .check()
             .map_err(|why| Error::input(format!("{why}; move it and give --plugin")))?;
         Ok(e)
