@@ -22,7 +22,8 @@
 
 use super::plan::RoofTask;
 use crate::measure::bench::Settings;
-use crate::measure::pool::{MAX_PARTS, PROBE, alloc_for};
+use crate::measure::campaign::Work;
+use crate::measure::pool::{MAX_PARTS, PROBE};
 
 /// A run's time over its ideal first pass on our 2-core guests (see the
 /// module notes); [`Speeds::overhead`] takes a machine's own.
@@ -97,12 +98,7 @@ pub fn estimate(tasks: &[RoofTask], s: &Settings, speeds: &Speeds) -> Estimate {
         let need = tasks
             .iter()
             .filter(|t| t.threads == n)
-            .flat_map(|t| {
-                t.sizes
-                    .iter()
-                    .chain(&t.between)
-                    .map(|&b| alloc_for(t.kernel, b, crate::kernels::Shape::ONE))
-            })
+            .map(Work::alloc)
             .max()
             .unwrap_or(0);
         // A new thread count frees the larger ones first (memory).
@@ -234,13 +230,7 @@ mod tests {
     fn made_per_group(tasks: &[RoofTask]) -> f64 {
         let mut groups: Vec<(usize, Option<Level>, usize)> = Vec::new();
         for t in tasks {
-            let need = t
-                .sizes
-                .iter()
-                .chain(&t.between)
-                .map(|&b| alloc_for(t.kernel, b, crate::kernels::Shape::ONE))
-                .max()
-                .unwrap_or(0);
+            let need = t.alloc();
             match groups
                 .iter_mut()
                 .find(|g| (g.0, g.1) == (t.threads, t.level))
@@ -338,12 +328,7 @@ mod tests {
             let need = tasks
                 .iter()
                 .filter(|t| t.threads == n)
-                .flat_map(|t| {
-                    t.sizes
-                        .iter()
-                        .chain(&t.between)
-                        .map(|&b| alloc_for(t.kernel, b, crate::kernels::Shape::ONE))
-                })
+                .map(Work::alloc)
                 .max()
                 .unwrap();
             // Half the memory, beside the streams' gaps (a page each).
