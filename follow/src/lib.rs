@@ -179,6 +179,33 @@ unsafe fn plan(path: &CStr, argv: *const *const c_char, envp: *const *const c_ch
     Plan::Follow(CArray::new(host_argv), CArray::new(host_env))
 }
 
+/// `execl`, `execlp` and `execle`: variadic, so written in C
+/// (`variadic.c`), and exported here, where the cdylib's exports are
+/// decided, as jumps that leave the caller's registers and stack (its
+/// variadic arguments) as they were.
+macro_rules! variadic {
+    ($($name:ident => $c:ident),*) => {$(
+        unsafe extern "C" {
+            fn $c();
+        }
+        #[doc = concat!("`", stringify!($name), "`, followed (`variadic.c`).")]
+        #[unsafe(no_mangle)]
+        #[unsafe(naked)]
+        pub extern "C" fn $name() {
+            #[cfg(target_arch = "x86_64")]
+            core::arch::naked_asm!("jmp {}", sym $c);
+            #[cfg(target_arch = "aarch64")]
+            core::arch::naked_asm!("b {}", sym $c);
+        }
+    )*};
+}
+
+variadic!(
+    execl => carmbench_follow_execl,
+    execlp => carmbench_follow_execlp,
+    execle => carmbench_follow_execle
+);
+
 fn set_errno(e: c_int) {
     // SAFETY: this thread's errno.
     unsafe { *libc::__errno_location() = e };

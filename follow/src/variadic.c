@@ -1,7 +1,9 @@
 /* execl, execlp and execle as glibc documents them, gathering the arguments
  * on the stack (no malloc: they may run in a vfork child) and calling the
  * exported execv, execvp and execve, which this library defines. glibc's
- * own versions call its internal __execve, which a preload cannot see. */
+ * own versions call its internal __execve, which a preload cannot see.
+ * They have names of their own: a Rust cdylib exports only Rust's symbols,
+ * so lib.rs exports execl, execlp and execle as jumps to these. */
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -11,52 +13,39 @@ int execv(const char *path, char *const argv[]);
 int execvp(const char *file, char *const argv[]);
 int execve(const char *path, char *const argv[], char *const envp[]);
 
-#define COUNT(n, first, last)                                                  \
-    do {                                                                       \
-        va_list c;                                                             \
-        va_start(c, last);                                                     \
-        for (n = 1; first != NULL && va_arg(c, const char *) != NULL; n++) {  \
-        }                                                                      \
-        va_end(c);                                                             \
-    } while (0)
+/* The arguments after `first`, up to the NULL, gathered with `first` into
+ * the array `argv` on the stack; `ap` is left after the NULL. */
+#define GATHERED(first, argv, ap)                                              \
+    size_t n_ = 1;                                                             \
+    va_list count_;                                                            \
+    va_start(count_, first);                                                   \
+    while (first != NULL && va_arg(count_, const char *) != NULL)              \
+        n_++;                                                                  \
+    va_end(count_);                                                            \
+    char *argv[n_ + 1];                                                        \
+    va_list ap;                                                                \
+    va_start(ap, first);                                                       \
+    argv[0] = (char *)first;                                                   \
+    for (size_t i_ = 1; i_ < n_; i_++)                                         \
+        argv[i_] = va_arg(ap, char *);                                         \
+    if (first != NULL)                                                         \
+        (void)va_arg(ap, char *); /* the NULL */                               \
+    argv[n_] = NULL
 
-#define GATHER(argv, n, first, ap)                                             \
-    do {                                                                       \
-        argv[0] = (char *)first;                                               \
-        for (size_t i = 1; i < n; i++)                                         \
-            argv[i] = va_arg(ap, char *);                                      \
-        argv[n] = NULL;                                                        \
-    } while (0)
-
-int execl(const char *path, const char *arg, ...) {
-    size_t n;
-    COUNT(n, arg, arg);
-    char *argv[n + 1];
-    va_list ap;
-    va_start(ap, arg);
-    GATHER(argv, n, arg, ap);
+int carmbench_follow_execl(const char *path, const char *arg, ...) {
+    GATHERED(arg, argv, ap);
     va_end(ap);
     return execv(path, argv);
 }
 
-int execlp(const char *file, const char *arg, ...) {
-    size_t n;
-    COUNT(n, arg, arg);
-    char *argv[n + 1];
-    va_list ap;
-    va_start(ap, arg);
-    GATHER(argv, n, arg, ap);
+int carmbench_follow_execlp(const char *file, const char *arg, ...) {
+    GATHERED(arg, argv, ap);
     va_end(ap);
     return execvp(file, argv);
 }
 
-int execle(const char *path, const char *arg, ...) {
-    size_t n;
-    COUNT(n, arg, arg);
-    char *argv[n + 1];
-    va_list ap;
-    va_start(ap, arg);
-    GATHER(argv, n, arg, ap);
+int carmbench_follow_execle(const char *path, const char *arg, ...) {
+    GATHERED(arg, argv, ap);
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     return execve(path, argv, envp);

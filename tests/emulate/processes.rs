@@ -1,7 +1,7 @@
 //! What users launch, counted whole under a real QEMU: a name on `PATH`, a
 //! `#!` script running two programs, `sh -c`, a program that forks, one
 //! whose forked children run threads, Python's `subprocess` and
-//! `os.system`, `system()`/`posix_spawnp()`/`execvp()`, an AVX-512 build
+//! `os.system`, `system()`/`posix_spawnp()`/`execlp()`, an AVX-512 build
 //! counted through its twin, and a statically linked launcher whose
 //! children cannot be followed. W and Q are worked out by hand in each
 //! program's comment (`tests/programs/`).
@@ -154,7 +154,7 @@ pub fn launchers_in_c_and_python_are_followed() {
     let (n, r) = (1_000_000u64, 3u64);
     let (ns, rs) = (n.to_string(), r.to_string());
     gcc(&dir, "triad", TRIAD, &["-O2", "-mfma"]);
-    // system(), posix_spawnp() and execvp() of the triad: three triads.
+    // system(), posix_spawnp() and execlp() of the triad: three triads.
     let launch = gcc(&dir, "launch", LAUNCH, &["-O2"]);
     let o = profile_in(&dir, &["./launch", "triad", &ns, &rs], &[]);
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();

@@ -1,5 +1,5 @@
-// Starts ARGV[1] with the arguments after it, by system() (the command
-// line), posix_spawnp() and execvp() in turn, waiting for each; the last
+// Starts ARGV[1] with the two arguments after it, by system() (the command
+// line), posix_spawnp() and execlp() in turn, waiting for each; the last
 // replaces this process. Built dynamically it is followed; built with
 // -static its children start by raw system calls that no preload sees.
 // Does no floating-point work itself.
@@ -21,6 +21,6 @@ int main(int argc, char **argv) {
     if (posix_spawnp(&pid, argv[1], NULL, NULL, argv + 1, environ) != 0) return 2;
     waitpid(pid, &st, 0);
     fflush(stdout);
-    execvp(argv[1], argv + 1);
+    execlp(argv[1], argv[1], argv[2], argv[3], (char *)NULL);
     return 3;
 }
