@@ -9,8 +9,9 @@ pub mod follow;
 
 use serde::{Deserialize, Serialize};
 
-/// The version of the layout below: 2 has one file per process.
-pub const VERSION: u32 = 2;
+/// The version of the layout below: 2 has one file per process, 3 the
+/// counts of each piece of code ([`Site`]).
+pub const VERSION: u32 = 3;
 
 /// The counters by index: the plugin counts into arrays, in this order.
 pub mod field {
@@ -46,38 +47,57 @@ pub mod field {
     pub const N: usize = 14;
 }
 
-/// The counters, by name, as the file holds them.
+/// The counters, by name, as the file holds them (those at zero left out:
+/// a file holds thousands of them, one per block of code).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct Counts {
     /// Instructions executed (a rep-prefixed one once per iteration).
+    #[serde(skip_serializing_if = "is_zero")]
     pub instructions: u64,
     /// Double-precision flops of FMA instructions.
+    #[serde(skip_serializing_if = "is_zero")]
     pub dp_fma_flops: u64,
     /// Double-precision flops of other FP instructions.
+    #[serde(skip_serializing_if = "is_zero")]
     pub dp_other_flops: u64,
     /// Single-precision flops of FMA instructions.
+    #[serde(skip_serializing_if = "is_zero")]
     pub sp_fma_flops: u64,
     /// Single-precision flops of other FP instructions.
+    #[serde(skip_serializing_if = "is_zero")]
     pub sp_other_flops: u64,
     /// FP arithmetic instructions on one element.
+    #[serde(skip_serializing_if = "is_zero")]
     pub fp_scalar: u64,
     /// On 128-bit vectors.
+    #[serde(skip_serializing_if = "is_zero")]
     pub fp_128: u64,
     /// On 256-bit vectors.
+    #[serde(skip_serializing_if = "is_zero")]
     pub fp_256: u64,
     /// On 512-bit vectors.
+    #[serde(skip_serializing_if = "is_zero")]
     pub fp_512: u64,
     /// x87 arithmetic instructions.
+    #[serde(skip_serializing_if = "is_zero")]
     pub x87: u64,
     /// Memory reads.
+    #[serde(skip_serializing_if = "is_zero")]
     pub loads: u64,
     /// Memory writes.
+    #[serde(skip_serializing_if = "is_zero")]
     pub stores: u64,
     /// Bytes read.
+    #[serde(skip_serializing_if = "is_zero")]
     pub bytes_loaded: u64,
     /// Bytes written.
+    #[serde(skip_serializing_if = "is_zero")]
     pub bytes_stored: u64,
+}
+
+fn is_zero(x: &u64) -> bool {
+    *x == 0
 }
 
 impl Counts {
@@ -182,6 +202,32 @@ pub struct Output {
     pub total: Counts,
     /// Each region marked with the regions library.
     pub regions: Vec<RegionCounts>,
+    /// The files code ran from, for [`Site::module`].
+    #[serde(default)]
+    pub modules: Vec<String>,
+    /// The counts of each block of code that ran: they add up to `total`.
+    #[serde(default)]
+    pub sites: Vec<Site>,
+}
+
+/// The counts of the code at one place: a translated block, which ends at
+/// every branch, call and return, so never spans two functions of compiled
+/// code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Site {
+    /// Index in [`Output::modules`]; [`Site::ANONYMOUS`] for code in no
+    /// file (generated at run time), whose `offset` is its address.
+    pub module: u32,
+    /// Offset of the block's first instruction in the module's file.
+    pub offset: u64,
+    /// What the block did, summed over its runs and threads.
+    pub counts: Counts,
+}
+
+impl Site {
+    /// [`Site::module`] of code that is in no file.
+    pub const ANONYMOUS: u32 = u32::MAX;
 }
 
 #[cfg(test)]

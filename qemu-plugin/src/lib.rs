@@ -12,12 +12,14 @@
 //! carmbench's regions library arrive as system calls of a number no kernel
 //! uses ([`protocol`]), and so do the preload library's words about the
 //! programs a process starts. At exit, or when the process execs another
-//! program, the sums over threads (and per region) are written as JSON to a
-//! file of the process's own in DIR ([`process`]).
+//! program, the sums over threads (and per region, and per block of code,
+//! [`sites`]) are written as JSON to a file of the process's own in DIR
+//! ([`process`]).
 
 pub mod classify;
 pub mod process;
 pub mod protocol;
+pub mod sites;
 pub mod tally;
 
 #[cfg(not(test))]

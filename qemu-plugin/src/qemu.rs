@@ -59,6 +59,7 @@ unsafe extern "C" {
     fn qemu_plugin_insn_data(insn: *const Insn) -> *const c_void;
     fn qemu_plugin_insn_size(insn: *const Insn) -> usize;
     fn qemu_plugin_insn_vaddr(insn: *const Insn) -> u64;
+    fn qemu_plugin_insn_haddr(insn: *const Insn) -> *mut c_void;
     fn qemu_plugin_register_vcpu_mem_cb(
         insn: *mut Insn,
         cb: MemCb,
@@ -122,16 +123,20 @@ fn say(msg: &str) {
 /// instructions and a few accesses: fewer additions each time it runs),
 /// leaked: QEMU may run the block until exit.
 struct Block {
+    id: u32,
     counts: Vec<(usize, u64)>,
 }
 
 extern "C" fn on_block(_vcpu: c_uint, udata: *mut c_void) {
     // SAFETY: udata is the Block leaked for this block in `on_translate`.
     let b = unsafe { &*(udata as *const Block) };
-    mine().add_sparse(&b.counts);
+    let me = mine();
+    me.add_sparse(&b.counts);
+    me.runs.ran(b.id);
 }
 
-extern "C" fn on_memory(_vcpu: c_uint, info: u32, _vaddr: u64, _udata: *mut c_void) {
+/// `udata` is the block's id: see `on_translate`.
+extern "C" fn on_memory(_vcpu: c_uint, info: u32, _vaddr: u64, udata: *mut c_void) {
     // SAFETY: plain queries of the access QEMU passes in.
     let (shift, store) = unsafe {
         (
@@ -147,7 +152,10 @@ extern "C" fn on_memory(_vcpu: c_uint, info: u32, _vaddr: u64, _udata: *mut c_vo
     };
     c[n] = 1;
     c[bytes] = 1 << shift;
-    mine().add(&c);
+    let me = mine();
+    me.add(&c);
+    me.runs
+        .accessed(udata as usize as u32, crate::sites::DYNAMIC.map(|f| c[f]));
 }
 
 thread_local! {
@@ -159,6 +167,22 @@ extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
     let mut block: Counts = [0; field::N];
     // SAFETY: QEMU's handles, valid for this callback.
     let n = unsafe { qemu_plugin_tb_n_insns(tb) };
+    // The block's place: the host address of its code (the guest's under
+    // user mode, offset by QEMU's guest base), found in /proc/self/maps.
+    let host_address = match n {
+        0 => 0,
+        // SAFETY: as above.
+        _ => unsafe {
+            let first = qemu_plugin_tb_get_insn(tb, 0);
+            let h = qemu_plugin_insn_haddr(first) as u64;
+            if h == 0 {
+                qemu_plugin_insn_vaddr(first)
+            } else {
+                h
+            }
+        },
+    };
+    let mut dynamic = Vec::new();
     for k in 0..n {
         // SAFETY: as above; the data spans the instruction's size.
         let (insn, bytes, ip) = unsafe {
@@ -176,25 +200,32 @@ extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
             *s += x;
         }
         if i.dynamic {
-            // SAFETY: registering a callback on this instruction.
-            unsafe {
-                qemu_plugin_register_vcpu_mem_cb(
-                    insn,
-                    on_memory,
-                    CB_NO_REGS,
-                    MEM_RW,
-                    std::ptr::null_mut(),
-                )
-            };
+            dynamic.push(insn);
         }
     }
-    let counts = block
+    let counts: Vec<(usize, u64)> = block
         .iter()
         .enumerate()
         .filter(|(_, v)| **v > 0)
         .map(|(i, v)| (i, *v))
         .collect();
-    let b = Box::into_raw(Box::new(Block { counts }));
+    let id = tally().block(crate::sites::Block {
+        host_address,
+        counts: counts.clone(),
+    });
+    for insn in dynamic {
+        // SAFETY: registering a callback on an instruction of this block.
+        unsafe {
+            qemu_plugin_register_vcpu_mem_cb(
+                insn,
+                on_memory,
+                CB_NO_REGS,
+                MEM_RW,
+                id as usize as *mut c_void,
+            )
+        };
+    }
+    let b = Box::into_raw(Box::new(Block { id, counts }));
     // SAFETY: registering a callback on this block with its counts.
     unsafe { qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, CB_NO_REGS, b.cast()) };
 }

@@ -4,6 +4,7 @@
 
 use crate::classify::{Counts, field};
 use crate::process::Process;
+use crate::sites::{self, Block, Runs};
 use carmbench_counts::Output;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -17,6 +18,8 @@ pub struct Thread {
     open: Mutex<HashMap<u64, Vec<Counts>>>,
     /// Regions ended on this thread: number → (counts, calls).
     done: Mutex<HashMap<u64, (Counts, u64)>>,
+    /// How often each block ran on this thread.
+    pub runs: Runs,
 }
 
 impl Thread {
@@ -50,6 +53,7 @@ impl Thread {
             starts.iter_mut().for_each(|s| *s = [0; field::N]);
         }
         self.done.lock().unwrap().clear();
+        self.runs.restart();
     }
 
     /// Region `id` begins on this thread.
@@ -78,6 +82,8 @@ impl Thread {
 pub struct Tally {
     threads: Mutex<Vec<Arc<Thread>>>,
     names: Mutex<BTreeMap<u64, Vec<u8>>>,
+    /// Every block translated, by id.
+    blocks: Mutex<Vec<Block>>,
 }
 
 impl Tally {
@@ -94,6 +100,13 @@ impl Tally {
         let mut threads = self.threads.lock().unwrap();
         threads.retain(|t| std::ptr::eq(Arc::as_ptr(t), me));
         me.restart();
+    }
+
+    /// A block just translated: its id.
+    pub fn block(&self, b: Block) -> u32 {
+        let mut blocks = self.blocks.lock().unwrap();
+        blocks.push(b);
+        blocks.len() as u32 - 1
     }
 
     /// Part of a region's name: `bytes` at `offset`.
@@ -124,6 +137,12 @@ impl Tally {
             }
         }
         let names = self.names.lock().unwrap();
+        let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+        let (modules, sites) = sites::sites(
+            &self.blocks.lock().unwrap(),
+            threads.iter().map(|t| &t.runs),
+            &sites::mappings(&maps),
+        );
         Output {
             version: carmbench_counts::VERSION,
             pid: process.pid,
@@ -144,6 +163,8 @@ impl Tally {
                     }
                 })
                 .collect(),
+            modules,
+            sites,
         }
     }
 }

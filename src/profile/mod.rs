@@ -5,7 +5,10 @@
 
 pub mod command;
 pub mod emulate;
+pub mod functions;
 pub mod pmu;
+pub mod sample;
+pub mod symbols;
 
 use crate::error::{Error, Result};
 use crate::machine::cpuid;

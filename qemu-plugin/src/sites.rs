@@ -1,0 +1,310 @@
+//! Where the counts came from: how often each translated block ran on each
+//! thread, and which file (and offset in it) each block's code came from,
+//! so that carmbench can give every function its own point.
+//!
+//! Counting a block's runs costs one store per run into the thread's own
+//! array (no locked instruction, no lookup); the sums per block are made
+//! once, when the counts are written. A block is found in its file through
+//! the host address of its first instruction and `/proc/self/maps`: under
+//! `qemu-user` the guest's files are mapped by the host, by name.
+
+use crate::classify::field;
+use carmbench_counts::{Counts, Site};
+use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
+
+/// The counters an instruction's memory callbacks add at run time: its
+/// block's are fixed when it is translated, these are not.
+pub const DYNAMIC: [usize; 4] = [
+    field::LOADS,
+    field::STORES,
+    field::BYTES_LOADED,
+    field::BYTES_STORED,
+];
+
+/// Blocks a thread counts in its array; later ones (a very long run that
+/// translates over a million blocks) go to a map.
+const CAP: usize = 1 << 20;
+
+/// A block's runs on one thread, and what its memory callbacks added.
+#[derive(Default)]
+#[repr(C)]
+struct Slot {
+    runs: AtomicU64,
+    dynamic: [AtomicU64; 4],
+}
+
+/// One thread's counters per block: an array of [`CAP`] slots from the
+/// allocator's zeroed pages, so only the pages of blocks that ran take
+/// memory.
+pub struct Runs {
+    slots: AtomicPtr<Slot>,
+    more: Mutex<HashMap<u32, [u64; 5]>>,
+}
+
+fn layout() -> Layout {
+    Layout::array::<Slot>(CAP).expect("a fixed, valid layout")
+}
+
+impl Default for Runs {
+    fn default() -> Self {
+        // SAFETY: a non-zero size; all-zero bytes are valid atomics.
+        let p = unsafe { alloc_zeroed(layout()) }.cast::<Slot>();
+        Runs {
+            slots: AtomicPtr::new(p),
+            more: Mutex::default(),
+        }
+    }
+}
+
+impl Drop for Runs {
+    fn drop(&mut self) {
+        let p = *self.slots.get_mut();
+        if !p.is_null() {
+            // SAFETY: allocated in `default` with this layout.
+            unsafe { dealloc(p.cast(), layout()) };
+        }
+    }
+}
+
+impl Runs {
+    fn slot(&self, id: u32) -> Option<&Slot> {
+        let p = self.slots.load(Relaxed);
+        // SAFETY: within the array, which lives as long as self.
+        (!p.is_null() && (id as usize) < CAP).then(|| unsafe { &*p.add(id as usize) })
+    }
+
+    fn add_more(&self, id: u32, k: usize, v: u64) {
+        let mut more = self.more.lock().unwrap_or_else(|e| e.into_inner());
+        more.entry(id).or_default()[k] += v;
+    }
+
+    /// Block `id` ran once (only from the thread itself).
+    pub fn ran(&self, id: u32) {
+        match self.slot(id) {
+            Some(s) => s.runs.store(s.runs.load(Relaxed) + 1, Relaxed),
+            None => self.add_more(id, 0, 1),
+        }
+    }
+
+    /// An instruction of block `id` accessed memory at run time: `c` in
+    /// [`DYNAMIC`] order.
+    pub fn accessed(&self, id: u32, c: [u64; 4]) {
+        match self.slot(id) {
+            Some(s) => {
+                for (a, v) in s.dynamic.iter().zip(c) {
+                    a.store(a.load(Relaxed) + v, Relaxed);
+                }
+            }
+            None => c
+                .iter()
+                .enumerate()
+                .for_each(|(k, &v)| self.add_more(id, k + 1, v)),
+        }
+    }
+
+    /// Runs and dynamic counts of every block that ran, by id.
+    fn each(&self, blocks: usize, mut f: impl FnMut(u32, [u64; 5])) {
+        for id in 0..blocks.min(CAP) as u32 {
+            let Some(s) = self.slot(id) else { break };
+            let runs = s.runs.load(Relaxed);
+            let d = s.dynamic.each_ref().map(|a| a.load(Relaxed));
+            if runs > 0 || d.iter().any(|&x| x > 0) {
+                f(id, [runs, d[0], d[1], d[2], d[3]]);
+            }
+        }
+        for (&id, &v) in self.more.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            f(id, v);
+        }
+    }
+
+    /// Back to zero, in a forked child (its only thread): fresh pages
+    /// rather than writing zeros over every page the parent touched.
+    pub fn restart(&self) {
+        // SAFETY: as in `default`.
+        let fresh = unsafe { alloc_zeroed(layout()) }.cast::<Slot>();
+        let old = self.slots.swap(fresh, Relaxed);
+        if !old.is_null() {
+            // SAFETY: no other thread exists in the child to read it.
+            unsafe { dealloc(old.cast(), layout()) };
+        }
+        self.more.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+}
+
+/// A translated block: where its code is, and what one run counts (the
+/// counters that are not zero).
+#[derive(Debug, Clone)]
+pub struct Block {
+    pub host_address: u64,
+    pub counts: Vec<(usize, u64)>,
+}
+
+/// A mapping of `/proc/self/maps` backed by a file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mapping {
+    pub start: u64,
+    pub end: u64,
+    /// Offset in the file of `start`.
+    pub offset: u64,
+    pub path: String,
+}
+
+/// The file-backed mappings in `/proc/self/maps` text, by start address.
+pub fn mappings(text: &str) -> Vec<Mapping> {
+    let mut out: Vec<Mapping> = text
+        .lines()
+        .filter_map(|line| {
+            let mut w = line.splitn(6, ' ');
+            let (range, _perms, offset) = (w.next()?, w.next()?, w.next()?);
+            let path = w.nth(2)?.trim_start();
+            let (start, end) = range.split_once('-')?;
+            if !path.starts_with('/') {
+                return None;
+            }
+            Some(Mapping {
+                start: u64::from_str_radix(start, 16).ok()?,
+                end: u64::from_str_radix(end, 16).ok()?,
+                offset: u64::from_str_radix(offset, 16).ok()?,
+                path: path.strip_suffix(" (deleted)").unwrap_or(path).to_string(),
+            })
+        })
+        .collect();
+    out.sort_by_key(|m| m.start);
+    out
+}
+
+/// The mapping holding `address`.
+fn locate(maps: &[Mapping], address: u64) -> Option<&Mapping> {
+    let i = maps
+        .partition_point(|m| m.start <= address)
+        .checked_sub(1)?;
+    (address < maps[i].end).then(|| &maps[i])
+}
+
+/// The sites: every block's counts times its runs, plus what its memory
+/// callbacks added, summed over `threads` and over blocks of one place
+/// (code translated again), found in `maps`.
+pub fn sites<'a>(
+    blocks: &[Block],
+    threads: impl IntoIterator<Item = &'a Runs>,
+    maps: &[Mapping],
+) -> (Vec<String>, Vec<Site>) {
+    let mut per_block: HashMap<u32, [u64; 5]> = HashMap::new();
+    for t in threads {
+        t.each(blocks.len(), |id, v| {
+            let s = per_block.entry(id).or_default();
+            s.iter_mut().zip(v).for_each(|(a, b)| *a += b);
+        });
+    }
+    let mut modules: Vec<String> = Vec::new();
+    let mut index: HashMap<&str, u32> = HashMap::new();
+    let mut places: BTreeMap<(u32, u64), [u64; field::N]> = BTreeMap::new();
+    for (id, v) in per_block {
+        let Some(b) = blocks.get(id as usize) else {
+            continue;
+        };
+        let place = match locate(maps, b.host_address) {
+            Some(m) => {
+                let k = *index.entry(&m.path).or_insert_with(|| {
+                    modules.push(m.path.clone());
+                    modules.len() as u32 - 1
+                });
+                (k, b.host_address - m.start + m.offset)
+            }
+            None => (Site::ANONYMOUS, b.host_address),
+        };
+        let c = places.entry(place).or_insert([0; field::N]);
+        for &(f, x) in &b.counts {
+            c[f] += x * v[0];
+        }
+        for (f, x) in DYNAMIC.iter().zip(&v[1..]) {
+            c[*f] += x;
+        }
+    }
+    let sites = places
+        .into_iter()
+        .map(|((module, offset), c)| Site {
+            module,
+            offset,
+            counts: Counts::from_array(&c),
+        })
+        .collect();
+    (modules, sites)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_times_counts_land_at_their_file_offsets() {
+        let maps = mappings(
+            "00400000-00401000 r--p 00000000 08:01 12 /usr/bin/prog\n\
+             00401000-00402000 r-xp 00001000 08:01 12 /usr/bin/prog\n\
+             7f0000000000-7f0000010000 r-xp 00020000 08:01 13 /lib/libm.so.6 (deleted)\n\
+             7f0000020000-7f0000030000 rw-p 00000000 00:00 0 \n\
+             7ffd00000000-7ffd00001000 rw-p 00000000 00:00 0                          [stack]\n",
+        );
+        assert_eq!(maps.len(), 3);
+        assert_eq!(maps[2].path, "/lib/libm.so.6");
+        let blocks = vec![
+            Block {
+                host_address: 0x401010,
+                counts: vec![(field::DP_FMA, 8), (field::INSTRUCTIONS, 3)],
+            },
+            Block {
+                host_address: 0x7f0000000100,
+                counts: vec![(field::BYTES_LOADED, 64)],
+            },
+            // The first block translated again: the same site.
+            Block {
+                host_address: 0x401010,
+                counts: vec![(field::DP_FMA, 8), (field::INSTRUCTIONS, 3)],
+            },
+            Block {
+                host_address: 0x7f0000020010,
+                counts: vec![(field::INSTRUCTIONS, 1)],
+            },
+        ];
+        let (a, b) = (Runs::default(), Runs::default());
+        a.ran(0);
+        a.ran(0);
+        b.ran(2);
+        b.ran(1);
+        b.accessed(1, [2, 0, 16, 0]);
+        a.ran(3);
+        let (modules, sites) = sites(&blocks, [&a, &b], &maps);
+        assert_eq!(modules, ["/usr/bin/prog", "/lib/libm.so.6"]);
+        assert_eq!(sites.len(), 3);
+        let prog = &sites[0];
+        assert_eq!((prog.module, prog.offset), (0, 0x1010));
+        assert_eq!(prog.counts.dp_fma_flops, 24);
+        assert_eq!(prog.counts.instructions, 9);
+        let lib = &sites[1];
+        assert_eq!((lib.module, lib.offset), (1, 0x20100));
+        assert_eq!((lib.counts.bytes_loaded, lib.counts.loads), (80, 2));
+        let anon = &sites[2];
+        assert_eq!(
+            (anon.module, anon.offset),
+            (Site::ANONYMOUS, 0x7f0000020010)
+        );
+        a.restart();
+        let (_, after) = super::sites(&blocks, [&a], &maps);
+        assert!(after.is_empty());
+    }
+
+    #[test]
+    fn blocks_past_the_array_are_counted_all_the_same() {
+        let r = Runs::default();
+        let far = CAP as u32 + 5;
+        r.ran(far);
+        r.ran(far);
+        r.accessed(far, [1, 0, 8, 0]);
+        let mut seen = vec![];
+        r.each(CAP + 10, |id, v| seen.push((id, v)));
+        assert_eq!(seen, [(far, [2, 1, 0, 8, 0])]);
+    }
+}

@@ -1,0 +1,253 @@
+//! Where a native run spends its time, without a PMU: the kernel's software
+//! `cpu-clock` event samples the user-mode instruction pointer of the
+//! command and of every thread and process it starts, and its records of
+//! their file mappings turn each sample into a place in a file (a file
+//! offset, as the counting plugin gives its counts).
+
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::process::{Command, ExitStatus};
+use std::time::{Duration, Instant};
+
+/// Nanoseconds of CPU time between samples: 2 kHz, a few hundred samples in
+/// a tenth of a second, at about 1 % of the run's time (docs/evidence.md).
+pub const PERIOD_NS: u64 = 500_000;
+
+/// Samples a function's time rests on below which it is shown as uncertain.
+pub const FEW_SAMPLES: u64 = 50;
+
+/// Runs shorter than this get too few samples to share their time out.
+pub const MIN_SECONDS: f64 = 0.01;
+
+/// What sampling a run found.
+#[derive(Debug, Clone, Default)]
+pub struct Samples {
+    /// Samples per place: (file path, file offset); path "" for code in no
+    /// file (generated at run time, the vDSO).
+    pub places: HashMap<(String, u64), u64>,
+    /// Samples in all.
+    pub total: u64,
+    /// Samples the kernel could not record (a full buffer).
+    pub lost: u64,
+    /// User-mode CPU time of the command's processes, seconds: what the
+    /// samples share out.
+    pub cpu_seconds: f64,
+}
+
+/// One file mapping of a process.
+#[derive(Debug, Clone)]
+struct Mapping {
+    start: u64,
+    end: u64,
+    offset: u64,
+    path: String,
+}
+
+/// The mappings of each process, from the kernel's records. The records
+/// arrive from one buffer per CPU without an order between them, so a
+/// process's mappings are all kept (an exec's new image lands elsewhere, by
+/// address randomisation), the latest first, then its parent's.
+#[derive(Debug, Default)]
+pub struct Maps {
+    by_pid: HashMap<u32, Vec<Mapping>>,
+    parent: HashMap<u32, u32>,
+}
+
+impl Maps {
+    /// A new mapping of `pid` (a file's path, or a label like `[vdso]`).
+    pub fn mapped(&mut self, pid: u32, start: u64, len: u64, offset: u64, path: &str) {
+        if path.starts_with('/') {
+            self.by_pid.entry(pid).or_default().push(Mapping {
+                start,
+                end: start.saturating_add(len),
+                offset,
+                path: path.to_string(),
+            });
+        }
+    }
+
+    /// `child` was forked from `parent`: it has its parent's mappings.
+    pub fn forked(&mut self, parent: u32, child: u32) {
+        if parent != child {
+            self.parent.insert(child, parent);
+        }
+    }
+
+    /// The place of `ip` in `pid`: (path, file offset), or ("", ip).
+    pub fn place(&self, pid: u32, ip: u64) -> (String, u64) {
+        let mut p = pid;
+        for _ in 0..64 {
+            let found = self
+                .by_pid
+                .get(&p)
+                .and_then(|maps| maps.iter().rev().find(|m| (m.start..m.end).contains(&ip)));
+            if let Some(m) = found {
+                return (m.path.clone(), ip - m.start + m.offset);
+            }
+            match self.parent.get(&p) {
+                Some(&q) => p = q,
+                None => break,
+            }
+        }
+        (String::new(), ip)
+    }
+}
+
+/// The user-mode CPU time of this process's children that were waited
+/// for, seconds.
+fn children_user_seconds() -> f64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
+    u.ru_utime.tv_sec as f64 + u.ru_utime.tv_usec as f64 * 1e-6
+}
+
+/// The CPUs online, from sysfs ("0-3,8"); the first `available_parallelism`
+/// when it cannot be read.
+fn online_cpus() -> Vec<usize> {
+    let text = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap_or_default();
+    let mut cpus = Vec::new();
+    for part in text.trim().split(',').filter(|p| !p.is_empty()) {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        if let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<usize>()) {
+            cpus.extend(a..=b.min(a + 4096));
+        }
+    }
+    if cpus.is_empty() {
+        cpus = (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect();
+    }
+    cpus
+}
+
+/// Run `cmd` sampled: its exit status, wall time in seconds, and samples.
+pub fn run(cmd: &mut Command) -> Result<(ExitStatus, f64, Samples)> {
+    use perf_event::events::Software;
+    use perf_event::{Builder, SampleFlag, data::Record};
+    let mut b = Builder::new(Software::CPU_CLOCK);
+    b.observe_self()
+        .inherit(true)
+        .enabled(false)
+        .enable_on_exec(true)
+        .exclude_kernel(true)
+        .exclude_hv(true)
+        .sample_period(PERIOD_NS)
+        .sample(SampleFlag::IP | SampleFlag::TID)
+        .mmap(true)
+        .task(true);
+    // The kernel maps no buffer of an inherited event on every CPU: one
+    // event per CPU, each followed into the children.
+    let mut samplers = Vec::new();
+    for cpu in online_cpus() {
+        b.one_cpu(cpu);
+        let s = b
+            .build()
+            .and_then(|c| c.sampled(2 << 20))
+            .map_err(|e| Error::input(refused(&e)))?;
+        samplers.push(s);
+    }
+    let before = children_user_seconds();
+    let t0 = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Error::input(format!("cannot run {:?}: {e}", cmd.get_program())))?;
+    let (mut maps, mut s) = (Maps::default(), Samples::default());
+    let mut ips: Vec<(u32, u64)> = Vec::new();
+    let mut status = None;
+    loop {
+        let mut any = false;
+        for sampler in &mut samplers {
+            while let Some(r) = sampler.next_record() {
+                any = true;
+                match r.parse_record() {
+                    Ok(Record::Sample(x)) => {
+                        if let (Some(pid), Some(ip)) = (x.pid(), x.ip()) {
+                            ips.push((pid, ip));
+                        }
+                    }
+                    Ok(Record::Mmap(m)) => maps.mapped(
+                        m.pid,
+                        m.addr,
+                        m.len,
+                        m.pgoff,
+                        &m.filename_os().to_string_lossy(),
+                    ),
+                    Ok(Record::Fork(f)) => maps.forked(f.ppid, f.pid),
+                    Ok(Record::Lost(l)) => s.lost += l.lost,
+                    _ => {}
+                }
+            }
+        }
+        if let Some(st) = status {
+            let seconds = t0.elapsed().as_secs_f64();
+            drop(samplers);
+            s.cpu_seconds = (children_user_seconds() - before).max(0.0);
+            for (pid, ip) in ips {
+                *s.places.entry(maps.place(pid, ip)).or_default() += 1;
+                s.total += 1;
+            }
+            return Ok((st, seconds, s));
+        }
+        if !any {
+            match child.try_wait() {
+                Ok(Some(st)) => status = Some(st),
+                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+                Err(e) => return Err(Error::Io(format!("cannot wait for the command: {e}"))),
+            }
+        }
+    }
+}
+
+/// The one line for a refused `perf_event_open`.
+fn refused(e: &std::io::Error) -> String {
+    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into());
+    format!(
+        "cannot sample the command's time per function (perf_event_open of the software cpu-clock event: {e}; kernel.perf_event_paranoid = {paranoid}): run `sysctl kernel.perf_event_paranoid=2` as root (or lower; 3 and above forbid it), or profile without --functions"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn samples_find_their_file_through_forks_and_execs() {
+        let mut m = Maps::default();
+        m.mapped(10, 0x1000, 0x2000, 0x400, "/bin/prog");
+        m.mapped(10, 0x7000, 0x1000, 0, "[vdso]");
+        assert_eq!(m.place(10, 0x1800), ("/bin/prog".into(), 0xc00));
+        assert_eq!(m.place(10, 0x7010), (String::new(), 0x7010));
+        m.forked(10, 11);
+        assert_eq!(m.place(11, 0x1800).0, "/bin/prog");
+        // A thread's fork record names its own process: nothing changes.
+        m.forked(11, 11);
+        // The child's own mapping comes first, then its parent's.
+        m.mapped(11, 0x1000, 0x1000, 0, "/lib/libx.so");
+        assert_eq!(m.place(11, 0x1800), ("/lib/libx.so".into(), 0x800));
+        assert_eq!(m.place(11, 0x2800), ("/bin/prog".into(), 0x1c00));
+        assert_eq!(m.place(10, 0x1800).0, "/bin/prog");
+        assert_eq!(m.place(12, 0x1800).0, "");
+    }
+
+    #[test]
+    fn a_busy_child_is_sampled_in_its_own_code() {
+        let mut cmd = Command::new("/bin/sh");
+        cmd.args(["-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"]);
+        let (status, seconds, s) = match run(&mut cmd) {
+            Ok(x) => x,
+            Err(e) => panic!("sampling refused here: {e}"),
+        };
+        assert!(status.success() && seconds > 0.0);
+        assert!(online_cpus().contains(&0));
+        assert!(s.total > 0 && s.cpu_seconds > 0.0, "{s:?}");
+        // Most samples land in a file the shell mapped (its own code or libc).
+        let in_files: u64 = s
+            .places
+            .iter()
+            .filter(|((p, _), _)| !p.is_empty())
+            .map(|(_, n)| n)
+            .sum();
+        assert!(in_files * 10 >= s.total * 9, "{in_files} of {}", s.total);
+    }
+}
