@@ -71,6 +71,7 @@ fn downstream(doc: &Document) {
                 mix: None,
                 processes: Vec::new(),
                 counted_with: None,
+                function: None,
             };
             let _ = compare::predict(&app, &m, None);
         }

@@ -15,6 +15,10 @@ use common::*;
 mod processes;
 use processes::*;
 
+#[path = "emulate/functions.rs"]
+mod functions;
+use functions::*;
+
 use carmbench::profile::emulate::{Counts, Emulator};
 use carmbench::results::apps;
 use std::path::{Path, PathBuf};
@@ -401,6 +405,8 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu) forked_children_count_their_own_work_once,
         (Part::Qemu) launchers_in_c_and_python_are_followed,
         (Part::Qemu) an_avx512_build_is_counted_through_its_twin,
+        (Part::Qemu, Part::Sampling) each_function_is_a_point_with_its_own_w_q_and_time,
+        (Part::Qemu, Part::Sampling) stripped_code_is_named_by_file_and_offset_and_short_runs_say_so,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

@@ -69,7 +69,7 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         return Ok(());
     }
     let apps = match &a.apps {
-        Some(p) => results::apps::load(p)?.applications,
+        Some(p) => results::apps::load_placeable(p)?,
         None => Vec::new(),
     };
     let filter = Filter {

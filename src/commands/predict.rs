@@ -101,7 +101,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                 "--fma-flops goes with --flops and --bytes; an apps file gives each application's fma_flops",
             ));
         }
-        (Some(p), None, None) => apps::load(p)?.applications,
+        (Some(p), None, None) => apps::load_placeable(p)?,
         (None, Some(w), Some(q)) => {
             apps::manual_counts(w, q)?;
             vec![AppPoint {
@@ -115,6 +115,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                 mix: None,
                 processes: Vec::new(),
                 counted_with: None,
+                function: None,
             }]
         }
         _ => return Err(Error::input("give --app APPS.yaml, or --flops N --bytes M")),

@@ -39,6 +39,11 @@ pub struct ProfileArgs {
     /// time is the command's own.
     #[arg(long, value_name = "PROGRAM")]
     pub count_with: Option<String>,
+    /// A point for each of the N functions that took the most time (default
+    /// 10) and one for the rest: W and Q counted by emulation, time from
+    /// native samples of the software cpu-clock event (no PMU needed).
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
+    pub functions: Option<usize>,
     /// Threads the command runs (compared with the roofs of that thread count).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -87,6 +92,67 @@ fn unplaced(p: &AppPoint) -> String {
     )
 }
 
+/// The table of a program's function points: time share, seconds, AI,
+/// GFLOP/s, the bounding roof and how close the point is to it.
+fn function_table(doc: Option<&Document>, points: &[&AppPoint]) -> String {
+    use std::fmt::Write;
+    let Some(first) = points.first().and_then(|p| p.function.as_ref()) else {
+        return String::new();
+    };
+    let samples: u64 = points
+        .iter()
+        .filter_map(|p| p.function.as_ref())
+        .map(|f| f.samples)
+        .sum();
+    let mut t = format!(
+        "functions of {} (W and Q: their own instructions; T: {samples} samples of the CPU time, per core; * fewer than {} samples):\n{:>6} {:>9} {:>9} {:>9}  {:<28} function (file)\n",
+        first.program,
+        profile::sample::FEW_SAMPLES,
+        "time",
+        "T s",
+        "flop/B",
+        "GFLOP/s",
+        "bound: % of the roof"
+    );
+    for p in points {
+        let Some(f) = &p.function else { continue };
+        let bound = match (p.placeable(), doc) {
+            (false, _) if p.seconds <= 0.0 => "not placed: no samples".to_string(),
+            (false, _) => "not placed: no FP work".to_string(),
+            (true, None) => String::new(),
+            (true, Some(d)) => match profile::placement(d, p, 1).and_then(|x| x.roof) {
+                Some((label, v)) => format!("{label} {:.0}%", 100.0 * p.gflop_per_s() / v),
+                None => "above every roof".into(),
+            },
+        };
+        let rate = |v: f64| match v.is_finite() {
+            true => format!("{v:.3}"),
+            false => "-".into(),
+        };
+        let _ = writeln!(
+            t,
+            "{:>5.1}%{} {:>9.4} {:>9} {:>9}  {:<28} {}{}",
+            100.0 * f.share,
+            if f.samples < profile::sample::FEW_SAMPLES {
+                "*"
+            } else {
+                " "
+            },
+            p.seconds,
+            rate(p.ai()),
+            rate(p.gflop_per_s()),
+            bound,
+            p.name,
+            if f.module.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", f.module)
+            }
+        );
+    }
+    t
+}
+
 /// Run the subcommand.
 pub fn run(a: &ProfileArgs) -> Result<()> {
     let name = a.name.clone().unwrap_or_else(|| {
@@ -129,6 +195,7 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
         threads: a.threads,
         plugin: a.plugin.clone(),
         count_with: a.count_with.clone(),
+        functions: a.functions,
     })?;
     for w in &profiled.warnings {
         eprintln!("carmbench: warning: {w}");
@@ -152,10 +219,18 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
             }
         )));
     }
+    let functions: Vec<&AppPoint> = profiled
+        .points
+        .iter()
+        .filter(|p| p.function.is_some())
+        .collect();
+    let table = function_table(results.as_ref(), &functions);
+    // Function points are all kept (listed even without FP work); the
+    // program's and its regions' need a place on the chart.
     let (placeable, empty): (Vec<AppPoint>, Vec<AppPoint>) = profiled
         .points
         .into_iter()
-        .partition(|p| p.flops > 0.0 && p.bytes > 0.0 && p.seconds > 0.0);
+        .partition(|p| p.placeable() || p.function.is_some());
     for p in &empty {
         eprintln!(
             "carmbench: warning: {} has no counted flops or bytes; it cannot be placed",
@@ -172,18 +247,18 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
     if let Some(n) = &profiled.note {
         println!("{n}");
     }
+    let programs = placeable.iter().filter(|p| p.function.is_none());
     match &results {
-        Some(doc) => placeable
-            .iter()
-            .for_each(|p| println!("{}", placed(doc, p))),
+        Some(doc) => programs.for_each(|p| println!("{}", placed(doc, p))),
         None => {
-            placeable.iter().for_each(|p| println!("{}", unplaced(p)));
+            programs.for_each(|p| println!("{}", unplaced(p)));
             println!(
                 "(no results at {}: run `carmbench run` or give --results to see the bounding roof)",
                 results_path.display()
             );
         }
     }
+    print!("{table}");
     println!(
         "wrote {} ({} point(s)); draw with: carmbench plot {} --apps {}",
         out.display(),

@@ -11,8 +11,9 @@
 //! [`symbols`]: super::symbols
 
 use super::emulate::{Counts, Output};
-use super::sample::{FEW_SAMPLES, Samples};
+use super::sample::{FEW_SAMPLES, MIN_SECONDS, Samples};
 use super::symbols::{Function, Symbols, file_name};
+use crate::results::apps::{AppPoint, FunctionInfo};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -163,9 +164,61 @@ pub fn points(
     out
 }
 
-/// The module's file name for a point ("" for "rest" and code in no file).
-pub fn module_name(f: &Function) -> String {
-    file_name(&f.module).to_string()
+/// The application points of `points`, functions of the program point
+/// `program` (whose other fields they share).
+pub fn app_points(points: &[FunctionPoint], program: &AppPoint) -> Vec<AppPoint> {
+    points
+        .iter()
+        .map(|p| {
+            let c = &p.cost.counts;
+            AppPoint {
+                name: p.function.name.clone(),
+                flops: c.flops() as f64,
+                bytes: c.bytes() as f64,
+                seconds: p.seconds,
+                // CPU time: compared with one core's roofs.
+                threads: Some(1),
+                fma_flops: Some(c.fma_flops() as f64),
+                source: program.source.as_ref().map(|s| {
+                    format!(
+                        "{s}; function, its own instructions; time from {} native sample(s) of the cpu-clock event",
+                        p.cost.samples
+                    )
+                }),
+                mix: Some(super::emulate::mix(c)),
+                processes: Vec::new(),
+                counted_with: program.counted_with.clone(),
+                function: Some(FunctionInfo {
+                    program: program.name.clone(),
+                    module: file_name(&p.function.module).to_string(),
+                    share: p.share,
+                    samples: p.cost.samples,
+                }),
+            }
+        })
+        .collect()
+}
+
+/// The function points of a counted run sampled natively, or why there are
+/// none (one line).
+pub fn of_run(
+    processes: &[Output],
+    samples: &Samples,
+    rename: &dyn Fn(&str) -> String,
+    top: usize,
+    program: &AppPoint,
+) -> Result<Vec<AppPoint>, String> {
+    if program.seconds < MIN_SECONDS || samples.total == 0 {
+        return Err(format!(
+            "{} ran {:.1} ms natively, too briefly to share its time out by sampling (at least {} ms, {} samples): no function points; the whole-program point is written",
+            program.name,
+            program.seconds * 1e3,
+            MIN_SECONDS * 1e3,
+            samples.total
+        ));
+    }
+    let c = costs(processes, samples, &mut Symbols::default(), rename);
+    Ok(app_points(&points(c, samples, top), program))
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use crate::results::apps::{AppPoint, ProcessPoint};
 use carmbench_regions::Record;
 use command::Found;
 use emulate::Emulator;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
 use std::time::Instant;
 
@@ -55,6 +55,8 @@ pub struct Request {
     pub plugin: Option<PathBuf>,
     /// A twin build counted by emulation in the command's place.
     pub count_with: Option<String>,
+    /// Points for this many of the hottest functions, and the rest.
+    pub functions: Option<usize>,
 }
 
 /// What profiling gave: the program's point first, then its regions'; and
@@ -118,20 +120,26 @@ fn failed(prog: &str, status: &ExitStatus) -> Error {
 }
 
 /// The native run of an emulated or manual profile: the program's own
-/// output passed through, its time and its regions' times.
-fn timed(f: &Found) -> Result<(f64, Vec<Record>)> {
+/// output passed through, its time and its regions' times, and where its
+/// time went when `sampled`.
+fn timed(f: &Found, sampled: bool) -> Result<(f64, Vec<Record>, Option<sample::Samples>)> {
     let mut cmd = native(f);
     let prog = f.given.as_str();
-    let ((status, seconds), records) = with_regions(&mut cmd, "", |cmd| {
+    let (run, records) = with_regions(&mut cmd, "", |cmd| {
+        if sampled {
+            return sample::run(cmd).map(|(st, t, s)| (st, t, Some(s)));
+        }
         let t0 = Instant::now();
-        let status = cmd.status();
-        (status, t0.elapsed().as_secs_f64())
+        let status = cmd
+            .status()
+            .map_err(|e| Error::input(format!("cannot run '{prog}': {e}")))?;
+        Ok((status, t0.elapsed().as_secs_f64(), None))
     })?;
-    let status = status.map_err(|e| Error::input(format!("cannot run '{prog}': {e}")))?;
+    let (status, seconds, samples) = run?;
     if !status.success() {
         return Err(failed(prog, &status));
     }
-    Ok((seconds, records))
+    Ok((seconds, records, samples))
 }
 
 /// The command as it runs natively: the program found, its argv[0] as
@@ -166,7 +174,7 @@ pub fn profile(r: &Request) -> Result<Profiled> {
     let prog = found.given.as_str();
     match resolved {
         Resolved::Manual(flops, bytes) => {
-            let (seconds, _) = timed(&found)?;
+            let (seconds, _, _) = timed(&found, false)?;
             Ok(Profiled {
                 points: vec![AppPoint {
                     name: r.name.clone(),
@@ -179,6 +187,7 @@ pub fn profile(r: &Request) -> Result<Profiled> {
                     mix: None,
                     processes: Vec::new(),
                     counted_with: None,
+                    function: None,
                 }],
                 note: None,
                 warnings: Vec::new(),
@@ -209,6 +218,7 @@ pub fn profile(r: &Request) -> Result<Profiled> {
                     mix: None,
                     processes: Vec::new(),
                     counted_with: None,
+                    function: None,
                 })
                 .collect();
             Ok(Profiled {
@@ -228,7 +238,7 @@ const MAX_PROCESSES: usize = 64;
 /// Count `found` by emulation (or its twin build in its place), its time
 /// from its native run.
 fn emulated(r: &Request, emu: &Emulator, found: &Found, twin: Option<&Found>) -> Result<Profiled> {
-    let (native, records) = timed(found)?;
+    let (native, records, samples) = timed(found, r.functions.is_some())?;
     let t0 = Instant::now();
     let out = emu.count_found(twin.unwrap_or(found), &[])?;
     let emulated = t0.elapsed().as_secs_f64();
@@ -248,6 +258,7 @@ fn emulated(r: &Request, emu: &Emulator, found: &Found, twin: Option<&Found>) ->
         mix: Some(emulate::mix(c)),
         processes: Vec::new(),
         counted_with: twin.map(|t| t.given.clone()),
+        function: None,
     };
     let mut whole = point(r.name.clone(), &out.total, native, source.clone());
     if out.processes.len() > 1 {
@@ -274,8 +285,21 @@ fn emulated(r: &Request, emu: &Emulator, found: &Found, twin: Option<&Found>) ->
             })
             .collect();
     }
-    let mut points = vec![whole];
     let mut warnings = out.warnings();
+    let mut points = Vec::new();
+    if let (Some(top), Some(samples)) = (r.functions, &samples) {
+        let rename = |m: &str| match twin {
+            Some(t) if same_file(Path::new(m), &t.path) => {
+                found.path.to_string_lossy().into_owned()
+            }
+            _ => m.to_string(),
+        };
+        match functions::of_run(&out.processes, samples, &rename, top, &whole) {
+            Ok(f) => points = f,
+            Err(w) => warnings.push(w),
+        }
+    }
+    points.insert(0, whole);
     for reg in &out.regions {
         let Some(timed) = records.iter().find(|t| t.name == reg.name) else {
             warnings.push(format!(
@@ -304,6 +328,14 @@ fn emulated(r: &Request, emu: &Emulator, found: &Found, twin: Option<&Found>) ->
         warnings,
         seconds: native,
     })
+}
+
+/// Whether two paths name one file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
 }
 
 /// "APP" or "APP/region".
@@ -360,6 +392,19 @@ fn mode(r: &Request) -> Result<Resolved> {
             ));
         }
     };
+    if r.functions.is_some() {
+        if r.functions == Some(0) {
+            return Err(Error::input(
+                "--functions 0 shows no function; give how many of the hottest to show (default 10)",
+            ));
+        }
+        if manual.is_some() || matches!(r.counts, CountsMode::Pmu | CountsMode::Manual) {
+            return Err(Error::input(
+                "--functions counts each function's flops and bytes by emulation: give --counts emulate (or auto), without --flops and --bytes",
+            ));
+        }
+        return Emulator::find(r.plugin.as_deref()).map(Resolved::Emulate);
+    }
     match (r.counts, manual) {
         (CountsMode::Auto | CountsMode::Manual, Some((f, b))) => Ok(Resolved::Manual(f, b)),
         (CountsMode::Manual, None) => Err(Error::input(

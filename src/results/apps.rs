@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Version of the apps file layout: 2 adds each point's processes and the
-/// twin build counted in its place; files of schema 1 are still read.
-pub const APPS_SCHEMA: u32 = 2;
+/// twin build counted in its place, 3 the points of a program's functions;
+/// files of schemas 1 and 2 are still read.
+pub const APPS_SCHEMA: u32 = 3;
 
 /// One application (or region of one).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -47,6 +48,25 @@ pub struct AppPoint {
     /// build QEMU can run), the time being the command's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counted_with: Option<String>,
+    /// Set for the point of one function of a program (`profile
+    /// --functions`): its `seconds` are its share of the program's CPU time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<FunctionInfo>,
+}
+
+/// What makes a point the point of one function of a program.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FunctionInfo {
+    /// The name of the program's own point.
+    pub program: String,
+    /// The file its code is in (the program or a library); empty for the
+    /// sum of the functions not shown.
+    pub module: String,
+    /// Its share of the program's time (of the native run's samples).
+    pub share: f64,
+    /// The native samples its time rests on.
+    pub samples: u64,
 }
 
 /// One process of a profiled command and what it counted.
@@ -109,6 +129,10 @@ impl AppPoint {
     pub fn gflop_per_s(&self) -> f64 {
         self.flops / self.seconds / 1e9
     }
+    /// It has a place on the chart: flops, bytes and time.
+    pub fn placeable(&self) -> bool {
+        self.flops > 0.0 && self.bytes > 0.0 && self.seconds > 0.0
+    }
 }
 
 /// An apps file.
@@ -125,6 +149,14 @@ pub struct AppsFile {
 pub fn load(path: &Path) -> Result<AppsFile> {
     let what = format!("apps file '{}'", path.display());
     parse(&crate::files::read_input(path, &what)?, &what)
+}
+
+/// The points of the apps file at `path` that have a place on the chart
+/// (a function without FP work is listed by `profile`, not drawn).
+pub fn load_placeable(path: &Path) -> Result<Vec<AppPoint>> {
+    let mut f = load(path)?;
+    f.applications.retain(AppPoint::placeable);
+    Ok(f.applications)
 }
 
 /// An apps file from its text; `doc` names it in errors.
@@ -157,8 +189,20 @@ pub fn add_points(path: &Path, points: Vec<AppPoint>) -> Result<()> {
     }
     // An older file is written again in today's layout.
     f.schema = APPS_SCHEMA;
+    // A program profiled again loses its old function points: its
+    // functions may have changed.
+    let programs: Vec<String> = points
+        .iter()
+        .filter_map(|p| p.function.as_ref().map(|f| f.program.clone()))
+        .collect();
+    f.applications.retain(|a| {
+        !a.function
+            .as_ref()
+            .is_some_and(|f| programs.contains(&f.program))
+    });
     for p in points {
-        f.applications.retain(|a| a.name != p.name);
+        f.applications
+            .retain(|a| a.name != p.name || a.function.is_some() != p.function.is_some());
         f.applications.push(p);
     }
     let text = serde_yaml::to_string(&f).map_err(|e| Error::Io(e.to_string()))?;
@@ -195,11 +239,19 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
     if a.name.trim().is_empty() {
         return Err(e.fail("name", "empty", "each point needs a name"));
     }
-    e.positive("flops", a.flops)?;
-    e.positive("bytes", a.bytes)?;
-    e.positive("seconds", a.seconds)?;
-    e.plottable("its AI (flop/B)", a.ai(), "flops / bytes")?;
-    e.plottable("its GFLOP/s", a.gflop_per_s(), "flops / seconds")?;
+    // A function may do no FP work (a copy) or miss the samples: listed,
+    // not drawn.
+    if a.function.is_some() && !a.placeable() {
+        e.non_negative("flops", a.flops)?;
+        e.non_negative("bytes", a.bytes)?;
+        e.non_negative("seconds", a.seconds)?;
+    } else {
+        e.positive("flops", a.flops)?;
+        e.positive("bytes", a.bytes)?;
+        e.positive("seconds", a.seconds)?;
+        e.plottable("its AI (flop/B)", a.ai(), "flops / bytes")?;
+        e.plottable("its GFLOP/s", a.gflop_per_s(), "flops / seconds")?;
+    }
     if let Some(t) = a.threads {
         e.at_least("threads", t as u64, 1)?;
     }
@@ -209,6 +261,13 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
     }
     if let Some(m) = &a.mix {
         check_mix(&e, m)?;
+    }
+    if let Some(f) = &a.function {
+        e.non_negative("function.share", f.share)?;
+        e.ordered(("function.share", f.share), ("1", 1.0))?;
+        if f.program.trim().is_empty() {
+            return Err(e.fail("function.program", "empty", "name the program's point"));
+        }
     }
     for p in &a.processes {
         e.non_negative("processes.flops", p.flops)?;
@@ -263,6 +322,7 @@ mod tests {
             mix: None,
             processes: Vec::new(),
             counted_with: None,
+            function: None,
         };
         let f = AppsFile {
             schema: 1,

@@ -19,6 +19,8 @@ pub enum Part {
     Chromium,
     /// A local Slurm cluster's programs, with munge.
     Slurm,
+    /// The kernel's software cpu-clock event, sampled (`perf_event_open`).
+    Sampling,
 }
 
 /// A program on `PATH`, or in the sbin folders a user's `PATH` may lack.
@@ -38,6 +40,7 @@ impl Part {
             Part::Qemu => "QEMU (qemu-x86_64 with plugin support)",
             Part::Chromium => "Chromium with chromedriver",
             Part::Slurm => "Slurm (slurmctld, slurmd, srun, sinfo, scontrol, munged)",
+            Part::Sampling => "sampling with the software cpu-clock event (perf_event_open)",
         }
     }
 
@@ -47,6 +50,9 @@ impl Part {
             Part::Qemu => "apt-get install qemu-user",
             Part::Chromium => "apt-get install chromium chromium-driver",
             Part::Slurm => "apt-get install slurmctld slurmd slurm-client munge",
+            Part::Sampling => {
+                "sysctl kernel.perf_event_paranoid=2 (as root; a container also needs perf_event_open allowed)"
+            }
         }
     }
 
@@ -65,6 +71,7 @@ impl Part {
             Part::Slurm => ["munged", "slurmctld", "slurmd", "srun", "sinfo", "scontrol"]
                 .iter()
                 .all(|p| program(p, true).is_some()),
+            Part::Sampling => carmbench::profile::sample::run(&mut Command::new("true")).is_ok(),
         }
     }
 }
@@ -82,21 +89,27 @@ pub struct Test {
     pub body: fn(),
 }
 
-/// The tests of a binary, as `Test`s: `tests![plain_test, (Part::Qemu) qemu_test]`.
+/// The tests of a binary, as `Test`s: `tests![plain_test, (Part::Qemu)
+/// qemu_test, (Part::Qemu, Part::Sampling) both]`.
 #[macro_export]
 macro_rules! tests {
-    ($( $(($part:expr))? $name:ident ),* $(,)?) => {
+    ($( $(($($part:expr),+))? $name:ident ),* $(,)?) => {
         vec![$( $crate::common::parts::Test {
             name: stringify!($name),
-            needs: $crate::common::parts::needs(&[$($part)?]),
+            needs: $crate::common::parts::needs(&[$($($part),+)?]),
             body: $name,
         } ),*]
     };
 }
 
-/// The part a test needs, from the macro's optional `(Part)`.
+/// The part a test is decided by, from the macro's optional `(Part, ...)`:
+/// the first one missing, else the first.
 pub fn needs(parts: &[Part]) -> Option<Part> {
-    parts.first().copied()
+    parts
+        .iter()
+        .copied()
+        .find(|p| !p.present())
+        .or(parts.first().copied())
 }
 
 /// Run `tests` as the standard harness would, parts decided now.

@@ -1,0 +1,158 @@
+//! A point per function (`profile --functions`), under a real QEMU and real
+//! sampling: `functions.c` has three functions of known W and Q (a chain of
+//! multiply-adds, a copy, and a triad in the shared library it links) and
+//! times each itself; the test compares the function points with both.
+
+use super::*;
+
+const FUNCTIONS: &str = include_str!("../programs/functions.c");
+const FUNCTIONS_LIB: &str = include_str!("../programs/functions_lib.c");
+
+/// The program and its library, built in `dir`; `strip`ped when asked.
+fn build(dir: &Path, stripped: bool) -> PathBuf {
+    let lib_c = dir.join("functions_lib.c");
+    std::fs::write(&lib_c, FUNCTIONS_LIB).unwrap();
+    let lib = dir.join("libcarmfn.so");
+    let st = Command::new("gcc")
+        .args(["-O2", "-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&lib_c)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let rpath = format!("-Wl,-rpath,{}", dir.display());
+    let ldir = format!("-L{}", dir.display());
+    let exe = gcc_with(
+        dir,
+        "functions",
+        FUNCTIONS,
+        &["-O2"],
+        &[&ldir, "-lcarmfn", &rpath],
+    );
+    if stripped {
+        assert!(Command::new("strip").arg(&exe).status().unwrap().success());
+    }
+    exe
+}
+
+/// `carmbench profile --functions` of `exe N R` into `dir/out`: its output.
+fn profile_functions(dir: &Path, exe: &Path, n: &str, r: &str, out: &str) -> std::process::Output {
+    let plugin = qemu_plugin();
+    Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args(["profile", "--counts", "emulate", "--functions", "--plugin"])
+        .arg(&plugin)
+        .args(["-o", out, "--"])
+        .arg(exe)
+        .args([n, r])
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+/// The three seconds the program printed: compute, triad, copy.
+fn own_times(stderr: &str) -> [f64; 3] {
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("seconds compute"))
+        .expect("the program's times");
+    let w: Vec<f64> = line
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    [w[0], w[1], w[2]]
+}
+
+fn near(what: &str, got: f64, want: f64, within: f64) {
+    assert!(
+        (got - want).abs() <= within * want,
+        "{what}: {got} against {want} by hand"
+    );
+}
+
+pub fn each_function_is_a_point_with_its_own_w_q_and_time() {
+    let dir = tmpdir("functions");
+    let exe = build(&dir, false);
+    let (n, r) = (2_000_000u64, 20u64);
+    let out = profile_functions(&dir, &exe, &n.to_string(), &r.to_string(), "apps.yaml");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stderr}\n{stdout}");
+    let f = apps::load(&dir.join("apps.yaml")).unwrap();
+    let whole = f
+        .applications
+        .iter()
+        .find(|a| a.function.is_none())
+        .unwrap();
+    let funcs: Vec<_> = f
+        .applications
+        .iter()
+        .filter(|a| a.function.is_some())
+        .collect();
+    let get = |name: &str| {
+        *funcs
+            .iter()
+            .find(|a| a.name == name)
+            .unwrap_or_else(|| panic!("no point for {name}: {stdout}"))
+    };
+    let (n, r) = (n as f64, r as f64);
+    let compute = get("compute");
+    near("compute W", compute.flops, 64.0 * (n / 16.0) * r, 0.005);
+    near("compute Q", compute.bytes, 16.0 * (n / 16.0) * r, 0.02);
+    let triad = get("triad");
+    near("triad W", triad.flops, 2.0 * n * r, 0.005);
+    near("triad Q", triad.bytes, 24.0 * n * r, 0.02);
+    assert_eq!(triad.function.as_ref().unwrap().module, "libcarmfn.so");
+    assert_eq!(compute.function.as_ref().unwrap().module, "functions");
+    let copy = get("copy");
+    assert_eq!(copy.flops, 0.0);
+    near("copy Q", copy.bytes, 16.0 * n * r, 0.02);
+    // The functions (with the rest) are the whole program, exactly.
+    let sum = |f: fn(&&apps::AppPoint) -> f64| funcs.iter().map(f).sum::<f64>();
+    assert_eq!(sum(|a| a.flops), whole.flops);
+    assert_eq!(sum(|a| a.bytes), whole.bytes);
+    // Time shares among the three, as the samples and the program's own
+    // clock see them, within 10 points.
+    let own = own_times(&stderr);
+    let sampled = [compute.seconds, triad.seconds, copy.seconds];
+    let (so, ss) = (own.iter().sum::<f64>(), sampled.iter().sum::<f64>());
+    for (k, name) in ["compute", "triad", "copy"].iter().enumerate() {
+        let (a, b) = (sampled[k] / ss, own[k] / so);
+        assert!(
+            (a - b).abs() <= 0.10,
+            "{name}: share {a:.3} sampled, {b:.3} timed: {stdout}"
+        );
+    }
+    assert!(stdout.contains("functions of functions") && stdout.contains("triad (libcarmfn.so)"));
+}
+
+pub fn stripped_code_is_named_by_file_and_offset_and_short_runs_say_so() {
+    let dir = tmpdir("functions-stripped");
+    let exe = build(&dir, true);
+    let out = profile_functions(&dir, &exe, "2000000", "10", "apps.yaml");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let f = apps::load(&dir.join("apps.yaml")).unwrap();
+    let names: Vec<&str> = f
+        .applications
+        .iter()
+        .filter(|a| a.function.is_some())
+        .map(|a| a.name.as_str())
+        .collect();
+    // The library's exported triad keeps its name; the program's own
+    // functions are named by their start in the file.
+    assert!(names.contains(&"triad"), "{names:?}");
+    let by_offset = names
+        .iter()
+        .filter(|n| n.starts_with("functions+0x"))
+        .count();
+    assert!(by_offset >= 2, "{names:?}");
+    assert!(!names.contains(&"compute"));
+    // A run too short to sample: one line, the program's point written.
+    let short = profile_functions(&dir, &exe, "64", "1", "short.yaml");
+    let stderr = String::from_utf8_lossy(&short.stderr);
+    assert!(short.status.success(), "{stderr}");
+    assert_eq!(stderr.matches("too briefly").count(), 1, "{stderr}");
+    let s = apps::load(&dir.join("short.yaml")).unwrap();
+    assert_eq!(s.applications.len(), 1);
+    assert!(s.applications[0].function.is_none());
+}
