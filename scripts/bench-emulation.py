@@ -14,9 +14,13 @@
    (targets: W within 0.5 %, Q within 2 %), the emulated / native ratio, and the cost of
    following, against the same programs counted one by one (target: no more than one QEMU start
    per process; QEMU's start with the plugin is timed on /bin/true).
+4. Function points (`profile --functions`, tests/programs/functions.c and its library): each
+   function's W and Q against its hand count (targets: W within 0.5 %, Q within 2 %), its time share
+   from the samples against the program's own clock (target: within 10 points), and the cost of
+   sampling: the native run's time with and without it, alternated (target: <= 5 %).
 
 Needs gcc and qemu-user (`bash scripts/setup.sh --tests`) and `cargo build --release --workspace`.
-Usage: scripts/bench-emulation.py [--runs N]
+Usage: scripts/bench-emulation.py [--runs N] [--only functions]
 """
 
 import argparse
@@ -148,9 +152,52 @@ def launched(tmp, runs):
           f"native {nat:.3f} s, emulated {emu:.3f} s ({emu / nat:.1f}x), {procs:.0f} process(es)")
 
 
+def functions(tmp, runs):
+    print(f"\n== function points (medians of {runs} runs, alternated with plain profiles)")
+    lib = os.path.join(tmp, "libcarmfn.so")
+    subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-o", lib, os.path.join(PROGRAMS, "functions_lib.c")],
+                   check=True)
+    exe = gcc(os.path.join(tmp, "functions"), "functions.c", ["-O2"], [f"-L{tmp}", "-lcarmfn", f"-Wl,-rpath,{tmp}"])
+    n, r = 4_000_000, 40
+    hand = {"compute": (64 * n // 16 * r, 16 * n // 16 * r), "triad": (2 * n * r, 24 * n * r), "copy": (0, 16 * n * r)}
+    apps = os.path.join(tmp, "fn.yaml")
+    plain, sampled, rows = [], [], []
+    for _ in range(runs):
+        for with_functions in (False, True):
+            if os.path.exists(apps):
+                os.remove(apps)
+            more = ["--functions"] if with_functions else []
+            p = subprocess.run([BIN, "profile", "--counts", "emulate", *more, "-o", apps, "--name", "fn", "--",
+                                exe, str(n), str(r)], capture_output=True, text=True, check=True)
+            native = float(re.search(r"native run ([\d.]+) s", p.stdout).group(1))
+            (sampled if with_functions else plain).append(native)
+            if not with_functions:
+                continue
+            own = [float(x) for x in re.search(r"seconds compute (\S+) triad (\S+) copy (\S+)", p.stderr).groups()]
+            pts = apps_points(apps)
+            secs = {}
+            for name in hand:
+                m = re.search(rf"- name: {name}\n(?:  .*\n)*?  seconds: ([\d.e+-]+)", open(apps).read())
+                secs[name] = float(m.group(1))
+            samples = int(re.search(r"T: (\d+) samples", p.stdout).group(1))
+            rows.append((pts, secs, own, samples))
+    cost = statistics.median(sampled) / statistics.median(plain) - 1
+    print(f"native run: {statistics.median(plain):.3f} s plain, {statistics.median(sampled):.3f} s sampled "
+          f"at 1 kHz: sampling costs {100 * cost:+.1f} % (target <= 5 %); {statistics.median(r[3] for r in rows):.0f} samples")
+    print(f"{'function':10} {'W error':>9} {'Q error':>9} {'share sampled':>14} {'share timed':>12} {'points apart':>13}")
+    for k, name in enumerate(hand):
+        w_hand, q_hand = hand[name]
+        werr = statistics.median((r[0][name].get("flops", 0) - w_hand) / max(w_hand, 1) for r in rows)
+        qerr = statistics.median((r[0][name]["bytes"] - q_hand) / q_hand for r in rows)
+        a = statistics.median(r[1][name] / sum(r[1].values()) for r in rows)
+        b = statistics.median(r[2][k] / sum(r[2]) for r in rows)
+        print(f"{name:10} {100 * werr:8.3f}% {100 * qerr:8.3f}% {100 * a:13.1f}% {100 * b:11.1f}% {100 * (a - b):+12.1f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--only", choices=["functions"])
     a = ap.parse_args()
     for f, what in [(BIN, "cargo build --release --workspace"), (PLUGIN, "cargo build --release --workspace")]:
         if not os.path.exists(f):
@@ -158,6 +205,12 @@ def main():
     if not shutil.which("qemu-x86_64"):
         sys.exit("qemu-x86_64 not found: apt-get install qemu-user")
     tmp = tempfile.mkdtemp(prefix="carmbench-bench-emu-")
+    if a.only == "functions":
+        try:
+            functions(tmp, a.runs)
+        finally:
+            shutil.rmtree(tmp)
+        return
     try:
         triad = gcc(os.path.join(tmp, "triad"), "triad.c", ["-O2", "-mfma"])
         n = 20_000_000
@@ -217,6 +270,7 @@ def main():
             print(f"{name:8} W {p['flops']:.0f} (by hand {w_hand}), Q {p['bytes']:.0f} (by hand {q_hand}, "
                   f"{100 * (p['bytes'] / q_hand - 1):.3f} %), AI {p['flops'] / p['bytes']:.5f} (analytic {ai:.5f})")
         launched(tmp, a.runs)
+        functions(tmp, a.runs)
     finally:
         shutil.rmtree(tmp)
 

@@ -36,7 +36,7 @@ struct Slot {
     dynamic: [AtomicU64; 4],
 }
 
-/// One thread's counters per block: an array of [`CAP`] slots from the
+/// One thread's counters per block: an array of slots (a million) from the
 /// allocator's zeroed pages, so only the pages of blocks that ran take
 /// memory.
 pub struct Runs {

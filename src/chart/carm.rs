@@ -50,7 +50,9 @@ pub fn size(sel: &Selection) -> (u32, u32) {
 }
 
 /// An application's marker in pixels, and its label.
-type AppMark = ((i32, i32), String);
+/// An application's marker: where, its label, and for a function its
+/// share of the program's time.
+type AppMark = ((i32, i32), String, Option<f64>);
 
 /// The CARM plot as plotters builds it: log intensity against log GFLOP/s.
 type Plot<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
@@ -104,7 +106,12 @@ fn chart_bounds(sel: &Selection) -> Bounds {
         .iter()
         .flat_map(|s| s.validation.iter().map(|v| (v.ai, v.gflop_per_s)))
         .collect();
-    pts.extend(sel.apps.iter().map(|a| (a.ai(), a.gflop_per_s())));
+    pts.extend(
+        sel.apps
+            .iter()
+            .filter(|a| drawn(a))
+            .map(|a| (a.ai(), a.gflop_per_s())),
+    );
     bounds(&values(|s| &s.bandwidth), &values(|s| &s.compute), &pts)
 }
 
@@ -265,11 +272,36 @@ where
         .collect();
     let top = s0.compute.first().map_or(f64::NAN, Roof::value);
     let mut marks = Vec::new();
-    for a in &sel.apps {
+    for a in sel.apps.iter().filter(|a| drawn(a)) {
         let (x, y) = (a.ai(), a.gflop_per_s());
         let bound = bounding_level(x, y, &levels, top);
         let col = bound.map_or(palette::GREY, |l| level_colour(*l));
         let p = chart.backend_coord(&(x, y));
+        let under = bound.map_or(String::new(), |l| format!(", under the {l} roof"));
+        if let Some(f) = &a.function {
+            // A function: a disc whose area is its share of the time.
+            let r = function_radius(f.share);
+            c.root
+                .draw(&Circle::new(p, r, col.mix(0.6).filled()))
+                .map_err(e)?;
+            c.root
+                .draw(&Circle::new(p, r, BLACK.stroke_width(1)))
+                .map_err(e)?;
+            c.placer.mark(p, r);
+            let tip = format!(
+                "{} in {} ({}; {:.1}% of its time, {} samples): {:.2} flop/B, {:.2} GFLOP/s{under}",
+                a.name,
+                f.program,
+                if f.module.is_empty() { "-" } else { &f.module },
+                100.0 * f.share,
+                f.samples,
+                x,
+                y
+            );
+            c.tips.push(Tip::dot(p, r, tip));
+            marks.push((p, short_name(&a.name), Some(f.share)));
+            continue;
+        }
         c.root
             .draw(&TriangleMarker::new(p, 10, BLACK.filled()))
             .map_err(e)?;
@@ -278,11 +310,49 @@ where
             .map_err(e)?;
         c.placer.mark(p, 10);
         let text = format!("{} ({:.2} flop/B, {:.1} GFLOP/s)", a.name, x, y);
-        let under = bound.map_or(String::new(), |l| format!(", under the {l} roof"));
         c.tips.push(Tip::dot(p, 10, format!("{text}{under}")));
-        marks.push((p, text));
+        marks.push((p, text, None));
     }
     Ok(marks)
+}
+
+/// Functions under this share of their program's time are left off the
+/// chart (listed by `profile` and in the report): a start-up routine's
+/// point, far below every roof, would stretch the axes for nothing.
+pub const MIN_SHARE: f64 = 0.01;
+
+/// Whether an application point is drawn.
+fn drawn(a: &crate::results::apps::AppPoint) -> bool {
+    a.function.as_ref().is_none_or(|f| f.share >= MIN_SHARE)
+}
+
+/// A function's disc: its area grows with its share of the time.
+fn function_radius(share: f64) -> i32 {
+    (4.0 + 16.0 * share.clamp(0.0, 1.0).sqrt()).round() as i32
+}
+
+/// A function's name short enough for a label: no parameters or template
+/// arguments, the last two parts of a path, at most 28 characters.
+pub fn short_name(name: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0;
+    for ch in name.chars() {
+        match ch {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            _ if depth == 0 => out.push(ch),
+            _ => {}
+        }
+        if depth < 0 {
+            return name.chars().take(28).collect();
+        }
+    }
+    let parts: Vec<&str> = out.split("::").collect();
+    let tail = parts[parts.len().saturating_sub(2)..].join("::");
+    match tail.chars().count() > 28 {
+        true => format!("{}…", tail.chars().take(27).collect::<String>()),
+        false => tail,
+    }
 }
 
 /// Each application's name beside its marker: right of it if it fits, else
@@ -294,7 +364,10 @@ fn label_apps<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    for (p, text) in marks {
+    // Programs first, then functions by time: the biggest get the room.
+    let mut marks = marks;
+    marks.sort_by(|a, b| b.2.unwrap_or(2.0).total_cmp(&a.2.unwrap_or(2.0)));
+    for (p, text, share) in marks {
         let mut cands = Vec::new();
         for k in 0..12 {
             let dy = if k % 2 == 0 {
@@ -309,6 +382,14 @@ where
             .iter()
             .map(|&(x, y, h)| text_box(&text, x, y, h, VPos::Center))
             .collect();
+        // A function's name only where it covers nothing (its tip has it).
+        if share.is_some() {
+            if let Some(i) = c.placer.choose_clear(&boxes) {
+                let (x, y, h) = cands[i];
+                draw_text(c.root, &text, (x, y), BLACK, (h, VPos::Center), true).map_err(e)?;
+            }
+            continue;
+        }
         // Level with the marker or one line above or below it: 6 candidates.
         let (x, y, h) = c
             .placer
@@ -397,4 +478,27 @@ fn expected_lines(points: &[ValidationPoint]) -> Vec<(Level, Xy, Xy)> {
         out.extend(pts.windows(2).map(|w| (l, w[0], w[1])));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn function_labels_are_short_and_discs_grow_with_time() {
+        assert_eq!(short_name("compute"), "compute");
+        assert_eq!(
+            short_name("std::vector<double>::operator[](unsigned long)"),
+            "vector::operator[]"
+        );
+        assert_eq!(short_name("ns::a::b::kernel<T, 4>(T*)"), "b::kernel");
+        let long = short_name(&"x".repeat(60));
+        assert_eq!(long.chars().count(), 28);
+        assert!(long.ends_with('…'));
+        // Unbalanced: cut, never lost.
+        assert_eq!(short_name("f)(x"), "f)(x");
+        assert!(function_radius(0.0) < function_radius(0.25));
+        assert!(function_radius(0.25) < function_radius(1.0));
+        assert_eq!(function_radius(4.0), function_radius(1.0));
+    }
 }

@@ -104,6 +104,23 @@ impl Placer {
         Some(i)
     }
 
+    /// The first candidate that covers no text and no marker (a roof line
+    /// under it is fine), taken; `None` when there is none.
+    pub fn choose_clear(&mut self, candidates: &[Rect]) -> Option<usize> {
+        let a = self.area;
+        let inside = |r: &Rect| r.0 >= a.0 && r.1 >= a.1 && r.2 <= a.2 && r.3 <= a.3;
+        let clear = |r: &Rect| {
+            !self
+                .texts
+                .iter()
+                .chain(&self.marks)
+                .any(|q| overlaps(*q, *r))
+        };
+        let i = candidates.iter().position(|r| inside(r) && clear(r))?;
+        self.texts.push(candidates[i]);
+        Some(i)
+    }
+
     /// Among the first `near` candidates, the one covering least, if it
     /// covers no other text (a label next to its point, even across a line,
     /// reads better than one moved away); else as [`Placer::choose`] over all.

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
 
-/// Nanoseconds of CPU time between samples: 2 kHz, a few hundred samples in
-/// a tenth of a second, at about 1 % of the run's time (docs/evidence.md).
-pub const PERIOD_NS: u64 = 500_000;
+/// Nanoseconds of CPU time between samples: 1 kHz, a hundred samples in a
+/// tenth of a second, at 1-3 % of the run's time (docs/evidence.md).
+pub const PERIOD_NS: u64 = 1_000_000;
 
 /// Samples a function's time rests on below which it is shown as uncertain.
 pub const FEW_SAMPLES: u64 = 50;

@@ -72,7 +72,7 @@ fn near(what: &str, got: f64, want: f64, within: f64) {
 pub fn each_function_is_a_point_with_its_own_w_q_and_time() {
     let dir = tmpdir("functions");
     let exe = build(&dir, false);
-    let (n, r) = (2_000_000u64, 20u64);
+    let (n, r) = (2_000_000u64, 30u64);
     let out = profile_functions(&dir, &exe, &n.to_string(), &r.to_string(), "apps.yaml");
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stdout = String::from_utf8_lossy(&out.stdout);
