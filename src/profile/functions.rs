@@ -68,8 +68,8 @@ fn canonical(path: &str, cache: &mut HashMap<String, String>) -> String {
 
 /// Every function's cost: the processes' counts per block of code and the
 /// samples per place, joined by function. `rename` maps a module of the
-/// emulated run to the native run's (a twin build counted in the command's
-/// place).
+/// emulated run (its path resolved) to the native run's: a twin build
+/// counted in the command's place.
 pub fn costs(
     processes: &[Output],
     samples: &Samples,
@@ -84,7 +84,7 @@ pub fn costs(
             let module = p
                 .modules
                 .get(s.module as usize)
-                .map(|m| canonical(&rename(m), &mut paths))
+                .map(|m| rename(&canonical(m, &mut paths)))
                 .unwrap_or_default();
             counted
                 .entry(module)

@@ -288,10 +288,12 @@ fn emulated(r: &Request, emu: &Emulator, found: &Found, twin: Option<&Found>) ->
     let mut warnings = out.warnings();
     let mut points = Vec::new();
     if let (Some(top), Some(samples)) = (r.functions, &samples) {
-        let rename = |m: &str| match twin {
-            Some(t) if same_file(Path::new(m), &t.path) => {
-                found.path.to_string_lossy().into_owned()
-            }
+        // The twin's own code stands for the command's (paths resolved once).
+        let resolved = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let twin_path = twin.map(|t| resolved(&t.path));
+        let command_path = resolved(&found.path).to_string_lossy().into_owned();
+        let rename = |m: &str| match &twin_path {
+            Some(t) if Path::new(m) == t => command_path.clone(),
             _ => m.to_string(),
         };
         match functions::of_run(&out.processes, samples, &rename, top, &whole) {
@@ -328,14 +330,6 @@ fn emulated(r: &Request, emu: &Emulator, found: &Found, twin: Option<&Found>) ->
         warnings,
         seconds: native,
     })
-}
-
-/// Whether two paths name one file.
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    }
 }
 
 /// "APP" or "APP/region".
