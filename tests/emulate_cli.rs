@@ -68,6 +68,21 @@ fn gcc_with(dir: &Path, name: &str, src: &str, flags: &[&str], libs: &[&str]) ->
     exe
 }
 
+/// `carmbench profile --counts emulate --plugin PLUGIN -o OUT MORE -- ARGS`
+/// to run in `dir`: the command every profiling test starts from.
+fn emulated_profile(dir: &Path, out: &str, more: &[&str], args: &[&str]) -> Command {
+    let plugin = qemu_plugin();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_carmbench"));
+    c.args(["profile", "--counts", "emulate", "--plugin"])
+        .arg(&plugin)
+        .args(["-o", out])
+        .args(more)
+        .arg("--")
+        .args(args)
+        .current_dir(dir);
+    c
+}
+
 fn count(exe: &Path, args: &[&str]) -> carmbench::profile::emulate::Counted {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     emulator().count(exe.to_str().unwrap(), &args).unwrap()
@@ -255,21 +270,8 @@ fn what_emulation_cannot_count_is_said_in_one_line() {
     let dir = tmpdir("emubad");
     let apps_file = dir.join("apps.yaml");
     std::fs::write(&apps_file, "schema: 1\napplications: []\n").unwrap();
-    let plugin = qemu_plugin();
     let profile = |args: &[&str], env: &[(&str, &str)]| {
-        let mut a = vec![
-            "profile",
-            "--counts",
-            "emulate",
-            "--plugin",
-            plugin.to_str().unwrap(),
-            "-o",
-            apps_file.to_str().unwrap(),
-            "--",
-        ];
-        a.extend_from_slice(args);
-        let mut c = Command::new(env!("CARGO_BIN_EXE_carmbench"));
-        c.args(&a).current_dir(&dir);
+        let mut c = emulated_profile(&dir, apps_file.to_str().unwrap(), &[], args);
         for (k, v) in env {
             c.env(k, v);
         }

@@ -250,24 +250,17 @@ mod tests {
         );
         assert_eq!(maps.len(), 3);
         assert_eq!(maps[2].path, "/lib/libm.so.6");
+        let block = |host_address, counts: &[(usize, u64)]| Block {
+            host_address,
+            counts: counts.to_vec(),
+        };
+        let fma = [(field::DP_FMA, 8), (field::INSTRUCTIONS, 3)];
         let blocks = vec![
-            Block {
-                host_address: 0x401010,
-                counts: vec![(field::DP_FMA, 8), (field::INSTRUCTIONS, 3)],
-            },
-            Block {
-                host_address: 0x7f0000000100,
-                counts: vec![(field::BYTES_LOADED, 64)],
-            },
+            block(0x401010, &fma),
+            block(0x7f0000000100, &[(field::BYTES_LOADED, 64)]),
             // The first block translated again: the same site.
-            Block {
-                host_address: 0x401010,
-                counts: vec![(field::DP_FMA, 8), (field::INSTRUCTIONS, 3)],
-            },
-            Block {
-                host_address: 0x7f0000020010,
-                counts: vec![(field::INSTRUCTIONS, 1)],
-            },
+            block(0x401010, &fma),
+            block(0x7f0000020010, &[(field::INSTRUCTIONS, 1)]),
         ];
         let (a, b) = (Runs::default(), Runs::default());
         a.ran(0);

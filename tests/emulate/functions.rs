@@ -37,14 +37,7 @@ fn build(dir: &Path, stripped: bool) -> PathBuf {
 
 /// `carmbench profile --functions` of `exe N R` into `dir/out`: its output.
 fn profile_functions(dir: &Path, exe: &Path, n: &str, r: &str, out: &str) -> std::process::Output {
-    let plugin = qemu_plugin();
-    Command::new(env!("CARGO_BIN_EXE_carmbench"))
-        .args(["profile", "--counts", "emulate", "--functions", "--plugin"])
-        .arg(&plugin)
-        .args(["-o", out, "--"])
-        .arg(exe)
-        .args([n, r])
-        .current_dir(dir)
+    emulated_profile(dir, out, &["--functions"], &[exe.to_str().unwrap(), n, r])
         .output()
         .unwrap()
 }

@@ -26,27 +26,12 @@ fn check_sum(what: &str, c: &Counts, flops: u64, bytes: u64) {
 /// `carmbench profile --counts emulate -o apps.yaml -- ARGS` in `dir`, with
 /// `PATH` starting at `dir`.
 fn profile_in(dir: &Path, args: &[&str], more: &[&str]) -> std::process::Output {
-    let plugin = qemu_plugin();
-    let mut a = vec![
-        "profile",
-        "--counts",
-        "emulate",
-        "--plugin",
-        plugin.to_str().unwrap(),
-        "-o",
-        "apps.yaml",
-    ];
-    a.extend_from_slice(more);
-    a.push("--");
-    a.extend_from_slice(args);
     let path = format!(
         "{}:{}",
         dir.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    Command::new(env!("CARGO_BIN_EXE_carmbench"))
-        .args(&a)
-        .current_dir(dir)
+    emulated_profile(dir, "apps.yaml", more, args)
         .env("PATH", path)
         .output()
         .unwrap()
