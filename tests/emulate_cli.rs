@@ -409,6 +409,7 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu) an_avx512_build_is_counted_through_its_twin,
         (Part::Qemu, Part::Sampling) each_function_is_a_point_with_its_own_w_q_and_time,
         (Part::Qemu, Part::Sampling) stripped_code_is_named_by_file_and_offset_and_short_runs_say_so,
+        (Part::Qemu, Part::Sampling) a_before_and_after_pair_draws_arrows_the_way_the_functions_moved,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

@@ -13,6 +13,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
+/// The CARM chart's log-log plotting area.
+pub type Plot<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
+
 /// Okabe-Ito colour-blind-safe palette.
 pub mod palette {
     use plotters::style::RGBColor;
@@ -24,6 +27,8 @@ pub mod palette {
     pub const VERMILLION: RGBColor = RGBColor(213, 94, 0);
     pub const PURPLE: RGBColor = RGBColor(204, 121, 167);
     pub const GREY: RGBColor = RGBColor(110, 110, 110);
+    /// Arrows from a point's earlier place to its place now.
+    pub const MOVE: RGBColor = RGBColor(68, 68, 68);
 }
 
 /// Colour of a memory level.
@@ -62,6 +67,9 @@ pub(crate) fn text_box(text: &str, x: i32, y: i32, h: HPos, v: VPos) -> Rect {
 pub(crate) fn fmt_tick(v: f64) -> String {
     if v >= 1.0 {
         format!("{v:.0}")
+    } else if v < 1e-6 {
+        // Six decimals would show "0.": function points can sit this low.
+        format!("{v:.0e}")
     } else {
         let s = format!("{v:.6}");
         s.trim_end_matches('0').to_string()

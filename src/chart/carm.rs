@@ -3,7 +3,7 @@
 //! covers nothing; the legend and the roof key beside the plot, never over it.
 
 use super::canvas::{
-    Canvas, FONT, SIZE, dash, draw_point, draw_px_line, draw_text, draw_to_file, err as e,
+    Canvas, FONT, Plot, SIZE, dash, draw_point, draw_px_line, draw_text, draw_to_file, err as e,
     fmt_tick, grid, is_svg, level_colour, palette, svg_with_tips, text_box,
 };
 use super::geometry::{Bounds, bounds, lines};
@@ -55,7 +55,6 @@ pub fn size(sel: &Selection) -> (u32, u32) {
 type AppMark = ((i32, i32), String, Option<f64>);
 
 /// The CARM plot as plotters builds it: log intensity against log GFLOP/s.
-type Plot<'a, DB> = ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, LogCoord<f64>>>;
 
 fn draw<DB: DrawingBackend>(
     sel: &Selection,
@@ -84,6 +83,7 @@ where
     };
     let (flats, slopes) = draw_roofs(sel, &chart, &b, &mut c)?;
     draw_validation(sel, &chart, &mut c)?;
+    super::moves::draw_moves(sel, &chart, &mut c)?;
     let apps = draw_apps(sel, &chart, &mut c)?;
     let below = draw_legend(&legend, p0.1, &mut c)?;
     label_apps(apps, &mut c)?;
@@ -106,6 +106,7 @@ fn chart_bounds(sel: &Selection) -> Bounds {
         .iter()
         .flat_map(|s| s.validation.iter().map(|v| (v.ai, v.gflop_per_s)))
         .collect();
+    pts.extend(sel.moves.iter().map(|m| m.from));
     pts.extend(
         sel.apps
             .iter()
@@ -500,5 +501,8 @@ mod tests {
         assert!(function_radius(0.0) < function_radius(0.25));
         assert!(function_radius(0.25) < function_radius(1.0));
         assert_eq!(function_radius(4.0), function_radius(1.0));
+        // Ticks far below one stay readable.
+        assert_eq!(super::super::canvas::fmt_tick(1e-7), "1e-7");
+        assert_eq!(super::super::canvas::fmt_tick(0.001), "0.001");
     }
 }

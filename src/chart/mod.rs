@@ -10,13 +10,14 @@ pub mod font;
 pub mod geometry;
 pub mod labels;
 pub mod legend;
+pub mod moves;
 pub mod quadrant;
 pub mod select;
 pub mod tips;
 
 pub use canvas::{SIZE, level_colour};
 pub use carm::{render, svg};
-pub use select::{Filter, Selection, Series, select};
+pub use select::{Filter, Move, Selection, Series, select};
 
 use crate::results::Document;
 use std::path::Path;

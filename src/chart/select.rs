@@ -51,6 +51,21 @@ pub struct Selection {
     pub apps: Vec<AppPoint>,
     /// Thread counts of the roofs drawn.
     pub threads: Vec<usize>,
+    /// Points that moved between two profiles, each drawn as an arrow from
+    /// where it was to where it is.
+    pub moves: Vec<Move>,
+}
+
+/// A point of an earlier profile and the same point now, each at (AI,
+/// GFLOP/s).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Move {
+    /// The point's name.
+    pub name: String,
+    /// Where it was.
+    pub from: (f64, f64),
+    /// Where it is.
+    pub to: (f64, f64),
 }
 
 impl Selection {
@@ -111,6 +126,7 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
         series,
         apps,
         threads: p.threads,
+        moves: Vec::new(),
     })
 }
 

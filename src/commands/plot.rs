@@ -36,6 +36,11 @@ pub struct PlotArgs {
     /// Application points to add (an apps file from `carmbench profile` or written by hand).
     #[arg(long, value_name = "APPS.yaml")]
     pub apps: Option<PathBuf>,
+    /// An earlier apps file of the same program(s): each point of --apps
+    /// found there by name (a function within its program) gets an arrow
+    /// from where it was, and a table of what changed is printed.
+    #[arg(long, value_name = "OLD.yaml", requires = "apps")]
+    pub before: Option<PathBuf>,
     /// Draw the memory curve (bandwidth against working set) instead [default file: carm-curve.svg].
     #[arg(long)]
     pub curve: bool,
@@ -54,6 +59,7 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         .unwrap_or_else(|| a.results[0].with_file_name(default));
     let mut inputs: Vec<&Path> = a.results.iter().map(PathBuf::as_path).collect();
     inputs.extend(a.apps.as_deref());
+    inputs.extend(a.before.as_deref());
     files::check_output(&out, OutputKind::Chart, &inputs, "-o")?;
     let docs = a
         .results
@@ -68,8 +74,8 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         println!("wrote {}", out.display());
         return Ok(());
     }
-    let apps = match &a.apps {
-        Some(p) => results::apps::load_placeable(p)?,
+    let all_apps = match &a.apps {
+        Some(p) => results::apps::load(p)?.applications,
         None => Vec::new(),
     };
     let filter = Filter {
@@ -79,7 +85,27 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         mix: a.mix,
         ops: a.ops.clone(),
     };
-    let sel = chart::select(&docs, &filter, apps)?;
+    let moved = match &a.before {
+        Some(p) => {
+            let before = results::apps::load(p)?.applications;
+            let (changes, gone, new) = crate::compare::profiles::changes(&before, &all_apps);
+            print!("{}", crate::compare::profiles::table(&changes, &gone, &new));
+            changes
+        }
+        None => Vec::new(),
+    };
+    // A function without FP work is in the table, not on the chart.
+    let apps: Vec<_> = all_apps.into_iter().filter(|p| p.placeable()).collect();
+    let mut sel = chart::select(&docs, &filter, apps)?;
+    sel.moves = moved
+        .iter()
+        .filter(|c| c.before.placeable() && c.after.placeable())
+        .map(|c| chart::Move {
+            name: c.after.name.clone(),
+            from: (c.before.ai(), c.before.gflop_per_s()),
+            to: (c.after.ai(), c.after.gflop_per_s()),
+        })
+        .collect();
     for n in sel.app_notes() {
         eprintln!("carmbench: warning: {n}");
     }

@@ -3,6 +3,8 @@
 //! performance estimation using micro-benchmarks and black-box profiling")
 //! and predicted times, T = W / min(P, AI × B).
 
+pub mod profiles;
+
 use crate::error::{Error, Result};
 use crate::kernels::{Kind, Mix, Op, Precision};
 use crate::machine::Level;

@@ -10,6 +10,11 @@ const FUNCTIONS_LIB: &str = include_str!("../programs/functions_lib.c");
 
 /// The program and its library, built in `dir`; `strip`ped when asked.
 fn build(dir: &Path, stripped: bool) -> PathBuf {
+    build_as(dir, "functions", "-O2", stripped)
+}
+
+/// The same, the program named `name` and built at `opt`.
+fn build_as(dir: &Path, name: &str, opt: &str, stripped: bool) -> PathBuf {
     let lib_c = dir.join("functions_lib.c");
     std::fs::write(&lib_c, FUNCTIONS_LIB).unwrap();
     let lib = dir.join("libcarmfn.so");
@@ -22,13 +27,7 @@ fn build(dir: &Path, stripped: bool) -> PathBuf {
     assert!(st.success());
     let rpath = format!("-Wl,-rpath,{}", dir.display());
     let ldir = format!("-L{}", dir.display());
-    let exe = gcc_with(
-        dir,
-        "functions",
-        FUNCTIONS,
-        &["-O2"],
-        &[&ldir, "-lcarmfn", &rpath],
-    );
+    let exe = gcc_with(dir, name, FUNCTIONS, &[opt], &[&ldir, "-lcarmfn", &rpath]);
     if stripped {
         assert!(Command::new("strip").arg(&exe).status().unwrap().success());
     }
@@ -148,4 +147,92 @@ pub fn stripped_code_is_named_by_file_and_offset_and_short_runs_say_so() {
     let s = apps::load(&dir.join("short.yaml")).unwrap();
     assert_eq!(s.applications.len(), 1);
     assert!(s.applications[0].function.is_none());
+}
+
+/// (x, y) pairs of an SVG `points` attribute.
+fn svg_points(attr: &str) -> Vec<(f64, f64)> {
+    attr.split_whitespace()
+        .filter_map(|p| {
+            let (x, y) = p.split_once(',')?;
+            Some((x.parse().ok()?, y.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The value of attribute `name` in an SVG element's text.
+fn attr<'a>(element: &'a str, name: &str) -> Option<&'a str> {
+    let at = element.find(&format!(" {name}=\""))? + name.len() + 3;
+    element[at..].split('"').next()
+}
+
+pub fn a_before_and_after_pair_draws_arrows_the_way_the_functions_moved() {
+    let dir = tmpdir("functions-moved");
+    // Before: unoptimised, compute keeps its value on the stack (more bytes,
+    // slower); after: -O2, in a register.
+    let before = build_as(&dir, "functions_O0", "-O0", false);
+    let after = build_as(&dir, "functions", "-O2", false);
+    for (exe, out) in [(&before, "before.yaml"), (&after, "after.yaml")] {
+        let o = emulated_profile(
+            &dir,
+            out,
+            &["--functions", "--name", "fn"],
+            &[exe.to_str().unwrap(), "1000000", "20"],
+        )
+        .output()
+        .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/zen5-epyc-2core.yaml");
+    let o = Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .arg("plot")
+        .arg(&results)
+        .args([
+            "--apps",
+            "after.yaml",
+            "--before",
+            "before.yaml",
+            "-o",
+            "moved.svg",
+        ])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The table: compute got faster, and denser (fewer bytes per flop).
+    let row = table.lines().find(|l| l.starts_with("compute")).unwrap();
+    let ratios: Vec<f64> = row
+        .split_whitespace()
+        .filter_map(|w| w.strip_prefix('×')?.parse().ok())
+        .collect();
+    assert_eq!(ratios.len(), 3, "{row}");
+    assert!(
+        ratios[0] < 1.0 && ratios[1] > 1.0 && ratios[2] > 1.0,
+        "{row}"
+    );
+    assert!(table.lines().any(|l| l.starts_with("triad")), "{table}");
+    // The chart: compute's arrow ends at its disc, coming from the left and
+    // from below (SVG's y grows downwards).
+    let svg = std::fs::read_to_string(dir.join("moved.svg")).unwrap();
+    let disc = svg
+        .split("<circle")
+        .find(|c| c.contains("<title>compute in fn"))
+        .expect("compute's disc");
+    let (cx, cy): (f64, f64) = (
+        attr(disc, "cx").unwrap().parse().unwrap(),
+        attr(disc, "cy").unwrap().parse().unwrap(),
+    );
+    let arrows: Vec<Vec<(f64, f64)>> = svg
+        .split("<polyline")
+        .filter(|p| attr(p, "stroke") == Some("#444444"))
+        .filter_map(|p| attr(p, "points").map(svg_points))
+        .collect();
+    let shaft = arrows
+        .iter()
+        .filter(|pts| pts.len() == 2)
+        .find(|pts| {
+            (pts[1].0 - cx).abs() <= 1.5 && (pts[1].1 - cy).abs() <= 1.5 && pts[0] != pts[1]
+        })
+        .unwrap_or_else(|| panic!("no arrow ends at compute's disc ({cx}, {cy}): {arrows:?}"));
+    assert!(shaft[0].0 < cx && shaft[0].1 > cy, "{shaft:?}");
 }

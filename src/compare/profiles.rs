@@ -1,0 +1,148 @@
+//! Two profiles of one program side by side (before and after a change):
+//! its points matched by name, a function with a function of the same
+//! program, and what changed in time, intensity and performance.
+
+use crate::results::apps::AppPoint;
+use std::fmt::Write;
+
+/// One point in both profiles.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// The point before.
+    pub before: AppPoint,
+    /// The point after.
+    pub after: AppPoint,
+}
+
+/// What identifies a point across profiles: its program when it is a
+/// function, and its name.
+fn key(p: &AppPoint) -> (Option<&str>, &str) {
+    (p.function.as_ref().map(|f| f.program.as_str()), &p.name)
+}
+
+/// The points of `after` that `before` has too, in `after`'s order; and the
+/// names found in only one of them (gone, new).
+pub fn changes(before: &[AppPoint], after: &[AppPoint]) -> (Vec<Change>, Vec<String>, Vec<String>) {
+    let mut matched = Vec::new();
+    let mut new = Vec::new();
+    for a in after {
+        match before.iter().find(|b| key(b) == key(a)) {
+            Some(b) => matched.push(Change {
+                before: b.clone(),
+                after: a.clone(),
+            }),
+            None => new.push(a.name.clone()),
+        }
+    }
+    let gone = before
+        .iter()
+        .filter(|b| !after.iter().any(|a| key(a) == key(b)))
+        .map(|b| b.name.clone())
+        .collect();
+    (matched, gone, new)
+}
+
+/// "×1.52" for a ratio, "-" when either side is zero or not finite.
+fn ratio(after: f64, before: f64) -> String {
+    let r = after / before;
+    match r.is_finite() && r > 0.0 {
+        true => format!("×{r:.2}"),
+        false => "-".into(),
+    }
+}
+
+/// The table of what changed: time (seconds and ratio), AI and GFLOP/s
+/// before → after, and their ratios.
+pub fn table(changes: &[Change], gone: &[String], new: &[String]) -> String {
+    let mut t = format!(
+        "{:<28} {:>19} {:>7} {:>21} {:>7} {:>21} {:>7}\n",
+        "point",
+        "T s before → after",
+        "",
+        "flop/B before → after",
+        "",
+        "GFLOP/s before → after",
+        ""
+    );
+    for c in changes {
+        let (b, a) = (&c.before, &c.after);
+        let _ = writeln!(
+            t,
+            "{:<28} {:>9.4} → {:<7.4} {:>7} {:>9.3} → {:<9.3} {:>7} {:>9.3} → {:<9.3} {:>7}",
+            a.name,
+            b.seconds,
+            a.seconds,
+            ratio(a.seconds, b.seconds),
+            b.ai(),
+            a.ai(),
+            ratio(a.ai(), b.ai()),
+            b.gflop_per_s(),
+            a.gflop_per_s(),
+            ratio(a.gflop_per_s(), b.gflop_per_s()),
+        );
+    }
+    if !gone.is_empty() {
+        let _ = writeln!(t, "only before: {}", gone.join(", "));
+    }
+    if !new.is_empty() {
+        let _ = writeln!(t, "only after: {}", new.join(", "));
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::apps::FunctionInfo;
+
+    fn point(name: &str, program: Option<&str>, flops: f64, bytes: f64, seconds: f64) -> AppPoint {
+        AppPoint {
+            name: name.into(),
+            flops,
+            bytes,
+            seconds,
+            threads: None,
+            fma_flops: None,
+            source: None,
+            mix: None,
+            processes: Vec::new(),
+            counted_with: None,
+            function: program.map(|p| FunctionInfo {
+                program: p.into(),
+                module: "app".into(),
+                share: 0.5,
+                samples: 100,
+            }),
+        }
+    }
+
+    #[test]
+    fn points_match_by_program_and_name_and_their_changes_are_tabled() {
+        let before = vec![
+            point("app", None, 1e9, 1e9, 1.0),
+            point("kernel", Some("app"), 1e9, 4e9, 0.5),
+            point("kernel", Some("other"), 1e9, 1e9, 0.5),
+            point("setup", Some("app"), 1e6, 1e6, 0.1),
+        ];
+        let after = vec![
+            point("app", None, 1e9, 5e8, 0.5),
+            point("kernel", Some("app"), 1e9, 1e9, 0.25),
+            point("solve", Some("app"), 1e6, 1e6, 0.1),
+        ];
+        let (c, gone, new) = changes(&before, &after);
+        assert_eq!(c.len(), 2);
+        // The function is matched with its own program's, not another's.
+        assert_eq!(c[1].before.bytes, 4e9);
+        assert_eq!(gone, ["kernel", "setup"]);
+        assert_eq!(new, ["solve"]);
+        let t = table(&c, &gone, &new);
+        let row = t.lines().find(|l| l.starts_with("kernel")).unwrap();
+        // Half the time, four times the intensity, twice the performance.
+        assert!(
+            row.contains("×0.50") && row.contains("×4.00") && row.contains("×2.00"),
+            "{row}"
+        );
+        assert!(t.contains("only before: kernel, setup") && t.contains("only after: solve"));
+        assert_eq!(ratio(1.0, 0.0), "-");
+    }
+}
