@@ -32,10 +32,19 @@ fn a_page_holds_machine_charts_every_roof_validation_and_apps() {
     let (html, doc, said) = rich_report(&dir);
     assert!(said.contains("wrote"));
     let page = std::fs::read_to_string(&html).unwrap();
-    // Self-contained: no script, style sheet, image or font from elsewhere.
-    for outside in ["<script", "<link", "src=", "url(", "@import", "https://"] {
+    // Self-contained: no script, style sheet, image or font from elsewhere;
+    // the one inline script is the function table's sort.
+    for outside in [
+        "<script src",
+        "<link",
+        "src=",
+        "url(",
+        "@import",
+        "https://",
+    ] {
         assert!(!page.contains(outside), "{outside}");
     }
+    assert_eq!(page.matches("<script").count(), 1);
     assert!(page.len() < 1 << 20, "{} bytes", page.len());
     // The machine, with each cache.
     let machine = element(&page, "<section class=\"machine\"");
@@ -81,6 +90,16 @@ fn a_page_holds_machine_charts_every_roof_validation_and_apps() {
     assert!(apps.contains("stream-triad"));
     assert!(apps.contains("&lt;b&gt;dgemm&lt;/b&gt; &amp; co") && !apps.contains("<b>dgemm"));
     assert_eq!(apps.matches(" thread(s), ").count(), 2);
+    // The functions in their own table, hottest first; one without FP work
+    // listed, not placed; one on few samples marked.
+    let funcs = element(&page, "<section class=\"functions\"");
+    let order: Vec<usize> = ["kernel_a", "pack", ">rest<"]
+        .iter()
+        .map(|n| funcs.find(n).unwrap())
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+    assert!(funcs.contains("not placed: no FP work") && funcs.contains("20.0%*"));
+    assert!(!apps.contains("kernel_a"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -49,12 +49,9 @@ pub fn size(sel: &Selection) -> (u32, u32) {
     (SIZE.0 + Panel::of(sel, &legend_rows(sel)).width, SIZE.1)
 }
 
-/// An application's marker in pixels, and its label.
 /// An application's marker: where, its label, and for a function its
 /// share of the program's time.
 type AppMark = ((i32, i32), String, Option<f64>);
-
-/// The CARM plot as plotters builds it: log intensity against log GFLOP/s.
 
 fn draw<DB: DrawingBackend>(
     sel: &Selection,

@@ -36,7 +36,7 @@ pub fn run(a: &ReportArgs) -> Result<()> {
         .map(|p| Ok((results::short_name(p), results::load(p)?)))
         .collect::<Result<_>>()?;
     let apps = match &a.apps {
-        Some(p) => results::apps::load_placeable(p)?,
+        Some(p) => results::apps::load(p)?.applications,
         None => Vec::new(),
     };
     report::write(&out, &docs, &apps)?;

@@ -1,9 +1,11 @@
-//! Application points: where each sits and the roof right above it.
+//! Application points: where each sits and the roof right above it; and
+//! the points of a program's functions, in a table sorted by a click on
+//! any column.
 
 use crate::profile::placement;
 use crate::results::Document;
 use crate::results::apps::AppPoint;
-use maud::{Markup, html};
+use maud::{Markup, PreEscaped, html};
 
 /// A row per application, placed against `doc`'s roofs.
 pub fn section(doc: &Document, apps: &[AppPoint]) -> Markup {
@@ -34,5 +36,81 @@ pub fn section(doc: &Document, apps: &[AppPoint]) -> Markup {
                 }
             }
         }
+    }
+}
+
+/// Sorts a `table.sortable` by the column whose header is clicked: by each
+/// cell's `data-v` number where it has one, else by its text; a second
+/// click reverses. Inline, as the whole page is.
+pub const SORT_SCRIPT: &str = r#"
+document.querySelectorAll('table.sortable').forEach(function (t) {
+  t.querySelectorAll('th').forEach(function (th, k) {
+    th.addEventListener('click', function () {
+      var down = th.dataset.order !== 'down';
+      t.querySelectorAll('th').forEach(function (h) { delete h.dataset.order; });
+      th.dataset.order = down ? 'down' : 'up';
+      var key = function (r) {
+        var c = r.cells[k];
+        return c.dataset.v !== undefined ? parseFloat(c.dataset.v) : c.textContent;
+      };
+      var body = t.tBodies[0];
+      Array.from(body.rows).sort(function (a, b) {
+        var x = key(a), y = key(b);
+        var o = typeof x === 'number' ? x - y : String(x).localeCompare(String(y));
+        return down ? -o : o;
+      }).forEach(function (r) { body.appendChild(r); });
+    });
+  });
+});
+"#;
+
+/// A number cell that sorts by its value.
+fn cell(v: f64, text: String) -> Markup {
+    let key = if v.is_finite() { v } else { 0.0 };
+    html! { td.n data-v=(key) { (text) } }
+}
+
+/// A row per function point, placed against `doc`'s one-thread roofs
+/// (their time is per core), hottest first.
+pub fn functions(doc: &Document, points: &[&AppPoint]) -> Markup {
+    let mut points = points.to_vec();
+    let share = |a: &AppPoint| a.function.as_ref().map_or(0.0, |f| f.share);
+    points.sort_by(|a, b| share(b).total_cmp(&share(a)));
+    html! {
+        p { "W and Q: each function's own instructions, counted by emulation; time: its share of the native run's samples × the CPU time. "
+            "Click a column to sort; * marks a function under " (crate::profile::sample::FEW_SAMPLES) " samples." }
+        div.scroll {
+            table.functions.sortable {
+                thead { tr {
+                    th { "Program" } th { "Function" } th { "File" } th { "Time" } th { "Seconds" }
+                    th { "Samples" } th { "AI (flop/B)" } th { "GFLOP/s" } th { "Bound by" } th { "Of that roof" }
+                } }
+                tbody {
+                    @for a in &points {
+                        @let f = a.function.as_ref();
+                        @let samples = f.map_or(0, |f| f.samples);
+                        @let roof = if a.placeable() { placement(doc, a, 1).and_then(|p| p.roof) } else { None };
+                        tr {
+                            td { (f.map_or("", |f| f.program.as_str())) }
+                            td { (a.name) }
+                            td { (f.map_or("", |f| f.module.as_str())) }
+                            (cell(share(a), format!("{:.1}%{}", 100.0 * share(a), if samples < crate::profile::sample::FEW_SAMPLES { "*" } else { "" })))
+                            (cell(a.seconds, format!("{:.4}", a.seconds)))
+                            (cell(samples as f64, samples.to_string()))
+                            (cell(a.ai(), format!("{:.3}", a.ai())))
+                            (cell(a.gflop_per_s(), format!("{:.3}", a.gflop_per_s())))
+                            @match roof {
+                                Some((label, v)) => {
+                                    td { (label) }
+                                    (cell(a.gflop_per_s() / v, format!("{:.0}%", 100.0 * a.gflop_per_s() / v)))
+                                }
+                                None => { td { (if a.placeable() { "above every roof" } else { "not placed: no FP work" }) } (cell(0.0, "-".into())) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        script { (PreEscaped(SORT_SCRIPT)) }
     }
 }

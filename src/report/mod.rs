@@ -1,7 +1,8 @@
 //! The HTML report: one self-contained page of a run or of several results
 //! files (`carm.html`), to open, keep and mail. Everything is inline: the
-//! charts as SVG with a tooltip on each roof and point, the style sheet, no
-//! script, font or image from elsewhere. Built from the results documents
+//! charts as SVG with a tooltip on each roof and point, the style sheet, the
+//! few lines that sort the function table; no script, font or image from
+//! elsewhere. Built from the results documents
 //! alone, as every reader of them is.
 
 mod apps;
@@ -84,7 +85,16 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
     } else {
         format!("carmbench: {}", first.cpu_name())
     };
-    let carm = chart::select(docs, &Filter::default(), apps.to_vec()).and_then(|s| chart::svg(&s));
+    // Functions without FP work are listed, not drawn.
+    let (programs, functions): (Vec<&AppPoint>, Vec<&AppPoint>) =
+        apps.iter().partition(|a| a.function.is_none());
+    let placeable: Vec<AppPoint> = apps.iter().filter(|a| a.placeable()).cloned().collect();
+    let carm = chart::select(docs, &Filter::default(), placeable).and_then(|s| chart::svg(&s));
+    let programs: Vec<AppPoint> = programs
+        .into_iter()
+        .filter(|a| a.placeable())
+        .cloned()
+        .collect();
     let comparison = several.then(|| {
         let refs: Vec<&Document> = docs.iter().map(|(_, d)| d).collect();
         let names: Vec<String> = docs.iter().map(|(n, _)| n.clone()).collect();
@@ -128,10 +138,16 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
                         (PreEscaped(table))
                     }
                 }
-                @if !apps.is_empty() {
+                @if !programs.is_empty() {
                     section.apps {
                         h2 { "Applications" }
-                        (apps::section(first, apps))
+                        (apps::section(first, &programs))
+                    }
+                }
+                @if !functions.is_empty() {
+                    section.functions {
+                        h2 { "Functions" }
+                        (apps::functions(first, &functions))
                     }
                 }
                 @for (name, doc) in docs {

@@ -230,7 +230,7 @@ pub fn rich_fixture() -> carmbench::results::Document {
 }
 
 /// An apps file of two points, one with a name that is markup.
-pub const APPS: &str = "schema: 1
+pub const APPS: &str = "schema: 3
 applications:
   - name: stream-triad
     flops: 2.0e9
@@ -240,6 +240,21 @@ applications:
     flops: 4.0e11
     bytes: 1.0e10
     seconds: 2.5
+  - name: kernel_a
+    flops: 3.0e11
+    bytes: 5.0e9
+    seconds: 1.5
+    function: {program: \"<b>dgemm</b> & co\", module: libblas.so, share: 0.6, samples: 1500}
+  - name: pack
+    flops: 0
+    bytes: 4.0e9
+    seconds: 0.5
+    function: {program: \"<b>dgemm</b> & co\", module: libblas.so, share: 0.2, samples: 500}
+  - name: rest
+    flops: 1.0e11
+    bytes: 1.0e9
+    seconds: 0.5
+    function: {program: \"<b>dgemm</b> & co\", module: \"\", share: 0.2, samples: 40}
 ";
 
 /// The page of [`rich_fixture`] with [`APPS`] placed, written in `dir` by
