@@ -105,7 +105,7 @@ fn function_table(doc: Option<&Document>, points: &[&AppPoint]) -> String {
         .map(|f| f.samples)
         .sum();
     let mut t = format!(
-        "functions of {} (W and Q: their own instructions; T: {samples} samples of the CPU time, per core; * fewer than {} samples):\n{:>6} {:>9} {:>9} {:>9}  {:<28} function (file)\n",
+        "functions of {} (W and Q: their own work; T: {samples} samples of the CPU time, per core; * fewer than {} samples):\n{:>6} {:>9} {:>9} {:>9}  {:<28} function (file)\n",
         first.program,
         profile::sample::FEW_SAMPLES,
         "time",

@@ -20,10 +20,32 @@ use std::path::Path;
 /// What one function cost.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Cost {
-    /// Its own counts, summed over processes and threads.
+    /// Its own counts by emulation, summed over processes and threads.
     pub counts: Counts,
-    /// Native samples in it.
+    /// Its hardware events by the PMU's samples: samples × period, by
+    /// event name (empty under emulation).
+    pub events: BTreeMap<String, u64>,
+    /// Native samples of its time.
     pub samples: u64,
+}
+
+impl std::ops::AddAssign<&Cost> for Cost {
+    fn add_assign(&mut self, o: &Cost) {
+        self.counts += &o.counts;
+        for (e, n) in &o.events {
+            *self.events.entry(e.clone()).or_default() += n;
+        }
+        self.samples += o.samples;
+    }
+}
+
+/// How the work of the functions was found, for their W and Q.
+pub enum Counter<'a> {
+    /// Counted instruction by instruction under emulation.
+    Emulation,
+    /// Estimated from the PMU's samples of `family`'s events, Q from
+    /// `access_bytes` per access (or the FP widths).
+    Pmu(&'a super::pmu::Family, Option<f64>),
 }
 
 /// One function's point, before it becomes an application point.
@@ -68,6 +90,41 @@ fn canonical(path: &str, cache: &mut HashMap<String, String>) -> String {
         .clone()
 }
 
+/// Places (module path, offset) with what was found there, grouped by
+/// module, become functions: each named once per module in one call.
+fn by_function<T>(
+    places: impl IntoIterator<Item = (String, u64, T)>,
+    symbols: &mut Symbols,
+) -> Vec<(Function, T)> {
+    let mut by_module: BTreeMap<String, Vec<(u64, T)>> = BTreeMap::new();
+    for (m, offset, x) in places {
+        by_module.entry(m).or_default().push((offset, x));
+    }
+    let mut out = Vec::new();
+    for (m, items) in by_module {
+        let offsets: Vec<u64> = items.iter().map(|x| x.0).collect();
+        let names = symbols.functions(&m, &offsets);
+        out.extend(names.into_iter().zip(items.into_iter().map(|x| x.1)));
+    }
+    out
+}
+
+/// The time samples of every function, into `out`.
+fn add_samples(
+    out: &mut BTreeMap<Function, Cost>,
+    samples: &Samples,
+    symbols: &mut Symbols,
+    paths: &mut HashMap<String, String>,
+) {
+    let places = samples
+        .places
+        .iter()
+        .map(|((path, offset), n)| (canonical(path, paths), *offset, *n));
+    for (f, n) in by_function(places, symbols) {
+        out.entry(f).or_default().samples += n;
+    }
+}
+
 /// Every function's cost: the processes' counts per block of code and the
 /// samples per place, joined by function. `rename` maps a module of the
 /// emulated run (its path resolved) to the native run's: a twin build
@@ -79,8 +136,7 @@ pub fn costs(
     rename: &dyn Fn(&str) -> String,
 ) -> BTreeMap<Function, Cost> {
     let mut paths = HashMap::new();
-    // Per module: offsets with their counts, and with their samples.
-    let mut counted: HashMap<String, Vec<(u64, Counts)>> = HashMap::new();
+    let mut places = Vec::new();
     for p in processes {
         for s in &p.sites {
             let module = p
@@ -88,31 +144,35 @@ pub fn costs(
                 .get(s.module as usize)
                 .map(|m| rename(&canonical(m, &mut paths)))
                 .unwrap_or_default();
-            counted
-                .entry(module)
-                .or_default()
-                .push((s.offset, s.counts));
+            places.push((module, s.offset, s.counts));
         }
     }
-    let mut sampled: HashMap<String, Vec<(u64, u64)>> = HashMap::new();
-    for ((path, offset), n) in &samples.places {
-        let module = canonical(path, &mut paths);
-        sampled.entry(module).or_default().push((*offset, *n));
-    }
-    let mut modules: Vec<&String> = counted.keys().chain(sampled.keys()).collect();
-    modules.sort();
-    modules.dedup();
     let mut out: BTreeMap<Function, Cost> = BTreeMap::new();
-    for m in modules {
-        let c = counted.get(m).map(Vec::as_slice).unwrap_or_default();
-        let s = sampled.get(m).map(Vec::as_slice).unwrap_or_default();
-        let offsets: Vec<u64> = c.iter().map(|x| x.0).chain(s.iter().map(|x| x.0)).collect();
-        let names = symbols.functions(m, &offsets);
-        for (f, (_, counts)) in names.iter().zip(c) {
-            out.entry(f.clone()).or_default().counts += counts;
-        }
-        for (f, (_, n)) in names[c.len()..].iter().zip(s) {
-            out.entry(f.clone()).or_default().samples += n;
+    for (f, counts) in by_function(places, symbols) {
+        out.entry(f).or_default().counts += &counts;
+    }
+    add_samples(&mut out, samples, symbols, &mut paths);
+    out
+}
+
+/// Every function's cost from one sampled native run: its time samples and
+/// the PMU events sampled beside them (each sample stands for
+/// `samples.event_period` events).
+pub fn sampled_costs(samples: &Samples, symbols: &mut Symbols) -> BTreeMap<Function, Cost> {
+    let mut paths = HashMap::new();
+    let mut out: BTreeMap<Function, Cost> = BTreeMap::new();
+    add_samples(&mut out, samples, symbols, &mut paths);
+    for (event, places) in &samples.events {
+        let places: Vec<(String, u64, u64)> = places
+            .iter()
+            .map(|((path, offset), n)| (canonical(path, &mut paths), *offset, *n))
+            .collect();
+        for (f, n) in by_function(places, symbols) {
+            *out.entry(f)
+                .or_default()
+                .events
+                .entry(event.clone())
+                .or_default() += n * samples.event_period;
         }
     }
     out
@@ -155,8 +215,7 @@ pub fn points(
     if !rest.is_empty() {
         let mut sum = Cost::default();
         for (_, c) in &rest {
-            sum.counts += &c.counts;
-            sum.samples += c.samples;
+            sum += c;
         }
         // Named alike in every profile, so that two profiles match it.
         let name = Function {
@@ -173,30 +232,43 @@ pub fn points(
 
 /// The application points of `points`, functions of the program point
 /// `program` (whose other fields they share).
-pub fn app_points(points: &[FunctionPoint], program: &AppPoint) -> Vec<AppPoint> {
+pub fn app_points(points: &[FunctionPoint], program: &AppPoint, how: &Counter) -> Vec<AppPoint> {
     points
         .iter()
         .map(|p| {
             let c = &p.cost.counts;
+            let (flops, bytes, fma_flops, mix, counted) = match how {
+                Counter::Emulation => (
+                    c.flops() as f64,
+                    c.bytes() as f64,
+                    Some(c.fma_flops() as f64),
+                    Some(super::emulate::mix(c)),
+                    "its own instructions",
+                ),
+                Counter::Pmu(family, access_bytes) => {
+                    let d = super::pmu::derive(family, &p.cost.events, *access_bytes);
+                    (d.flops, d.bytes, None, None, "its PMU events, sampled")
+                }
+            };
             AppPoint {
                 name: p.function.name.clone(),
-                flops: c.flops() as f64,
-                bytes: c.bytes() as f64,
+                flops,
+                bytes,
                 seconds: p.seconds,
                 // CPU time: compared with one core's roofs.
                 threads: Some(1),
-                fma_flops: Some(c.fma_flops() as f64),
+                fma_flops,
                 source: program.source.as_ref().map(|s| {
                     let what = match p.members {
-                        1 => "function, its own instructions".to_string(),
-                        n => format!("the other {n} functions, their own instructions"),
+                        1 => format!("function, {counted}"),
+                        n => format!("the other {n} functions, {counted}"),
                     };
                     format!(
                         "{s}; {what}; time from {} native sample(s) of the cpu-clock event",
                         p.cost.samples
                     )
                 }),
-                mix: Some(super::emulate::mix(c)),
+                mix,
                 processes: Vec::new(),
                 counted_with: program.counted_with.clone(),
                 function: Some(FunctionInfo {
@@ -210,6 +282,19 @@ pub fn app_points(points: &[FunctionPoint], program: &AppPoint) -> Vec<AppPoint>
         .collect()
 }
 
+/// Why a run gives no function points: it ran too briefly to sample.
+fn too_brief(program: &AppPoint, samples: &Samples) -> Option<String> {
+    (program.seconds < MIN_SECONDS || samples.total == 0).then(|| {
+        format!(
+            "{} ran {:.1} ms natively, too briefly to share its time out by sampling (at least {} ms, {} samples): no function points; the whole-program point is written",
+            program.name,
+            program.seconds * 1e3,
+            MIN_SECONDS * 1e3,
+            samples.total
+        )
+    })
+}
+
 /// The function points of a counted run sampled natively, or why there are
 /// none (one line).
 pub fn of_run(
@@ -219,17 +304,32 @@ pub fn of_run(
     top: usize,
     program: &AppPoint,
 ) -> Result<Vec<AppPoint>, String> {
-    if program.seconds < MIN_SECONDS || samples.total == 0 {
-        return Err(format!(
-            "{} ran {:.1} ms natively, too briefly to share its time out by sampling (at least {} ms, {} samples): no function points; the whole-program point is written",
-            program.name,
-            program.seconds * 1e3,
-            MIN_SECONDS * 1e3,
-            samples.total
-        ));
+    if let Some(why) = too_brief(program, samples) {
+        return Err(why);
     }
     let c = costs(processes, samples, &mut Symbols::default(), rename);
-    Ok(app_points(&points(c, samples, top), program))
+    Ok(app_points(
+        &points(c, samples, top),
+        program,
+        &Counter::Emulation,
+    ))
+}
+
+/// The function points of a native run sampled with the PMU's events of
+/// `family` beside the time, or why there are none (one line).
+pub fn of_pmu_run(
+    samples: &Samples,
+    family: &super::pmu::Family,
+    access_bytes: Option<f64>,
+    top: usize,
+    program: &AppPoint,
+) -> Result<Vec<AppPoint>, String> {
+    if let Some(why) = too_brief(program, samples) {
+        return Err(why);
+    }
+    let c = sampled_costs(samples, &mut Symbols::default());
+    let how = Counter::Pmu(family, access_bytes);
+    Ok(app_points(&points(c, samples, top), program, &how))
 }
 
 #[cfg(test)]
@@ -245,26 +345,29 @@ mod tests {
         }
     }
 
-    #[test]
-    fn counts_and_samples_meet_in_their_functions_and_sum_to_the_whole() {
+    /// This test binary, two offsets in two different functions of it
+    /// (each also holding the offset 2 bytes on), and the symbols.
+    fn two_functions() -> (String, u64, u64, Symbols) {
         let me = std::env::current_exe().unwrap();
         let me = me.to_str().unwrap().to_string();
-        // Two places in this binary's code, found through its symbols: use
-        // offsets of two functions the unwind tables know.
         let mut sy = Symbols::default();
         let probe: Vec<u64> = (0..64).map(|k| 0x10000 + k * 0x800).collect();
         let names = sy.functions(&me, &probe);
         let near: Vec<u64> = probe.iter().map(|o| o + 2).collect();
         let near = sy.functions(&me, &near);
-        let (a, b) = {
-            let mut seen: Vec<(u64, &Function)> = Vec::new();
-            for ((o, f), g) in probe.iter().zip(&names).zip(&near) {
-                if f == g && !seen.iter().any(|(_, h)| *h == f) {
-                    seen.push((*o, f));
-                }
+        let mut seen: Vec<(u64, &Function)> = Vec::new();
+        for ((o, f), g) in probe.iter().zip(&names).zip(&near) {
+            if f == g && !seen.iter().any(|(_, h)| *h == f) {
+                seen.push((*o, f));
             }
-            (seen[0].0, seen[1].0)
-        };
+        }
+        let (a, b) = (seen[0].0, seen[1].0);
+        (me, a, b, sy)
+    }
+
+    #[test]
+    fn counts_and_samples_meet_in_their_functions_and_sum_to_the_whole() {
+        let (me, a, b, mut sy) = two_functions();
         let out = Output {
             version: carmbench_counts::VERSION,
             pid: 1,
@@ -323,5 +426,104 @@ mod tests {
         let all = points(c, &samples, 10);
         assert_eq!(all.len(), 3);
         assert!(all.iter().any(|p| p.function.name == "[code in no file]"));
+    }
+
+    #[test]
+    fn the_pmu_samples_give_the_points_emulation_counts_give() {
+        let (me, a, b, mut sy) = two_functions();
+        let zen4 = super::super::pmu::families()
+            .into_iter()
+            .find(|f| f.name == "zen4")
+            .unwrap();
+        let p = 1000u64;
+        // Recorded samples: time, FP operations, loads and stores, in the
+        // two functions (a twice, at two of its places).
+        let mut s = Samples {
+            total: 80,
+            cpu_seconds: 0.8,
+            event_period: p,
+            ..Samples::default()
+        };
+        s.places.insert((me.clone(), a), 50);
+        s.places.insert((me.clone(), b + 2), 30);
+        let mut event = |name: &str, at: &[(u64, u64)]| {
+            let places = at.iter().map(|&(o, n)| ((me.clone(), o), n)).collect();
+            s.events.insert(name.to_string(), places);
+        };
+        event("fp_ret_sse_avx_ops.all", &[(a, 30), (a + 2, 10), (b, 5)]);
+        event("ls_dispatch.ld_dispatch", &[(a, 20), (b, 10)]);
+        event("ls_dispatch.store_dispatch", &[(a, 10)]);
+        let program = AppPoint {
+            name: "app".into(),
+            flops: 45.0 * p as f64,
+            bytes: 40.0 * p as f64 * 8.0,
+            seconds: 1.0,
+            threads: None,
+            fma_flops: None,
+            source: Some("perf".into()),
+            mix: None,
+            processes: Vec::new(),
+            counted_with: None,
+            function: None,
+        };
+        let pmu = app_points(
+            &points(sampled_costs(&s, &mut sy), &s, 10),
+            &program,
+            &Counter::Pmu(&zen4, Some(8.0)),
+        );
+        // The same work counted by emulation, 8-byte accesses.
+        let c = |flops: u64, loads: u64, stores: u64| Counts {
+            dp_other_flops: flops * p,
+            bytes_loaded: 8 * loads * p,
+            bytes_stored: 8 * stores * p,
+            ..Counts::default()
+        };
+        let out = Output {
+            version: carmbench_counts::VERSION,
+            pid: 1,
+            parent: 0,
+            program: me.clone(),
+            skipped: vec![],
+            threads: 1,
+            total: c(45, 30, 10),
+            regions: vec![],
+            modules: vec![me.clone()],
+            sites: vec![
+                Site {
+                    module: 0,
+                    offset: a,
+                    counts: c(40, 20, 10),
+                },
+                Site {
+                    module: 0,
+                    offset: b,
+                    counts: c(5, 10, 0),
+                },
+            ],
+        };
+        let emulated = app_points(
+            &points(costs(&[out], &s, &mut sy, &|m| m.to_string()), &s, 10),
+            &program,
+            &Counter::Emulation,
+        );
+        assert_eq!(pmu.len(), 2);
+        for (x, y) in pmu.iter().zip(&emulated) {
+            assert_eq!(x.name, y.name);
+            assert_eq!(
+                (x.flops, x.bytes, x.seconds),
+                (y.flops, y.bytes, y.seconds),
+                "{}",
+                x.name
+            );
+            assert_eq!(x.function, y.function);
+        }
+        assert_eq!(pmu[0].flops, 40.0 * p as f64);
+        assert!(
+            pmu[0]
+                .source
+                .as_ref()
+                .unwrap()
+                .contains("PMU events, sampled")
+        );
     }
 }

@@ -202,7 +202,7 @@ pub fn profile(r: &Request) -> Result<Profiled> {
             if !status.success() {
                 return Err(failed(prog, &status));
             }
-            let points = counted
+            let mut points: Vec<AppPoint> = counted
                 .iter()
                 .map(|c| AppPoint {
                     name: point_name(&r.name, c.region.as_deref()),
@@ -221,15 +221,53 @@ pub fn profile(r: &Request) -> Result<Profiled> {
                     function: None,
                 })
                 .collect();
+            let mut warnings = Vec::new();
+            if let Some(top) = r.functions {
+                match pmu_functions(&family, &found, r.access_bytes, top, &points[0])? {
+                    Ok(f) => {
+                        let regions = points.split_off(1);
+                        points.extend(f);
+                        points.extend(regions);
+                    }
+                    Err(w) => warnings.push(w),
+                }
+            }
             Ok(Profiled {
                 points,
                 note: None,
-                warnings: Vec::new(),
+                warnings,
                 seconds,
             })
         }
         Resolved::Emulate(emu) => emulated(r, &emu, &found, twin.as_ref()),
     }
+}
+
+/// The function points of a second native run of `found`, sampled with
+/// `family`'s events beside the time; or why there are none.
+fn pmu_functions(
+    family: &pmu::Family,
+    found: &Found,
+    access_bytes: Option<f64>,
+    top: usize,
+    program: &AppPoint,
+) -> Result<std::result::Result<Vec<AppPoint>, String>> {
+    let events: Vec<(String, u64)> = family
+        .events
+        .iter()
+        .map(|e| (e.name.clone(), e.config(family.vendor())))
+        .collect();
+    let (status, _, samples) = sample::run_with_events(&mut native(found), &events)?;
+    if !status.success() {
+        return Err(failed(&found.given, &status));
+    }
+    Ok(functions::of_pmu_run(
+        &samples,
+        family,
+        access_bytes,
+        top,
+        program,
+    ))
 }
 
 /// Processes listed in a point at most.
@@ -392,12 +430,11 @@ fn mode(r: &Request) -> Result<Resolved> {
                 "--functions 0 shows no function; give how many of the hottest to show (default 10)",
             ));
         }
-        if manual.is_some() || matches!(r.counts, CountsMode::Pmu | CountsMode::Manual) {
+        if manual.is_some() || r.counts == CountsMode::Manual {
             return Err(Error::input(
-                "--functions counts each function's flops and bytes by emulation: give --counts emulate (or auto), without --flops and --bytes",
+                "--functions counts each function's flops and bytes (by emulation or the PMU): leave out --flops and --bytes",
             ));
         }
-        return Emulator::find(r.plugin.as_deref()).map(Resolved::Emulate);
     }
     match (r.counts, manual) {
         (CountsMode::Auto | CountsMode::Manual, Some((f, b))) => Ok(Resolved::Manual(f, b)),

@@ -5,7 +5,7 @@
 //! offset, as the counting plugin gives its counts).
 
 use crate::error::{Error, Result};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::process::{Command, ExitStatus};
 use std::time::{Duration, Instant};
 
@@ -29,6 +29,11 @@ pub struct Samples {
     pub total: u64,
     /// Samples the kernel could not record (a full buffer).
     pub lost: u64,
+    /// Samples of hardware events taken beside the time (the PMU path):
+    /// by event name, per place, each standing for `event_period` events.
+    pub events: BTreeMap<String, HashMap<(String, u64), u64>>,
+    /// Events between two samples of a hardware event.
+    pub event_period: u64,
     /// User-mode CPU time of the command's processes, seconds: what the
     /// samples share out.
     pub cpu_seconds: f64,
@@ -119,31 +124,52 @@ fn online_cpus() -> Vec<usize> {
     cpus
 }
 
+/// Hardware events between two samples of one (the PMU path): prime, so
+/// that a loop of a round number of events does not always land its
+/// samples on the same instruction.
+pub const EVENT_PERIOD: u64 = 100_003;
+
 /// Run `cmd` sampled: its exit status, wall time in seconds, and samples.
 pub fn run(cmd: &mut Command) -> Result<(ExitStatus, f64, Samples)> {
-    use perf_event::events::Software;
+    run_with_events(cmd, &[])
+}
+
+/// The same, sampling also the raw hardware `events` (name, config) every
+/// [`EVENT_PERIOD`] of each, for what each function does.
+pub fn run_with_events(
+    cmd: &mut Command,
+    events: &[(String, u64)],
+) -> Result<(ExitStatus, f64, Samples)> {
+    use perf_event::events::{Raw, Software};
     use perf_event::{Builder, SampleFlag, data::Record};
-    let mut b = Builder::new(Software::CPU_CLOCK);
-    b.observe_self()
-        .inherit(true)
-        .enabled(false)
-        .enable_on_exec(true)
-        .exclude_kernel(true)
-        .exclude_hv(true)
-        .sample_period(PERIOD_NS)
-        .sample(SampleFlag::IP | SampleFlag::TID)
-        .mmap(true)
-        .task(true);
     // The kernel maps no buffer of an inherited event on every CPU: one
-    // event per CPU, each followed into the children.
-    let mut samplers = Vec::new();
+    // event per CPU, each followed into the children. The time's events
+    // also report the mappings (None), the hardware ones only samples.
+    let mut samplers: Vec<(Option<usize>, perf_event::Sampler)> = Vec::new();
     for cpu in online_cpus() {
-        b.one_cpu(cpu);
-        let s = b
-            .build()
-            .and_then(|c| c.sampled(2 << 20))
-            .map_err(|e| Error::input(refused(&e)))?;
-        samplers.push(s);
+        let mut time = Builder::new(Software::CPU_CLOCK);
+        time.sample_period(PERIOD_NS).mmap(true).task(true);
+        let mut kinds = vec![(None, time)];
+        for (k, (_, config)) in events.iter().enumerate() {
+            let mut b = Builder::new(Raw::new(*config));
+            b.sample_period(EVENT_PERIOD);
+            kinds.push((Some(k), b));
+        }
+        for (k, mut b) in kinds {
+            b.observe_self()
+                .one_cpu(cpu)
+                .inherit(true)
+                .enabled(false)
+                .enable_on_exec(true)
+                .exclude_kernel(true)
+                .exclude_hv(true)
+                .sample(SampleFlag::IP | SampleFlag::TID);
+            let s = b
+                .build()
+                .and_then(|c| c.sampled(2 << 20))
+                .map_err(|e| Error::input(refused(&e)))?;
+            samplers.push((k, s));
+        }
     }
     let before = children_user_seconds();
     let t0 = Instant::now();
@@ -151,17 +177,17 @@ pub fn run(cmd: &mut Command) -> Result<(ExitStatus, f64, Samples)> {
         .spawn()
         .map_err(|e| Error::input(format!("cannot run {:?}: {e}", cmd.get_program())))?;
     let (mut maps, mut s) = (Maps::default(), Samples::default());
-    let mut ips: Vec<(u32, u64)> = Vec::new();
+    let mut ips: Vec<(Option<usize>, u32, u64)> = Vec::new();
     let mut status = None;
     loop {
         let mut any = false;
-        for sampler in &mut samplers {
+        for (kind, sampler) in &mut samplers {
             while let Some(r) = sampler.next_record() {
                 any = true;
                 match r.parse_record() {
                     Ok(Record::Sample(x)) => {
                         if let (Some(pid), Some(ip)) = (x.pid(), x.ip()) {
-                            ips.push((pid, ip));
+                            ips.push((*kind, pid, ip));
                         }
                     }
                     Ok(Record::Mmap(m)) => maps.mapped(
@@ -181,9 +207,16 @@ pub fn run(cmd: &mut Command) -> Result<(ExitStatus, f64, Samples)> {
             let seconds = t0.elapsed().as_secs_f64();
             drop(samplers);
             s.cpu_seconds = (children_user_seconds() - before).max(0.0);
-            for (pid, ip) in ips {
-                *s.places.entry(maps.place(pid, ip)).or_default() += 1;
-                s.total += 1;
+            s.event_period = EVENT_PERIOD;
+            for (kind, pid, ip) in ips {
+                let places = match kind {
+                    None => {
+                        s.total += 1;
+                        &mut s.places
+                    }
+                    Some(k) => s.events.entry(events[k].0.clone()).or_default(),
+                };
+                *places.entry(maps.place(pid, ip)).or_default() += 1;
             }
             return Ok((st, seconds, s));
         }
