@@ -188,16 +188,16 @@ fn the_report_loads_offline_shows_every_roof_and_draws_its_charts() {
         ))
     };
     assert_eq!(
-        order(6),
+        order(7),
         json!(["rest", "kernel_a", "pack"]),
         "AI, highest first"
     );
     assert_eq!(
-        order(6),
+        order(7),
         json!(["pack", "kernel_a", "rest"]),
         "AI, lowest first"
     );
-    assert_eq!(order(5), json!(["kernel_a", "pack", "rest"]), "samples");
+    assert_eq!(order(6), json!(["kernel_a", "pack", "rest"]), "samples");
     assert_eq!(
         order(1),
         json!(["rest", "pack", "kernel_a"]),

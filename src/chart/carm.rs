@@ -287,10 +287,13 @@ where
                 .map_err(e)?;
             c.placer.mark(p, r);
             let tip = format!(
-                "{} in {} ({}; {:.1}% of its time, {} samples): {:.2} flop/B, {:.2} GFLOP/s{under}",
+                "{} in {} ({}{}; {:.1}% of its time, {} samples): {:.2} flop/B, {:.2} GFLOP/s{under}",
                 a.name,
                 f.program,
                 if f.module.is_empty() { "-" } else { &f.module },
+                f.location
+                    .as_ref()
+                    .map_or(String::new(), |at| format!(", {at}")),
                 100.0 * f.share,
                 f.samples,
                 x,

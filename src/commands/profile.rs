@@ -143,10 +143,10 @@ fn function_table(doc: Option<&Document>, points: &[&AppPoint]) -> String {
             rate(p.gflop_per_s()),
             bound,
             p.name,
-            if f.module.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", f.module)
+            match (f.module.is_empty(), &f.location) {
+                (true, _) => String::new(),
+                (false, None) => format!(" ({})", f.module),
+                (false, Some(at)) => format!(" ({}, {at})", f.module),
             }
         );
     }

@@ -112,6 +112,7 @@ mod tests {
                 module: "app".into(),
                 share: 0.5,
                 samples: 100,
+                location: None,
             }),
         }
     }

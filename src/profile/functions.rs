@@ -61,6 +61,8 @@ pub struct FunctionPoint {
     pub share: f64,
     /// Functions it stands for: 1, or how many "rest" sums.
     pub members: usize,
+    /// Where it starts in its sources, when known.
+    pub location: Option<String>,
 }
 
 impl FunctionPoint {
@@ -203,6 +205,7 @@ pub fn points(
             function,
             cost,
             members: 1,
+            location: None,
         }
     };
     let rest_at = all
@@ -276,10 +279,19 @@ pub fn app_points(points: &[FunctionPoint], program: &AppPoint, how: &Counter) -
                     module: file_name(&p.function.module).to_string(),
                     share: p.share,
                     samples: p.cost.samples,
+                    location: p.location.clone(),
                 }),
             }
         })
         .collect()
+}
+
+/// The points with where each function starts in its sources.
+fn located(mut points: Vec<FunctionPoint>, symbols: &Symbols) -> Vec<FunctionPoint> {
+    for p in &mut points {
+        p.location = symbols.location(&p.function).map(String::from);
+    }
+    points
 }
 
 /// Why a run gives no function points: it ran too briefly to sample.
@@ -307,12 +319,10 @@ pub fn of_run(
     if let Some(why) = too_brief(program, samples) {
         return Err(why);
     }
-    let c = costs(processes, samples, &mut Symbols::default(), rename);
-    Ok(app_points(
-        &points(c, samples, top),
-        program,
-        &Counter::Emulation,
-    ))
+    let mut sy = Symbols::default();
+    let c = costs(processes, samples, &mut sy, rename);
+    let pts = located(points(c, samples, top), &sy);
+    Ok(app_points(&pts, program, &Counter::Emulation))
 }
 
 /// The function points of a native run sampled with the PMU's events of
@@ -327,9 +337,14 @@ pub fn of_pmu_run(
     if let Some(why) = too_brief(program, samples) {
         return Err(why);
     }
-    let c = sampled_costs(samples, &mut Symbols::default());
+    let mut sy = Symbols::default();
+    let c = sampled_costs(samples, &mut sy);
     let how = Counter::Pmu(family, access_bytes);
-    Ok(app_points(&points(c, samples, top), program, &how))
+    Ok(app_points(
+        &located(points(c, samples, top), &sy),
+        program,
+        &how,
+    ))
 }
 
 #[cfg(test)]

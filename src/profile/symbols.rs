@@ -35,6 +35,10 @@ struct Frames {
     functions: Vec<(u64, u64)>,
     /// (file offset, file size, address) of each loaded segment.
     segments: Vec<(u64, u64, u64)>,
+    /// (start, end, name) of the symbol table's functions, by start: for a
+    /// name `blazesym` does not give (one that is not UTF-8, shown with
+    /// U+FFFD in place of the bad bytes).
+    symbols: Vec<(u64, u64, String)>,
 }
 
 impl Frames {
@@ -44,7 +48,7 @@ impl Frames {
 
     fn parse(data: &[u8]) -> Option<Frames> {
         use gimli::UnwindSection;
-        use object::{Object, ObjectSection, ObjectSegment};
+        use object::{Object, ObjectSection, ObjectSegment, ObjectSymbol, SymbolKind};
         let file = object::File::parse(data).ok()?;
         let segments = file
             .segments()
@@ -69,9 +73,20 @@ impl Frames {
             }
         }
         functions.sort_unstable();
+        let mut symbols: Vec<(u64, u64, String)> = file
+            .symbols()
+            .chain(file.dynamic_symbols())
+            .filter(|y| y.kind() == SymbolKind::Text && y.size() > 0)
+            .filter_map(|y| {
+                let name = String::from_utf8_lossy(y.name_bytes().ok()?).into_owned();
+                Some((y.address(), y.address() + y.size(), name))
+            })
+            .collect();
+        symbols.sort();
         Some(Frames {
             functions,
             segments,
+            symbols,
         })
     }
 
@@ -81,6 +96,26 @@ impl Frames {
             .iter()
             .find(|(off, size, _)| (*off..off + size).contains(&offset))
             .map(|(off, _, addr)| addr + (offset - off))
+    }
+
+    /// `file+0xADDR`: the start of the function holding `offset` by the
+    /// unwind tables, else the offset's own address.
+    fn by_start(&self, module: &str, offset: u64) -> String {
+        let at = match self.address(offset) {
+            Some(a) => self.start(a).unwrap_or(a),
+            None => offset,
+        };
+        format!("{}+{at:#x}", file_name(module))
+    }
+
+    /// The symbol table's name of the function holding `address`.
+    fn symbol(&self, address: u64) -> Option<&str> {
+        let i = self
+            .symbols
+            .partition_point(|(s, _, _)| *s <= address)
+            .checked_sub(1)?;
+        let (_, e, name) = &self.symbols[i];
+        (address < *e && !name.is_empty()).then_some(name.as_str())
     }
 
     /// The start of the function holding `address`.
@@ -98,6 +133,9 @@ impl Frames {
 pub struct Symbols {
     symbolizer: Symbolizer,
     frames: HashMap<String, Frames>,
+    /// Where each named function starts in its sources ("file.c:12"), when
+    /// its file has DWARF line tables.
+    locations: HashMap<Function, String>,
 }
 
 impl Default for Symbols {
@@ -105,6 +143,7 @@ impl Default for Symbols {
         Symbols {
             symbolizer: Symbolizer::new(),
             frames: HashMap::new(),
+            locations: HashMap::new(),
         }
     }
 }
@@ -122,22 +161,24 @@ impl Symbols {
                 .collect();
         }
         let src = Source::Elf(Elf::new(module));
-        let names: Vec<Option<String>> = self
+        // (name, start address) of each offset's symbol.
+        let names: Vec<Option<(String, u64)>> = self
             .symbolizer
             .symbolize(&src, Input::FileOffset(offsets))
             .unwrap_or_default()
             .iter()
             .map(|f| match f {
-                Symbolized::Sym(s) if !s.name.is_empty() => Some(s.name.to_string()),
+                Symbolized::Sym(s) if !s.name.is_empty() => Some((s.name.to_string(), s.addr)),
                 _ => None,
             })
             .collect();
+        self.locate(module, &src, &names);
         offsets
             .iter()
             .enumerate()
             .map(|(k, &offset)| {
                 let name = match names.get(k) {
-                    Some(Some(n)) => n.clone(),
+                    Some(Some((n, _))) => n.clone(),
                     _ => self.unnamed(module, offset),
                 };
                 Function {
@@ -148,17 +189,69 @@ impl Symbols {
             .collect()
     }
 
-    /// `file+0xADDR` of the function holding `offset`.
+    /// Where `f` starts in its sources, when its file has line tables.
+    pub fn location(&self, f: &Function) -> Option<&str> {
+        self.locations.get(f).map(String::as_str)
+    }
+
+    /// Find the source line of the start of each function in `names` not
+    /// located yet, in one call for the module.
+    fn locate(&mut self, module: &str, src: &Source, names: &[Option<(String, u64)>]) {
+        let mut todo: Vec<(String, u64)> = Vec::new();
+        for (n, addr) in names.iter().flatten() {
+            let f = Function {
+                module: module.to_string(),
+                name: n.clone(),
+            };
+            if !self.locations.contains_key(&f) && !todo.iter().any(|(m, _)| m == n) {
+                todo.push((n.clone(), *addr));
+            }
+        }
+        if todo.is_empty() {
+            return;
+        }
+        let starts: Vec<u64> = todo.iter().map(|t| t.1).collect();
+        // One address the line tables cannot take fails the whole call:
+        // then each on its own.
+        let found = match self.symbolizer.symbolize(src, Input::VirtOffset(&starts)) {
+            Ok(f) => f,
+            Err(_) => starts
+                .iter()
+                .map(|&a| {
+                    self.symbolizer
+                        .symbolize_single(src, Input::VirtOffset(a))
+                        .unwrap_or(Symbolized::Unknown(
+                            blazesym::symbolize::Reason::IgnoredError,
+                        ))
+                })
+                .collect(),
+        };
+        for ((n, _), f) in todo.into_iter().zip(&found) {
+            let Symbolized::Sym(s) = f else { continue };
+            let Some(info) = &s.code_info else { continue };
+            let Some(line) = info.line else { continue };
+            let file = Path::new(&info.file)
+                .file_name()
+                .map_or_else(|| info.file.to_string_lossy(), |x| x.to_string_lossy());
+            let key = Function {
+                module: module.to_string(),
+                name: n,
+            };
+            self.locations.insert(key, format!("{file}:{line}"));
+        }
+    }
+
+    /// The symbol table's name of the function holding `offset` (a name
+    /// `blazesym` could not give), else `file+0xADDR` of its start.
     fn unnamed(&mut self, module: &str, offset: u64) -> String {
         let frames = self
             .frames
             .entry(module.to_string())
             .or_insert_with(|| Frames::read(Path::new(module)));
-        let at = match frames.address(offset) {
-            Some(a) => frames.start(a).unwrap_or(a),
-            None => offset,
-        };
-        format!("{}+{at:#x}", file_name(module))
+        match frames.address(offset).and_then(|a| frames.symbol(a)) {
+            Some(name) => name.to_string(),
+            None => frames.by_start(module, offset),
+        }
     }
 }
 
@@ -186,9 +279,11 @@ mod tests {
         let f = s.functions(me, &[offset]);
         assert!(!f[0].name.is_empty() && !f[0].name.contains('+'), "{f:?}");
         assert_eq!(
-            s.unnamed(me, offset),
+            frames.by_start(me, offset),
             format!("{}+{start:#x}", file_name(me))
         );
+        // The symbol table names it too, as its bytes are (not demangled).
+        assert!(!s.unnamed(me, offset).contains('+'));
         // An offset past the file: named by itself, never dropped.
         let far = s.functions(me, &[u64::MAX / 2]);
         assert!(far[0].name.ends_with(&format!("+{:#x}", u64::MAX / 2)));

@@ -82,7 +82,7 @@ pub fn functions(doc: &Document, points: &[&AppPoint]) -> Markup {
         div.scroll {
             table.functions.sortable {
                 thead { tr {
-                    th { "Program" } th { "Function" } th { "File" } th { "Time" } th { "Seconds" }
+                    th { "Program" } th { "Function" } th { "File" } th { "Source" } th { "Time" } th { "Seconds" }
                     th { "Samples" } th { "AI (flop/B)" } th { "GFLOP/s" } th { "Bound by" } th { "Of that roof" }
                 } }
                 tbody {
@@ -94,6 +94,7 @@ pub fn functions(doc: &Document, points: &[&AppPoint]) -> Markup {
                             td { (f.map_or("", |f| f.program.as_str())) }
                             td { (a.name) }
                             td { (f.map_or("", |f| f.module.as_str())) }
+                            td { (f.and_then(|f| f.location.as_deref()).unwrap_or("")) }
                             (cell(share(a), format!("{:.1}%{}", 100.0 * share(a), if samples < crate::profile::sample::FEW_SAMPLES { "*" } else { "" })))
                             (cell(a.seconds, format!("{:.4}", a.seconds)))
                             (cell(samples as f64, samples.to_string()))

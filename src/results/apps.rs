@@ -67,6 +67,10 @@ pub struct FunctionInfo {
     pub share: f64,
     /// The native samples its time rests on.
     pub samples: u64,
+    /// Where it starts in its sources ("file.c:12"), when its file has
+    /// line tables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
 }
 
 /// One process of a profiled command and what it counted.

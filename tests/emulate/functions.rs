@@ -7,6 +7,7 @@ use super::*;
 
 const FUNCTIONS: &str = include_str!("../programs/functions.c");
 const FUNCTIONS_LIB: &str = include_str!("../programs/functions_lib.c");
+const BAD_NAME: &str = include_str!("../programs/bad_name.c");
 
 /// The program and its library, built in `dir`; `strip`ped when asked.
 fn build(dir: &Path, stripped: bool) -> PathBuf {
@@ -27,7 +28,13 @@ fn build_as(dir: &Path, name: &str, opt: &str, stripped: bool) -> PathBuf {
     assert!(st.success());
     let rpath = format!("-Wl,-rpath,{}", dir.display());
     let ldir = format!("-L{}", dir.display());
-    let exe = gcc_with(dir, name, FUNCTIONS, &[opt], &[&ldir, "-lcarmfn", &rpath]);
+    let exe = gcc_with(
+        dir,
+        name,
+        FUNCTIONS,
+        &[opt, "-g"],
+        &[&ldir, "-lcarmfn", &rpath],
+    );
     if stripped {
         assert!(Command::new("strip").arg(&exe).status().unwrap().success());
     }
@@ -95,6 +102,12 @@ pub fn each_function_is_a_point_with_its_own_w_q_and_time() {
     near("triad Q", triad.bytes, 24.0 * n * r, 0.02);
     assert_eq!(triad.function.as_ref().unwrap().module, "libcarmfn.so");
     assert_eq!(compute.function.as_ref().unwrap().module, "functions");
+    // Built with -g: where it starts in the source, from DWARF.
+    let at = compute.function.as_ref().unwrap().location.clone();
+    assert!(
+        at.as_deref().is_some_and(|l| l.starts_with("functions.c:")),
+        "{at:?}"
+    );
     let copy = get("copy");
     assert_eq!(copy.flops, 0.0);
     near("copy Q", copy.bytes, 16.0 * n * r, 0.02);
@@ -139,6 +152,30 @@ pub fn stripped_code_is_named_by_file_and_offset_and_short_runs_say_so() {
         .count();
     assert!(by_offset >= 2, "{names:?}");
     assert!(!names.contains(&"compute"));
+    // A function whose name is not UTF-8: named with U+FFFD in place of the
+    // bad byte, its W and Q its own.
+    let bad = gcc(&dir, "bad_name", BAD_NAME, &["-O2"]);
+    let o = emulated_profile(
+        &dir,
+        "bad.yaml",
+        &["--functions"],
+        &[bad.to_str().unwrap(), "1000000", "100"],
+    )
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let b = apps::load(&dir.join("bad.yaml")).unwrap();
+    let work = b
+        .applications
+        .iter()
+        .find(|a| a.name == "w\u{FFFD}rk")
+        .unwrap_or_else(|| {
+            panic!(
+                "{:?}",
+                b.applications.iter().map(|a| &a.name).collect::<Vec<_>>()
+            )
+        });
+    near("w\u{FFFD}rk W", work.flops, 2.0 * 1e6 * 100.0, 0.005);
     // A run too short to sample: one line, the program's point written.
     let short = profile_functions(&dir, &exe, "64", "1", "short.yaml");
     let stderr = String::from_utf8_lossy(&short.stderr);
