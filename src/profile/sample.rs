@@ -264,6 +264,14 @@ mod tests {
     }
 
     #[test]
+    fn a_refusal_names_the_setting_and_the_way_out() {
+        let e = std::io::Error::from_raw_os_error(libc::EACCES);
+        let line = refused(&e);
+        assert!(line.contains("perf_event_paranoid") && line.contains("without --functions"));
+        assert!(!line.contains('\n'));
+    }
+
+    #[test]
     fn a_busy_child_is_sampled_in_its_own_code() {
         let mut cmd = Command::new("/bin/sh");
         cmd.args(["-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"]);

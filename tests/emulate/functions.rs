@@ -128,6 +128,35 @@ pub fn each_function_is_a_point_with_its_own_w_q_and_time() {
         );
     }
     assert!(stdout.contains("functions of functions") && stdout.contains("triad (libcarmfn.so)"));
+    // Run by a shell that forks and execs it: the child's functions, their
+    // work and their time, found all the same.
+    let line = format!("{} 1000000 20; true", exe.display());
+    let o = emulated_profile(
+        &dir,
+        "child.yaml",
+        &["--functions", "--name", "sh"],
+        &["sh", "-c", &line],
+    )
+    .output()
+    .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let child = apps::load(&dir.join("child.yaml")).unwrap();
+    let compute = child
+        .applications
+        .iter()
+        .find(|a| a.name == "compute")
+        .expect("compute, in the shell's child");
+    near(
+        "compute W in a child",
+        compute.flops,
+        64.0 * (1e6 / 16.0) * 20.0,
+        0.005,
+    );
+    let f = compute.function.as_ref().unwrap();
+    assert!(
+        f.program == "sh" && f.module == "functions" && f.share > 0.1,
+        "{f:?}"
+    );
 }
 
 pub fn stripped_code_is_named_by_file_and_offset_and_short_runs_say_so() {
