@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const KEYS: [&str; 13] = [
+const KEYS: [&str; 15] = [
     "kind",
     "mix",
     "op",
@@ -23,6 +23,8 @@ const KEYS: [&str; 13] = [
     "mul",
     "fma",
     "div",
+    "dot",
+    "needs",
     "prefetch",
 ];
 
@@ -35,6 +37,11 @@ fn variant(v: &str) -> String {
         "addmul" => "AddMul".into(),
         "avx512" => "Avx512".into(),
         "avx2" => "Avx2".into(),
+        "int8" => "Int8".into(),
+        "int16" => "Int16".into(),
+        "int32" => "Int32".into(),
+        "bf16" => "Bf16".into(),
+        "fp16" => "Fp16".into(),
         _ => {
             let mut c = v.chars();
             let f = c.next().unwrap().to_ascii_uppercase();
@@ -118,7 +125,7 @@ fn main() {
             .unwrap();
             writeln!(
                 table,
-                "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, declared_width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {}, prefetch: {} }}, entry: {sym} }},",
+                "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, declared_width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {}, dots: {}, needs: {:?}, prefetch: {} }}, entry: {sym} }},",
                 variant(kind),
                 opt("mix", "Mix"),
                 opt("op", "Op"),
@@ -131,6 +138,8 @@ fn main() {
                 num("mul"),
                 num("fma"),
                 num("div"),
+                num("dot"),
+                get("needs"),
                 num("prefetch"),
             )
             .unwrap();

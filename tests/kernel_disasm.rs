@@ -53,6 +53,7 @@ struct Counts {
     muls: u32,
     fmas: u32,
     divs: u32,
+    dots: u32,
     /// Memory operand sizes in bytes.
     mem_widths: Vec<u32>,
     /// Bytes each access touches: (base register, first byte, last byte,
@@ -64,7 +65,8 @@ struct Counts {
     advances: Vec<(String, i64)>,
     /// Vector register widths of FP instructions in bytes (element size for scalar).
     fp_widths: Vec<u32>,
-    /// FP precision suffixes seen: 'd' or 's'.
+    /// Precisions seen: 'd' or 's' (the FP suffixes), 'h' half, 'f' bfloat16,
+    /// 'i', 'w', 'b' 32-, 16- and 8-bit integers.
     precisions: Vec<char>,
 }
 
@@ -112,10 +114,46 @@ fn reg_width(ops: &str) -> u32 {
     }
 }
 
+/// The narrow types' instructions: (kind, precision) by mnemonic, all packed.
+fn narrow(m: &str) -> Option<(&'static str, char)> {
+    Some(match m {
+        "vpdpbusd" => ("dot", 'b'),
+        "vpdpwssd" => ("dot", 'w'),
+        "vdpbf16ps" => ("dot", 'f'),
+        "vfmadd231ph" => ("fma", 'h'),
+        "vpaddd" => ("add", 'i'),
+        "vpmulld" => ("mul", 'i'),
+        _ => return None,
+    })
+}
+
+/// The precision character [`Counts::precisions`] holds for `p`.
+fn precision_char(p: carmbench::kernels::Precision) -> char {
+    use carmbench::kernels::Precision::*;
+    match p {
+        Dp => 'd',
+        Sp => 's',
+        Fp16 => 'h',
+        Bf16 => 'f',
+        Int32 => 'i',
+        Int16 => 'w',
+        Int8 => 'b',
+    }
+}
+
 fn count(body: &[Insn]) -> Counts {
     let mut c = Counts::default();
     for i in body {
-        let m = i.mnemonic.as_str();
+        // `{vex} vpdpbusd ...`: the prefix is not the mnemonic.
+        let (m, operands) = match i.mnemonic.as_str() {
+            "{vex}" => i.operands.split_once(' ').unwrap_or((&i.operands, "")),
+            m => (m, i.operands.as_str()),
+        };
+        let i = &Insn {
+            addr: i.addr,
+            mnemonic: m.to_string(),
+            operands: operands.to_string(),
+        };
         let ops: Vec<&str> = i.operands.splitn(2, ',').collect();
         let is_mem = |o: &str| o.contains('[');
         // Loop control: pointer/counter arithmetic on general registers.
@@ -163,6 +201,17 @@ fn count(body: &[Insn]) -> Counts {
             !dst_mem && !src_mem,
             "FP instruction with a memory operand: {i:?}"
         );
+        if let Some((kind, prec)) = narrow(m) {
+            c.precisions.push(prec);
+            c.fp_widths.push(reg_width(&i.operands));
+            match kind {
+                "dot" => c.dots += 1,
+                "fma" => c.fmas += 1,
+                "add" => c.adds += 1,
+                _ => c.muls += 1,
+            }
+            continue;
+        }
         let base = m.strip_prefix('v').unwrap_or(m);
         let (kind, suffix) = if let Some(s) = base.strip_prefix("fmadd231") {
             ("fma", s)
@@ -312,6 +361,7 @@ fn check_counts(d: &Decl, body: &[Insn], c: Counts) {
     assert_eq!(c.muls, d.muls, "muls of {ctx}");
     assert_eq!(c.fmas, d.fmas, "fmas of {ctx}");
     assert_eq!(c.divs, d.divs, "divs of {ctx}");
+    assert_eq!(c.dots, d.dots, "dot products of {ctx}");
     assert!(
         c.mem_widths.iter().all(|w| *w == d.width()),
         "access width {} of {ctx}",
@@ -338,8 +388,7 @@ fn check_counts(d: &Decl, body: &[Insn], c: Counts) {
                     "no memory access in an FP kernel: {ctx}"
                 );
             }
-            let p = d.precision.unwrap();
-            let want = if p.bytes() == 8 { 'd' } else { 's' };
+            let want = precision_char(d.precision.unwrap());
             assert!(
                 c.precisions.iter().all(|x| *x == want),
                 "precision of {ctx}"
@@ -362,7 +411,7 @@ fn check_counts(d: &Decl, body: &[Insn], c: Counts) {
         .iter()
         .map(|w| u64::from(lanes(*w)))
         .sum::<u64>()
-        + u64::from(c.fmas) * u64::from(lanes(d.width()));
+        + u64::from(c.fmas + c.dots) * u64::from(lanes(d.width()));
     assert_eq!(flops, d.flops_per_iter(), "flops per iteration of {ctx}");
 }
 

@@ -135,6 +135,43 @@ fn inked(png_bytes: &[u8]) -> f64 {
         / n
 }
 
+/// The function table sorts by the column clicked: by number, both ways,
+/// and by text.
+fn the_function_table_sorts_by_the_column_clicked(b: &Browser) {
+    let order = |k: usize| {
+        b.run(&format!(
+            "document.querySelectorAll('table.functions th')[{k}].click(); return [...document.querySelectorAll('table.functions tbody tr')].map(r => r.cells[1].textContent)"
+        ))
+    };
+    assert_eq!(
+        order(7),
+        json!(["rest", "kernel_a", "pack"]),
+        "AI, highest first"
+    );
+    assert_eq!(
+        order(7),
+        json!(["pack", "kernel_a", "rest"]),
+        "AI, lowest first"
+    );
+    assert_eq!(order(6), json!(["kernel_a", "pack", "rest"]), "samples");
+    assert_eq!(
+        order(1),
+        json!(["rest", "pack", "kernel_a"]),
+        "names, last first"
+    );
+}
+
+/// Wait until the window is wider than `px`: it takes a new size in its own
+/// time on a busy machine.
+fn wait_for_width(b: &Browser, px: f64) {
+    for _ in 0..50 {
+        if b.run("return window.innerWidth").as_f64().unwrap_or(0.0) > px {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 fn the_report_loads_offline_shows_every_roof_and_draws_its_charts() {
     let dir = tmpdir("browser");
     let (html, doc, _) = rich_report(&dir);
@@ -181,28 +218,7 @@ fn the_report_loads_offline_shows_every_roof_and_draws_its_charts() {
             r.label()
         );
     }
-    // The function table sorts by the column clicked: by number, both ways.
-    let order = |k: usize| {
-        b.run(&format!(
-            "document.querySelectorAll('table.functions th')[{k}].click(); return [...document.querySelectorAll('table.functions tbody tr')].map(r => r.cells[1].textContent)"
-        ))
-    };
-    assert_eq!(
-        order(7),
-        json!(["rest", "kernel_a", "pack"]),
-        "AI, highest first"
-    );
-    assert_eq!(
-        order(7),
-        json!(["pack", "kernel_a", "rest"]),
-        "AI, lowest first"
-    );
-    assert_eq!(order(6), json!(["kernel_a", "pack", "rest"]), "samples");
-    assert_eq!(
-        order(1),
-        json!(["rest", "pack", "kernel_a"]),
-        "names, last first"
-    );
+    the_function_table_sorts_by_the_column_clicked(&b);
     // The chart and the curve drawn: SVGs of real size, full of shapes,
     // each with tooltips; the screenshot not blank.
     let svgs = b.run(
@@ -243,13 +259,7 @@ fn the_report_loads_offline_shows_every_roof_and_draws_its_charts() {
     assert!(svg <= inner && svg > 0.8 * inner - 40.0, "{fits}");
     // In print the charts stay: shown, at the page's width.
     b.post("/window/rect", json!({"width": 1280, "height": 1000}));
-    // The window takes its size back in its own time on a busy machine.
-    for _ in 0..50 {
-        if b.run("return window.innerWidth").as_f64().unwrap_or(0.0) > 1000.0 {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
+    wait_for_width(&b, 1000.0);
     b.post(
         "/goog/cdp/execute",
         json!({"cmd": "Emulation.setEmulatedMedia", "params": {"media": "print"}}),

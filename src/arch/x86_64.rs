@@ -7,7 +7,18 @@ pub const ISAS: &[Isa] = &[Isa::Scalar, Isa::Sse, Isa::Avx2, Isa::Avx512];
 
 /// Features `carmbench topology` reports.
 pub const FEATURES: &[&str] = &[
-    "sse2", "avx", "avx2", "fma", "avx512f", "avx512vl", "avx512dq", "avx512bw",
+    "sse2",
+    "avx",
+    "avx2",
+    "fma",
+    "avx512f",
+    "avx512vl",
+    "avx512dq",
+    "avx512bw",
+    "avx512vnni",
+    "avx512bf16",
+    "avx512fp16",
+    "avxvnni",
 ];
 
 /// The fixed-rate counter reported beside the core clock.
@@ -37,6 +48,10 @@ pub fn has_feature(name: &str) -> bool {
         "avx512vl" => std::arch::is_x86_feature_detected!("avx512vl"),
         "avx512dq" => std::arch::is_x86_feature_detected!("avx512dq"),
         "avx512bw" => std::arch::is_x86_feature_detected!("avx512bw"),
+        "avx512vnni" => std::arch::is_x86_feature_detected!("avx512vnni"),
+        "avx512bf16" => std::arch::is_x86_feature_detected!("avx512bf16"),
+        "avx512fp16" => std::arch::is_x86_feature_detected!("avx512fp16"),
+        "avxvnni" => std::arch::is_x86_feature_detected!("avxvnni"),
         _ => false,
     }
 }

@@ -26,17 +26,21 @@ fn op_title(op: Option<Op>) -> &'static str {
         Some(Op::Mul) => "MUL",
         Some(Op::AddMul) => "ADD/MUL",
         Some(Op::Div) => "DIV",
+        Some(Op::Dot) => "DOT",
         None => "?",
     }
 }
 
-/// A flat roof's label: "FMA DP: 116.2 GFLOP/s, 31.4 flop/cycle".
+/// A flat roof's label: "FMA DP: 116.2 GFLOP/s, 31.4 flop/cycle", or
+/// "DOT INT8: 910.3 GOP/s, 246.2 op/cycle" for integer arithmetic.
 pub fn flat_text(r: &Roof) -> String {
+    let unit = r.precision.map_or("flop", Precision::unit);
     format!(
-        "{} {}: {:.1} GFLOP/s, {:.1} flop/cycle",
+        "{} {}: {:.1} G{}/s, {:.1} {unit}/cycle",
         op_title(r.op),
         r.precision.map_or("", Precision::name).to_uppercase(),
         r.value(),
+        unit.to_uppercase(),
         r.per_cycle,
     )
 }

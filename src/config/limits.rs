@@ -209,6 +209,8 @@ mod tests {
             muls: 0,
             fmas,
             divs: 0,
+            dots: 0,
+            needs: None,
             prefetch: 0,
         }
     }

@@ -204,6 +204,11 @@ pub fn resolve_with(
     let levels = resolve_levels(p, m)?;
     let mixes = values(p.mixes.as_deref().unwrap_or_default());
     let ops = values(p.ops.as_deref().unwrap_or_default());
+    if ops.contains(&crate::kernels::Op::Dot) {
+        return Err(Error::input(
+            "'dot' is the op of the narrow types, not of dp or sp: list int8, int16 or bf16 under 'precision' (or --precision) instead",
+        ));
+    }
     if mixes.is_empty() && ops.is_empty() {
         return Err(Error::input(
             "the plan has neither 'mixes' nor 'ops': nothing to measure",
@@ -381,7 +386,16 @@ impl Plan {
     /// mix, compute roofs each precision and op).
     pub fn roofs(&self) -> usize {
         let per = self.threads.len() * self.isa.len();
-        per * (self.levels.len() * self.mixes.len() + self.precision.len() * self.ops.len())
+        per * (self.levels.len() * self.mixes.len() + self.compute_roofs())
+    }
+
+    /// Compute roofs per thread count and ISA, at most: the plan's ops for
+    /// double and single, their own for the narrow types.
+    fn compute_roofs(&self) -> usize {
+        self.precision
+            .iter()
+            .map(|p| p.own_ops().map_or(self.ops.len(), <[_]>::len))
+            .sum()
     }
 
     /// The longest the plan can take: every sample of every size at its
@@ -390,8 +404,7 @@ impl Plan {
     pub fn longest_seconds(&self) -> f64 {
         let per = self.threads.len() * self.isa.len();
         let measurements = per
-            * (self.levels.len() * self.mixes.len() * self.sizes_per_level
-                + self.precision.len() * self.ops.len());
+            * (self.levels.len() * self.mixes.len() * self.sizes_per_level + self.compute_roofs());
         measurements as f64 * self.samples as f64 * self.min_sample_ms / 1e3 * 3.0 * 2.0
     }
 }

@@ -59,9 +59,13 @@ pub enum Op {
     FmaAdd,
     /// Divisions.
     Div,
+    /// Dot products accumulated into wider lanes (VNNI, BF16 dot): a
+    /// multiply and an add per input element.
+    Dot,
 }
 
-/// FP precision.
+/// Arithmetic precision: of the elements a compute kernel's instructions
+/// take in (a dot product's inputs, not its wider accumulators).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Precision {
@@ -69,6 +73,16 @@ pub enum Precision {
     Dp,
     /// 32-bit single.
     Sp,
+    /// 16-bit IEEE half.
+    Fp16,
+    /// 16-bit bfloat.
+    Bf16,
+    /// 32-bit integers.
+    Int32,
+    /// 16-bit integers.
+    Int16,
+    /// 8-bit integers.
+    Int8,
 }
 
 macro_rules! names {
@@ -96,15 +110,48 @@ macro_rules! names {
     };
 }
 names!(Mix { Load => "load", Store => "store", TwoLdOneSt => "2ld1st", OneLdOneSt => "1ld1st", NtStore => "nt_store" });
-names!(Op { Add => "add", Mul => "mul", AddMul => "addmul", Fma => "fma", FmaAdd => "fma_add", Div => "div" });
-names!(Precision { Dp => "dp", Sp => "sp" });
+names!(Op { Add => "add", Mul => "mul", AddMul => "addmul", Fma => "fma", FmaAdd => "fma_add", Div => "div", Dot => "dot" });
+names!(Precision { Dp => "dp", Sp => "sp", Fp16 => "fp16", Bf16 => "bf16", Int32 => "int32", Int16 => "int16", Int8 => "int8" });
+
+impl Op {
+    /// The FP ops measured in double and single precision (all but the
+    /// narrow types' dot product).
+    pub const FP: &'static [Op] = &[Op::Add, Op::Mul, Op::AddMul, Op::Fma, Op::FmaAdd, Op::Div];
+}
 
 impl Precision {
+    /// Double and single: the precisions of every FP op and of validation.
+    pub const FP: &'static [Precision] = &[Precision::Dp, Precision::Sp];
+
     /// Bytes of one element.
     pub fn bytes(self) -> u32 {
         match self {
             Precision::Dp => 8,
-            Precision::Sp => 4,
+            Precision::Sp | Precision::Int32 => 4,
+            Precision::Fp16 | Precision::Bf16 | Precision::Int16 => 2,
+            Precision::Int8 => 1,
+        }
+    }
+
+    /// Integer arithmetic: its roofs count operations, not flops.
+    pub fn is_integer(self) -> bool {
+        matches!(self, Precision::Int32 | Precision::Int16 | Precision::Int8)
+    }
+
+    /// The unit of its work: "op" for integers, "flop" else.
+    pub fn unit(self) -> &'static str {
+        if self.is_integer() { "op" } else { "flop" }
+    }
+
+    /// The ops a roof of this precision is measured with: the plan's FP ops
+    /// for double and single; the instructions the narrow types are used
+    /// for (dot products, half-precision FMAs, integer adds and multiplies).
+    pub fn own_ops(self) -> Option<&'static [Op]> {
+        match self {
+            Precision::Dp | Precision::Sp => None,
+            Precision::Fp16 => Some(&[Op::Fma]),
+            Precision::Bf16 | Precision::Int16 | Precision::Int8 => Some(&[Op::Dot]),
+            Precision::Int32 => Some(&[Op::Add, Op::Mul]),
         }
     }
 }
@@ -142,6 +189,11 @@ pub struct Decl {
     pub fmas: u32,
     /// FP divisions per iteration.
     pub divs: u32,
+    /// Dot-product instructions per iteration (a multiply and an add per
+    /// input element).
+    pub dots: u32,
+    /// A CPU feature the kernel needs beyond its ISA family's (VNNI, BF16).
+    pub needs: Option<&'static str>,
     /// Validation kernels: how far ahead, in bytes, each memory unit
     /// prefetches the lines it holds (0: no prefetching).
     pub prefetch: u32,
@@ -217,13 +269,15 @@ impl Decl {
     pub fn store_bytes_per_iter(&self) -> u64 {
         u64::from(self.stores) * u64::from(self.width())
     }
-    /// FP instructions per iteration.
+    /// Arithmetic instructions per iteration.
     pub fn fp_instructions(&self) -> u32 {
-        self.adds + self.muls + self.fmas + self.divs
+        self.adds + self.muls + self.fmas + self.divs + self.dots
     }
-    /// Flops per iteration (an FMA is two).
+    /// Operations per iteration: flops, or integer ops (an FMA is two, a
+    /// dot product two per input element).
     pub fn flops_per_iter(&self) -> u64 {
-        u64::from(self.adds + self.muls + self.divs + 2 * self.fmas) * u64::from(self.lanes())
+        u64::from(self.adds + self.muls + self.divs + 2 * (self.fmas + self.dots))
+            * u64::from(self.lanes())
     }
     /// Bytes per iteration with a shape (j memory units).
     pub fn shaped_bytes(&self, s: Shape) -> u64 {
@@ -248,9 +302,11 @@ impl Decl {
     /// CPU features the kernel needs.
     pub fn required_features(&self) -> Vec<&'static str> {
         let mut f = self.isa.required_features().to_vec();
-        if self.fmas > 0 {
+        // FMA is part of the narrow types' own extensions (AVX512_FP16).
+        if self.fmas > 0 && matches!(self.precision, Some(Precision::Dp | Precision::Sp)) {
             f.extend(crate::arch::FMA_FEATURE);
         }
+        f.extend(self.needs);
         f
     }
 }
@@ -342,19 +398,30 @@ mod tests {
                     k.decl.width()
                 );
             }
-            for op in Op::ALL {
-                for p in Precision::ALL {
+            for op in Op::FP {
+                for p in Precision::FP {
                     assert!(
                         find(isa, Role::Compute(*op, *p)).is_some(),
                         "{op} {isa} {p}"
                     );
                 }
             }
+            // The narrow types: only their own ops, on the wide ISAs.
+            for p in Precision::ALL.iter().filter(|p| p.own_ops().is_some()) {
+                for op in Op::ALL {
+                    let own = p.own_ops().unwrap().contains(op);
+                    let k = find(isa, Role::Compute(*op, *p));
+                    assert!(own || k.is_none(), "{op} {isa} {p}");
+                    if isa == Isa::Avx512 {
+                        assert_eq!(own, k.is_some(), "{op} {isa} {p}");
+                    }
+                }
+            }
         }
         for &isa in Isa::native() {
             for mix in [Mix::Load, Mix::TwoLdOneSt] {
                 for op in [Op::Fma, Op::AddMul] {
-                    for p in Precision::ALL {
+                    for p in Precision::FP {
                         let role = |prefetching| Role::Validation {
                             mix,
                             op,
@@ -380,7 +447,9 @@ mod tests {
                 }
             }
         }
-        assert_eq!(KERNELS.len(), 4 * (5 + 6 * 2 + 2 * 8));
+        // Four ISAs' bandwidth, FP and validation kernels; the narrow types'
+        // six AVX-512 and four AVX2 kernels.
+        assert_eq!(KERNELS.len(), 4 * (5 + 6 * 2 + 2 * 8) + 6 + 4);
     }
 
     #[test]

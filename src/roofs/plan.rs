@@ -141,10 +141,15 @@ pub fn tasks_where(
                 }
             }
             for &p in &plan.precision {
-                for &op in &plan.ops {
+                // Double and single: the plan's ops; the narrow types: their
+                // own, where this ISA has a kernel of them (no scalar INT8).
+                let ops = p.own_ops().unwrap_or(&plan.ops);
+                for &op in ops {
+                    let Some(kernel) = kernels::find(isa, Role::Compute(op, p)) else {
+                        continue;
+                    };
                     keep(RoofTask {
-                        kernel: kernels::find(isa, Role::Compute(op, p))
-                            .expect("every op has a kernel per ISA"),
+                        kernel,
                         level: None,
                         threads: t,
                         sizes: vec![0],
