@@ -192,7 +192,9 @@ pub fn sites<'a>(
     threads: impl IntoIterator<Item = &'a Runs>,
     maps: &[Mapping],
 ) -> (Vec<String>, Vec<Site>) {
-    let mut per_block: HashMap<u32, [u64; 5]> = HashMap::new();
+    // By id: the modules are numbered in the order of their first block,
+    // the same in every run.
+    let mut per_block: BTreeMap<u32, [u64; 5]> = BTreeMap::new();
     for t in threads {
         t.each(blocks.len(), |id, v| {
             let s = per_block.entry(id).or_default();
