@@ -23,6 +23,8 @@ fn quick_run_writes_a_versioned_document() {
         "load,2ld1st",
         "--ops",
         "fma,add",
+        "--precision",
+        "dp",
         "--threads",
         "1",
         "-o",
@@ -116,6 +118,58 @@ fn quick_run_writes_a_versioned_document() {
         "the YAML written before is kept"
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn narrow_types_are_measured_with_their_own_ops_where_the_cpu_has_them() {
+    use carmbench::kernels::{KERNELS, Kind, Precision};
+    let dir = tmpdir("narrow");
+    let d = dir.to_str().unwrap();
+    let out = carmbench(&[
+        "run",
+        "--quick",
+        "--isa",
+        "all",
+        "--levels",
+        "L1",
+        "--mixes",
+        "load",
+        "--ops",
+        "fma",
+        "--precision",
+        "int8,int16,bf16,fp16,int32",
+        "--threads",
+        "1",
+        "-o",
+        d,
+    ]);
+    success(&out);
+    let doc = results::load(&dir.join("carm.yaml")).unwrap();
+    let narrow: Vec<_> = KERNELS
+        .iter()
+        .filter(|k| k.decl.kind == Kind::Compute)
+        .filter(|k| k.decl.precision.is_some_and(|p| p.own_ops().is_some()))
+        .filter(|k| doc.plan.isa.contains(&k.decl.isa))
+        .collect();
+    for k in &narrow {
+        let roof = doc.roofs.iter().find(|r| r.kernel == k.decl.name);
+        // Measured where this CPU runs it, else left out and said.
+        assert_eq!(roof.is_some(), k.runnable(), "{}", k.decl.name);
+        if let Some(r) = roof {
+            assert!(r.per_cycle > 0.0, "{r:?}");
+            let p = r.precision.unwrap();
+            assert_eq!(r.unit(), if p.is_integer() { "GOP/s" } else { "GFLOP/s" });
+        }
+    }
+    // Only their own ops: no FMA of INT8, no dot product of dp.
+    for r in doc.roofs.iter().filter(|r| r.kind == Kind::Compute) {
+        let p = r.precision.unwrap();
+        assert!(p.own_ops().unwrap().contains(&r.op.unwrap()), "{r:?}");
+        assert!(p != Precision::Dp);
+    }
+    // The INT32 add on AVX2 is there on every x86-64 machine the tests run on.
+    #[cfg(target_arch = "x86_64")]
+    assert!(doc.roofs.iter().any(|r| r.kernel == "avx2_int32_add"));
 }
 
 #[test]

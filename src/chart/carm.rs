@@ -12,7 +12,7 @@ use super::legend::{Flat, KeyRow, Panel, draw_key, draw_legend, flat_text, key_t
 use super::select::Selection;
 use super::tips::Tip;
 use crate::error::Result;
-use crate::kernels::{Kind, Op};
+use crate::kernels::Op;
 use crate::machine::Level;
 use crate::results::{Roof, ValidationPoint};
 use crate::roofline::bounding_level;
@@ -442,11 +442,7 @@ where
 
 /// A roof's tooltip: its value, per cycle and % of its limit.
 fn roof_tip(r: &Roof) -> String {
-    let (unit, per) = if r.kind == Kind::Bandwidth {
-        ("GB/s", "B/cycle")
-    } else {
-        ("GFLOP/s", "flop/cycle")
-    };
+    let (unit, per) = (r.unit(), r.unit_per_cycle());
     format!(
         "{} {}: {:.1} {unit}, {:.2} {per}{}",
         r.label(),

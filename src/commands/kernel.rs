@@ -104,9 +104,11 @@ pub fn run(a: &KernelArgs) -> Result<()> {
         })
         .and_then(|r| r)
         .map_err(Error::Io)?;
-    let (unit, scale) = match k.decl.kind {
-        Kind::Bandwidth => ("GB/s", "B/cycle"),
-        Kind::Compute | Kind::Validation => ("GFLOP/s", "flop/cycle"),
+    let integer = k.decl.precision.is_some_and(|p| p.is_integer());
+    let (unit, scale) = match (k.decl.kind, integer) {
+        (Kind::Bandwidth, _) => ("GB/s", "B/cycle"),
+        (_, true) => ("GOP/s", "op/cycle"),
+        _ => ("GFLOP/s", "flop/cycle"),
     };
     println!(
         "{} threads={} bytes/thread={} ai={} value={:.2} {unit} median={:.2} q1={:.2} q3={:.2} cv={:.4} per_cycle={:.2} {scale} clock={:.3} GHz drift={:.3} steal={:.3} passes={} parts={} iters={}",

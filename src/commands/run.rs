@@ -39,7 +39,9 @@ pub struct PlanArgs {
     /// ISAs: best, all, or a list of scalar, sse, avx2, avx512.
     #[arg(long, value_delimiter = ',')]
     pub isa: Option<Vec<IsaChoice>>,
-    /// Precisions: dp, sp.
+    /// Precisions: dp, sp (the FP ops), and the narrow types with their own
+    /// ops where the CPU has them: fp16 (FMA), bf16, int16, int8 (dot
+    /// products), int32 (add, mul).
     #[arg(long, value_delimiter = ',')]
     pub precision: Option<Vec<Listed<Precision>>>,
     /// Thread counts (one thread per core): numbers or all, e.g. 1,all.

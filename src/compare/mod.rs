@@ -57,12 +57,15 @@ impl RoofKey {
             _ => "?".into(),
         }
     }
-    /// "GB/s" or "GFLOP/s".
+    /// "GB/s", "GFLOP/s", or "GOP/s" for integer arithmetic.
     pub fn unit(&self) -> &'static str {
-        if self.kind_order == 0 {
-            "GB/s"
-        } else {
-            "GFLOP/s"
+        match (
+            self.kind_order,
+            self.precision.is_some_and(|p| p.is_integer()),
+        ) {
+            (0, _) => "GB/s",
+            (_, true) => "GOP/s",
+            _ => "GFLOP/s",
         }
     }
 }

@@ -117,8 +117,13 @@ impl Uarch {
         match d.kind {
             Kind::Validation => None,
             Kind::Compute => {
-                let op = d.op?;
-                let ipc = self.instructions_at(op.name(), bits)?;
+                // Double and single by op; the narrow types by op and
+                // precision ("dot_int8"), their own pipes' rates.
+                let key = match d.precision? {
+                    p if p.own_ops().is_some() => format!("{}_{}", d.op?.name(), p.name()),
+                    _ => d.op?.name().to_string(),
+                };
+                let ipc = self.instructions_at(&key, bits)?;
                 let slots = (f64::from(bits) / f64::from(self.fp_datapath_bits)).max(1.0);
                 let flops_per_instr = d.flops_per_iter() as f64 / f64::from(d.fp_instructions());
                 Some(ipc / slots * flops_per_instr)

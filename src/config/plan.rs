@@ -392,6 +392,9 @@ impl Plan {
     /// Compute roofs per thread count and ISA, at most: the plan's ops for
     /// double and single, their own for the narrow types.
     fn compute_roofs(&self) -> usize {
+        if self.ops.is_empty() {
+            return 0;
+        }
         self.precision
             .iter()
             .map(|p| p.own_ops().map_or(self.ops.len(), <[_]>::len))

@@ -13,11 +13,7 @@ fn num(v: Option<f64>, d: usize) -> String {
 
 /// The unit of a roof's value.
 fn unit(r: &Roof) -> &'static str {
-    if r.gb_per_s.is_some() {
-        "GB/s"
-    } else {
-        "GFLOP/s"
-    }
+    r.unit()
 }
 
 /// Every roof, one row each, in the order measured; each flag's meaning on

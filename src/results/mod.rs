@@ -142,18 +142,20 @@ impl Roof {
     pub fn has(&self, flag: Flag) -> bool {
         self.flags.contains(&flag)
     }
-    /// Its unit: "GB/s" or "GFLOP/s".
+    /// Its unit: "GB/s", "GFLOP/s", or "GOP/s" for integer arithmetic.
     pub fn unit(&self) -> &'static str {
-        match self.kind {
-            Kind::Bandwidth => "GB/s",
-            Kind::Compute | Kind::Validation => "GFLOP/s",
+        match (self.kind, self.precision.is_some_and(|p| p.is_integer())) {
+            (Kind::Bandwidth, _) => "GB/s",
+            (_, true) => "GOP/s",
+            _ => "GFLOP/s",
         }
     }
-    /// Its unit per cycle: "B/cycle" or "flop/cycle".
+    /// Its unit per cycle: "B/cycle", "flop/cycle" or "op/cycle".
     pub fn unit_per_cycle(&self) -> &'static str {
-        match self.kind {
-            Kind::Bandwidth => "B/cycle",
-            Kind::Compute | Kind::Validation => "flop/cycle",
+        match (self.kind, self.precision.is_some_and(|p| p.is_integer())) {
+            (Kind::Bandwidth, _) => "B/cycle",
+            (_, true) => "op/cycle",
+            _ => "flop/cycle",
         }
     }
     /// "L1 2ld1st" or "fma dp".

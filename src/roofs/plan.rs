@@ -143,7 +143,11 @@ pub fn tasks_where(
             for &p in &plan.precision {
                 // Double and single: the plan's ops; the narrow types: their
                 // own, where this ISA has a kernel of them (no scalar INT8).
-                let ops = p.own_ops().unwrap_or(&plan.ops);
+                // No ops in the plan: no compute roof at all.
+                let ops = match plan.ops.is_empty() {
+                    true => &[][..],
+                    false => p.own_ops().unwrap_or(&plan.ops),
+                };
                 for &op in ops {
                     let Some(kernel) = kernels::find(isa, Role::Compute(op, p)) else {
                         continue;

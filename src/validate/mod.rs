@@ -276,7 +276,14 @@ pub fn plan_sweeps(doc: &Document, machine: &Machine, o: &Options) -> Result<Vec
     let mut sweeps = Vec::new();
     for &t in &doc.plan.threads {
         let ranges = sizing::ranges(machine, t);
-        for &p in &doc.plan.precision {
+        // The FP precisions: the narrow types have no validation kernels.
+        for p in doc
+            .plan
+            .precision
+            .iter()
+            .copied()
+            .filter(|p| Precision::FP.contains(p))
+        {
             for &op in &o.ops {
                 let fp = find_roof(
                     doc,
