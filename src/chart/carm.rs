@@ -129,11 +129,28 @@ where
         .y_label_area_size(100)
         .build_cartesian_2d((b.x.0..b.x.1).log_scale(), (b.y.0..b.y.1).log_scale())
         .map_err(e)?;
+    // Integer roofs alone: operations, not flops.
+    let integer = sel
+        .series
+        .iter()
+        .flat_map(|s| &s.compute)
+        .all(|r| r.precision.is_some_and(|p| p.is_integer()))
+        && sel.series.iter().any(|s| !s.compute.is_empty());
+    let (x_desc, y_desc) = match integer {
+        true => (
+            "Arithmetic intensity (op per byte requested by the core)",
+            "Performance (GOP/s)",
+        ),
+        false => (
+            "Arithmetic intensity (flop per byte requested by the core)",
+            "Performance (GFLOP/s)",
+        ),
+    };
     grid(
         chart
             .configure_mesh()
-            .x_desc("Arithmetic intensity (flop per byte requested by the core)")
-            .y_desc("Performance (GFLOP/s)")
+            .x_desc(x_desc)
+            .y_desc(y_desc)
             .x_label_formatter(&|v| fmt_tick(*v))
             .y_label_formatter(&|v| fmt_tick(*v)),
     )

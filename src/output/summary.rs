@@ -71,11 +71,21 @@ pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
         let _ = writeln!(s, "skipped ISAs (this CPU lacks them): {}", isas.join(", "));
     }
     for k in skipped {
+        // The features the machine was found without (all, if none was
+        // recorded).
+        let found = &doc.machine.isa.features;
+        let needs = k.decl.required_features();
+        let lacks: Vec<&str> = needs
+            .iter()
+            .copied()
+            .filter(|f| !found.iter().any(|x| x == f))
+            .collect();
+        let lacks = if lacks.is_empty() { needs } else { lacks };
         let _ = writeln!(
             s,
             "skipped kernel {} (this CPU lacks {})",
             k.decl.name,
-            k.decl.required_features().join(", ")
+            lacks.join(", ")
         );
     }
     s
@@ -196,6 +206,12 @@ mod tests {
         let fma = crate::kernels::named("avx2_dp_fma").unwrap();
         assert!(
             summary(&d, &[fma]).contains("skipped kernel avx2_dp_fma (this CPU lacks avx2, fma)")
+        );
+        // Only what the machine was found without.
+        d.machine.isa.features = vec!["sse2".into(), "avx2".into(), "fma".into()];
+        let vnni = crate::kernels::named("avx2_int8_dot").unwrap();
+        assert!(
+            summary(&d, &[vnni]).contains("skipped kernel avx2_int8_dot (this CPU lacks avxvnni)")
         );
     }
 }
