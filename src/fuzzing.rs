@@ -72,6 +72,7 @@ fn downstream(doc: &Document) {
                 processes: Vec::new(),
                 counted_with: None,
                 function: None,
+                precision: None,
             };
             let _ = compare::predict(&app, &m, None);
         }

@@ -105,6 +105,93 @@ fn manual_counts_time_and_place_a_program() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A results file with an INT8 dot-product roof beside the fixture's: a copy
+/// of its first FP roof at `gops` (the EPYC Zen 5's 256 op/cycle).
+fn with_an_int8_roof(dir: &Path, gops: f64) -> std::path::PathBuf {
+    use carmbench::kernels::{Op, Precision};
+    let mut doc = carmbench::results::load(Path::new(FIXTURE)).unwrap();
+    let fp = doc
+        .roofs
+        .iter()
+        .find(|r| r.gflop_per_s.is_some() && r.threads == 1)
+        .unwrap()
+        .clone();
+    let mut int8 = fp.clone();
+    int8.op = Some(Op::Dot);
+    int8.precision = Some(Precision::Int8);
+    int8.kernel = format!("{}_int8_dot", fp.isa.name());
+    let k = gops / fp.gflop_per_s.unwrap();
+    int8.gflop_per_s = Some(gops);
+    (int8.median, int8.q1, int8.q3) = (fp.median * k, fp.q1 * k, fp.q3 * k);
+    int8.per_cycle = fp.per_cycle * k;
+    (int8.theoretical_per_cycle, int8.percent_of_theoretical) = (None, None);
+    doc.roofs.push(int8);
+    let path = dir.join("int8.yaml");
+    std::fs::write(&path, serde_yaml::to_string(&doc).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn an_int8_program_is_placed_under_the_int8_roof() {
+    let dir = tmpdir("int8");
+    let src = include_str!("programs/int8_dot.c");
+    std::fs::write(dir.join("int8_dot.c"), src).unwrap();
+    let st = Command::new("gcc")
+        .args(["-O2", "-o", "int8_dot", "int8_dot.c"])
+        .current_dir(&dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let results = with_an_int8_roof(&dir, 1000.0);
+    // By hand (tests/programs/int8_dot.c): 2 ops and 2 bytes per element
+    // pair; QEMU 7.2 runs no VNNI instruction, so no emulated count.
+    let (n, r) = (16384u64, 20000u64);
+    let (ops, bytes) = ((2 * n * r).to_string(), (2 * n * r).to_string());
+    let out = carmbench_in(
+        &[
+            "profile",
+            "--flops",
+            &ops,
+            "--bytes",
+            &bytes,
+            "--precision",
+            "int8",
+            "--results",
+            results.to_str().unwrap(),
+            "--",
+            "./int8_dot",
+            &n.to_string(),
+            &r.to_string(),
+        ],
+        &dir,
+    );
+    let stdout = success(&out);
+    assert!(stdout.contains("int8_dot: AI 1.000 op/B"), "{stdout}");
+    // Against the INT8 roofs: the dot product's peak or a memory roof in
+    // GOP/s, never the double-precision FMA's.
+    assert!(
+        stdout.contains("GOP/s at this AI") && !stdout.contains("dp peak"),
+        "{stdout}"
+    );
+    let p = &apps::load(&dir.join("apps.yaml")).unwrap().applications[0];
+    assert_eq!(p.precision, Some(carmbench::kernels::Precision::Int8));
+    // Emulated counts are FP flops: a narrow type is refused with them.
+    let refused = carmbench_in(
+        &[
+            "profile",
+            "--counts",
+            "emulate",
+            "--precision",
+            "int8",
+            "--",
+            "true",
+        ],
+        &dir,
+    );
+    assert_input_error(&refused, &["--precision", "by hand"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn without_a_pmu_the_cause_and_the_fix_are_named() {
     let dir = tmpdir("pmu");

@@ -116,6 +116,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                 processes: Vec::new(),
                 counted_with: None,
                 function: None,
+                precision: None,
             }]
         }
         _ => return Err(Error::input("give --app APPS.yaml, or --flops N --bytes M")),

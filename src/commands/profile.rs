@@ -44,6 +44,11 @@ pub struct ProfileArgs {
     /// native samples of the software cpu-clock event (no PMU needed).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
     pub functions: Option<usize>,
+    /// The arithmetic of the counts, for the roofs the point is placed under:
+    /// dp (default), sp, or with counts given by hand a narrow type (int8,
+    /// int16, bf16, fp16, int32: --flops as its operations).
+    #[arg(long, value_name = "PRECISION")]
+    pub precision: Option<crate::kernels::Precision>,
     /// Threads the command runs (compared with the roofs of that thread count).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -62,17 +67,18 @@ const MIN_FLOP_RATE: f64 = 1e6;
 /// The line that places a point under a results file's roofs.
 fn placed(doc: &Document, p: &AppPoint) -> String {
     let (ai, perf) = (p.ai(), p.gflop_per_s());
+    let (u, rate) = units(p);
     match profile::placement(doc, p, p.threads.unwrap_or(1)) {
         Some(place) => match &place.roof {
             Some((label, v)) => format!(
-                "{}: AI {ai:.3} flop/B, {perf:.2} GFLOP/s; bound by the {label} ({v:.2} GFLOP/s at this AI, {} thread(s)): {:.1}% of it{}",
+                "{}: AI {ai:.3} {u}/B, {perf:.2} {rate}; bound by the {label} ({v:.2} {rate} at this AI, {} thread(s)): {:.1}% of it{}",
                 p.name,
                 place.threads,
                 100.0 * perf / v,
                 place.note()
             ),
             None => format!(
-                "{}: AI {ai:.3} flop/B, {perf:.2} GFLOP/s: above every roof of the {}-thread results; check the counts{}",
+                "{}: AI {ai:.3} {u}/B, {perf:.2} {rate}: above every roof of the {}-thread results; check the counts{}",
                 p.name,
                 place.threads,
                 place.note()
@@ -82,9 +88,19 @@ fn placed(doc: &Document, p: &AppPoint) -> String {
     }
 }
 
+/// A point's unit of work and of rate: flop and GFLOP/s, or op and GOP/s
+/// for integer arithmetic.
+fn units(p: &AppPoint) -> (&'static str, &'static str) {
+    match p.precision.is_some_and(|x| x.is_integer()) {
+        true => ("op", "GOP/s"),
+        false => ("flop", "GFLOP/s"),
+    }
+}
+
 fn unplaced(p: &AppPoint) -> String {
+    let (u, rate) = units(p);
     format!(
-        "{}: AI {:.3} flop/B, {:.2} GFLOP/s, {:.3} s",
+        "{}: AI {:.3} {u}/B, {:.2} {rate}, {:.3} s",
         p.name,
         p.ai(),
         p.gflop_per_s(),
@@ -196,6 +212,7 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
         plugin: a.plugin.clone(),
         count_with: a.count_with.clone(),
         functions: a.functions,
+        precision: a.precision,
     })?;
     for w in &profiled.warnings {
         eprintln!("carmbench: warning: {w}");

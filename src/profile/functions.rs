@@ -274,6 +274,7 @@ pub fn app_points(points: &[FunctionPoint], program: &AppPoint, how: &Counter) -
                 mix,
                 processes: Vec::new(),
                 counted_with: program.counted_with.clone(),
+                precision: program.precision,
                 function: Some(FunctionInfo {
                     program: program.name.clone(),
                     module: file_name(&p.function.module).to_string(),
@@ -480,6 +481,7 @@ mod tests {
             processes: Vec::new(),
             counted_with: None,
             function: None,
+            precision: None,
         };
         let pmu = app_points(
             &points(sampled_costs(&s, &mut sy), &s, 10),

@@ -57,6 +57,8 @@ pub struct Request {
     pub count_with: Option<String>,
     /// Points for this many of the hottest functions, and the rest.
     pub functions: Option<usize>,
+    /// The arithmetic the counts are: placed under its roofs.
+    pub precision: Option<crate::kernels::Precision>,
 }
 
 /// What profiling gave: the program's point first, then its regions'; and
@@ -166,6 +168,14 @@ pub fn profile(r: &Request) -> Result<Profiled> {
         ));
     }
     let resolved = mode(r)?;
+    // Emulation and the PMU count FP flops; the narrow types' ops only by hand.
+    if r.precision.is_some_and(|p| p.own_ops().is_some())
+        && !matches!(resolved, Resolved::Manual(..))
+    {
+        return Err(Error::input(
+            "--precision of a narrow type places counts given by hand (--flops as its ops, --bytes); emulation and the PMU count FP flops of dp and sp",
+        ));
+    }
     if twin.is_some() && !matches!(resolved, Resolved::Emulate(_)) {
         return Err(Error::input(
             "--count-with names a twin build to count by emulation, but the PMU counts here: give --counts emulate",
@@ -188,6 +198,7 @@ pub fn profile(r: &Request) -> Result<Profiled> {
                     processes: Vec::new(),
                     counted_with: None,
                     function: None,
+                    precision: r.precision,
                 }],
                 note: None,
                 warnings: Vec::new(),
@@ -219,6 +230,7 @@ pub fn profile(r: &Request) -> Result<Profiled> {
                     processes: Vec::new(),
                     counted_with: None,
                     function: None,
+                    precision: None,
                 })
                 .collect();
             let mut warnings = Vec::new();
@@ -297,6 +309,7 @@ fn emulated(r: &Request, emu: &Emulator, found: &Found, twin: Option<&Found>) ->
         processes: Vec::new(),
         counted_with: twin.map(|t| t.given.clone()),
         function: None,
+        precision: None,
     };
     let mut whole = point(r.name.clone(), &out.total, native, source.clone());
     if out.processes.len() > 1 {
@@ -501,7 +514,7 @@ pub fn roof_threads(doc: &Document, threads: usize) -> Option<usize> {
 /// [`roof_threads`] when `doc` has none of that count: the placement says so).
 pub fn placement(doc: &Document, p: &AppPoint, threads: usize) -> Option<Placement> {
     let t = roof_threads(doc, threads)?;
-    let v = crate::results::view::View::of(doc, t)?;
+    let v = crate::results::view::View::of_precision(doc, t, p.precision)?;
     let levels: Vec<(String, f64)> = v
         .bandwidth
         .iter()

@@ -10,7 +10,8 @@ use std::path::Path;
 
 /// Version of the apps file layout: 2 adds each point's processes and the
 /// twin build counted in its place, 3 the points of a program's functions;
-/// files of schemas 1 and 2 are still read.
+/// files of schemas 1 and 2 are still read. 3 also holds the precision of a
+/// point's work.
 pub const APPS_SCHEMA: u32 = 3;
 
 /// One application (or region of one).
@@ -52,6 +53,10 @@ pub struct AppPoint {
     /// --functions`): its `seconds` are its share of the program's CPU time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub function: Option<FunctionInfo>,
+    /// The arithmetic its work is (INT8 dot products, BF16, ...): the
+    /// compute roofs it is placed under; double precision's when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<crate::kernels::Precision>,
 }
 
 /// What makes a point the point of one function of a program.
@@ -327,6 +332,7 @@ mod tests {
             processes: Vec::new(),
             counted_with: None,
             function: None,
+            precision: None,
         };
         let f = AppsFile {
             schema: 1,

@@ -62,15 +62,26 @@ impl<'a> View<'a> {
     /// The default view of `doc` for `threads`; `None` without a usable
     /// roof of that thread count.
     pub fn of(doc: &'a Document, threads: usize) -> Option<View<'a>> {
+        Self::of_precision(doc, threads, None)
+    }
+
+    /// The same with the compute roofs of `precision` (the default when
+    /// `None`): the widest ISA that has them.
+    pub fn of_precision(
+        doc: &'a Document,
+        threads: usize,
+        precision: Option<Precision>,
+    ) -> Option<View<'a>> {
         let rs: Vec<&Roof> = doc
             .roofs
             .iter()
             .filter(|r| r.threads == threads && r.usable())
             .collect();
-        let isa = widest_isa(rs.iter().copied())?;
+        let has = |r: &&Roof| precision.is_none_or(|p| r.precision == Some(p));
+        let isa = widest_isa(rs.iter().copied().filter(has))?;
         let rs: Vec<&Roof> = rs.into_iter().filter(|r| r.isa == isa).collect();
         let mix = default_mix(&distinct(&rs, |r| r.mix));
-        let precision = default_precision(&distinct(&rs, |r| r.precision));
+        let precision = precision.or_else(|| default_precision(&distinct(&rs, |r| r.precision)));
         let mut bandwidth: Vec<&Roof> = rs
             .iter()
             .copied()
