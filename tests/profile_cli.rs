@@ -175,6 +175,25 @@ fn an_int8_program_is_placed_under_the_int8_roof() {
     );
     let p = &apps::load(&dir.join("apps.yaml")).unwrap().applications[0];
     assert_eq!(p.precision, Some(carmbench::kernels::Precision::Int8));
+    // On the chart, under the INT8 roof (the apps' precision chosen), in ops.
+    let plot = carmbench_in(
+        &[
+            "plot",
+            results.to_str().unwrap(),
+            "--apps",
+            "apps.yaml",
+            "-o",
+            "c.svg",
+        ],
+        &dir,
+    );
+    success(&plot);
+    let svg = std::fs::read_to_string(dir.join("c.svg")).unwrap();
+    assert!(svg.contains("<title>dot int8 "), "the INT8 roof drawn");
+    assert!(
+        svg.contains("<title>int8_dot (1.00 op/B"),
+        "the point in ops"
+    );
     // Emulated counts are FP flops: a narrow type is refused with them.
     let refused = carmbench_in(
         &[

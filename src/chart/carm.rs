@@ -191,9 +191,13 @@ where
                     q,
                     6,
                     format!(
-                        "ridge of {} and the top FP roof: {:.3} flop/byte{}",
+                        "ridge of {} and the top compute roof: {:.3} {}/byte{}",
                         r.label(),
                         rp.0,
+                        s.compute
+                            .first()
+                            .and_then(|c| c.precision)
+                            .map_or("flop", |p| p.unit()),
                         sel.tag(si)
                     ),
                 ));
@@ -327,7 +331,11 @@ where
             .draw(&TriangleMarker::new(p, 7, col.filled()))
             .map_err(e)?;
         c.placer.mark(p, 10);
-        let text = format!("{} ({:.2} flop/B, {:.1} GFLOP/s)", a.name, x, y);
+        let (u, rate) = match a.precision.is_some_and(|p| p.is_integer()) {
+            true => ("op", "GOP/s"),
+            false => ("flop", "GFLOP/s"),
+        };
+        let text = format!("{} ({:.2} {u}/B, {:.1} {rate})", a.name, x, y);
         c.tips.push(Tip::dot(p, 10, format!("{text}{under}")));
         marks.push((p, text, None));
     }

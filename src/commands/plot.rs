@@ -46,6 +46,15 @@ pub struct PlotArgs {
     pub curve: bool,
 }
 
+/// The precision every point's work is in, when they agree and it is not
+/// double precision (the charts' default).
+fn apps_precision(apps: &[results::apps::AppPoint]) -> Option<crate::kernels::Precision> {
+    let first = apps.first()?.precision?;
+    apps.iter()
+        .all(|a| a.precision == Some(first))
+        .then_some(first)
+}
+
 /// Run the subcommand.
 pub fn run(a: &PlotArgs) -> Result<()> {
     let default = if a.curve {
@@ -80,7 +89,8 @@ pub fn run(a: &PlotArgs) -> Result<()> {
     };
     let filter = Filter {
         isa: a.isa,
-        precision: a.precision,
+        // Points of one narrow type's work go under that type's roofs.
+        precision: a.precision.or_else(|| apps_precision(&all_apps)),
         threads: a.threads.clone(),
         mix: a.mix,
         ops: a.ops.clone(),
