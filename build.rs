@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const KEYS: [&str; 15] = [
+const KEYS: [&str; 17] = [
     "kind",
     "mix",
     "op",
@@ -24,6 +24,8 @@ const KEYS: [&str; 15] = [
     "fma",
     "div",
     "dot",
+    "madd",
+    "mmla",
     "needs",
     "prefetch",
 ];
@@ -125,7 +127,7 @@ fn main() {
             .unwrap();
             writeln!(
                 table,
-                "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, declared_width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {}, dots: {}, needs: {:?}, prefetch: {} }}, entry: {sym} }},",
+                "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, declared_width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {}, dots: {}, madds: {}, mmlas: {}, needs: {:?}, prefetch: {} }}, entry: {sym} }},",
                 variant(kind),
                 opt("mix", "Mix"),
                 opt("op", "Op"),
@@ -139,6 +141,8 @@ fn main() {
                 num("fma"),
                 num("div"),
                 num("dot"),
+                num("madd"),
+                num("mmla"),
                 get("needs"),
                 num("prefetch"),
             )

@@ -54,6 +54,8 @@ struct Counts {
     fmas: u32,
     divs: u32,
     dots: u32,
+    /// `vpmaddwd` whose result the next `vpaddd` adds into a chain.
+    madds: u32,
     /// Memory operand sizes in bytes.
     mem_widths: Vec<u32>,
     /// Bytes each access touches: (base register, first byte, last byte,
@@ -119,6 +121,7 @@ fn narrow(m: &str) -> Option<(&'static str, char)> {
     Some(match m {
         "vpdpbusd" => ("dot", 'b'),
         "vpdpwssd" => ("dot", 'w'),
+        "vpmaddwd" => ("madd", 'w'),
         "vdpbf16ps" => ("dot", 'f'),
         "vfmadd231ph" => ("fma", 'h'),
         "vpaddd" => ("add", 'i'),
@@ -141,8 +144,38 @@ fn precision_char(p: carmbench::kernels::Precision) -> char {
     }
 }
 
+/// Count one narrow-type instruction. A madd is the pair `vpmaddwd t, a, b`
+/// then `vpaddd x, x, t` (or `x, t, x`: the assembler may swap the sources
+/// for a shorter encoding): the add is part of the pair, not an INT32 add.
+fn count_narrow(c: &mut Counts, madd_results: &mut Vec<String>, i: &Insn, kind: &str, prec: char) {
+    let operands: Vec<&str> = i.operands.split(',').map(str::trim).collect();
+    let adds_to_itself = |t: &str| {
+        kind == "add"
+            && operands.len() == 3
+            && ((operands[1] == operands[0] && operands[2] == t)
+                || (operands[2] == operands[0] && operands[1] == t))
+    };
+    if kind == "madd" {
+        madd_results.push(operands[0].to_string());
+    } else if let Some(k) = madd_results.iter().position(|r| adds_to_itself(r)) {
+        madd_results.remove(k);
+        return;
+    }
+    c.precisions.push(prec);
+    c.fp_widths.push(reg_width(&i.operands));
+    match kind {
+        "dot" => c.dots += 1,
+        "madd" => c.madds += 1,
+        "fma" => c.fmas += 1,
+        "add" => c.adds += 1,
+        _ => c.muls += 1,
+    }
+}
+
 fn count(body: &[Insn]) -> Counts {
     let mut c = Counts::default();
+    // The registers `vpmaddwd` wrote that no `vpaddd` has added yet.
+    let mut madd_results: Vec<String> = Vec::new();
     for i in body {
         // `{vex} vpdpbusd ...`: the prefix is not the mnemonic.
         let (m, operands) = match i.mnemonic.as_str() {
@@ -202,14 +235,7 @@ fn count(body: &[Insn]) -> Counts {
             "FP instruction with a memory operand: {i:?}"
         );
         if let Some((kind, prec)) = narrow(m) {
-            c.precisions.push(prec);
-            c.fp_widths.push(reg_width(&i.operands));
-            match kind {
-                "dot" => c.dots += 1,
-                "fma" => c.fmas += 1,
-                "add" => c.adds += 1,
-                _ => c.muls += 1,
-            }
+            count_narrow(&mut c, &mut madd_results, i, kind, prec);
             continue;
         }
         let base = m.strip_prefix('v').unwrap_or(m);
@@ -246,6 +272,10 @@ fn count(body: &[Insn]) -> Counts {
             _ => c.divs += 1,
         }
     }
+    assert!(
+        madd_results.is_empty(),
+        "a vpmaddwd whose result no vpaddd adds: {madd_results:?}"
+    );
     c
 }
 
@@ -362,6 +392,8 @@ fn check_counts(d: &Decl, body: &[Insn], c: Counts) {
     assert_eq!(c.fmas, d.fmas, "fmas of {ctx}");
     assert_eq!(c.divs, d.divs, "divs of {ctx}");
     assert_eq!(c.dots, d.dots, "dot products of {ctx}");
+    assert_eq!(c.madds, d.madds, "vpmaddwd + vpaddd pairs of {ctx}");
+    assert_eq!(d.mmlas, 0, "no x86 matrix multiply-accumulate: {ctx}");
     assert!(
         c.mem_widths.iter().all(|w| *w == d.width()),
         "access width {} of {ctx}",
@@ -411,7 +443,7 @@ fn check_counts(d: &Decl, body: &[Insn], c: Counts) {
         .iter()
         .map(|w| u64::from(lanes(*w)))
         .sum::<u64>()
-        + u64::from(c.fmas + c.dots) * u64::from(lanes(d.width()));
+        + u64::from(c.fmas + c.dots + c.madds) * u64::from(lanes(d.width()));
     assert_eq!(flops, d.flops_per_iter(), "flops per iteration of {ctx}");
 }
 
@@ -584,6 +616,26 @@ fn the_checker_catches_a_wrong_declaration() {
         )
     });
     assert!(r.is_err());
+    // A madd kernel whose adds lose their vpmaddwd, or read another
+    // register, fails; so does one declared as INT32 adds.
+    let m = KERNELS
+        .iter()
+        .find(|k| k.decl.name == "avx2_int16_madd")
+        .unwrap();
+    let body = inner_loop(&code[&m.decl.symbol()]);
+    check(&m.decl, body);
+    let unpaired: Vec<Insn> = body
+        .iter()
+        .filter(|i| i.mnemonic != "vpaddd")
+        .cloned()
+        .collect();
+    assert!(std::panic::catch_unwind(|| check(&m.decl, &unpaired)).is_err());
+    let as_adds = Decl {
+        madds: 0,
+        adds: m.decl.madds,
+        ..m.decl
+    };
+    assert!(std::panic::catch_unwind(|| check(&as_adds, body)).is_err());
     // A prefetching twin declared without its prefetching, or with another
     // distance, and a plain kernel declared as prefetching, all fail.
     for (name, prefetch) in [

@@ -51,6 +51,8 @@ struct Counts {
     muls: u32,
     fmas: u32,
     divs: u32,
+    dots: u32,
+    mmlas: u32,
     mem_widths: Vec<u32>,
     /// (base register, first byte, last byte, stores).
     touched: Vec<(String, i64, i64, bool)>,
@@ -156,8 +158,32 @@ fn count(body: &[Insn], vl: u32) -> Counts {
                     alias.insert(ops[0].to_string(), (ops[1].to_string(), k));
                 }
             }
+            // Integer vector arithmetic: the INT32 kernels.
+            "add" | "mul" if ops[0].starts_with(['v', 'z']) => {
+                c.fp_widths
+                    .push(reg_width(ops[0].split('.').next().unwrap(), vl));
+                c.precisions.push('i');
+                if m == "add" {
+                    c.adds += 1;
+                } else {
+                    c.muls += 1;
+                }
+            }
             // Loop control (objdump spells b.lo and b.hs b.cc and b.cs).
             "add" | "sub" | "subs" | "cmp" | "mov" => {}
+            // Dot products and matrix multiply-accumulates: the precision is
+            // their sources' (b: INT8, h: BF16).
+            "sdot" | "udot" | "bfdot" | "smmla" | "ummla" | "bfmmla" => {
+                let (_, t) = ops[1].split_once('.').unwrap();
+                c.fp_widths
+                    .push(reg_width(ops[0].split('.').next().unwrap(), vl));
+                c.precisions.push(if t.ends_with('b') { 'b' } else { 'f' });
+                if m.ends_with("mmla") {
+                    c.mmlas += 1;
+                } else {
+                    c.dots += 1;
+                }
+            }
             _ if m.starts_with("b.") => {}
             _ => {
                 let kind = match m {
@@ -169,7 +195,12 @@ fn count(body: &[Insn], vl: u32) -> Counts {
                 };
                 let d = ops[0];
                 let (w, p) = if let Some((r, t)) = d.split_once('.') {
-                    (reg_width(r, vl), if t.ends_with('d') { 'd' } else { 's' })
+                    let p = match t.chars().last() {
+                        Some('d') => 'd',
+                        Some('h') => 'h',
+                        _ => 's',
+                    };
+                    (reg_width(r, vl), p)
                 } else {
                     (reg_width(d, vl), d.chars().next().unwrap())
                 };
@@ -238,8 +269,12 @@ fn check_counts(d: &Decl, c: &Counts) {
     }
     let ctx = format!("{} ({}): {c:?}", d.name, d.file);
     assert_eq!(
-        (c.loads, c.stores, c.adds, c.muls, c.fmas, c.divs),
-        (d.loads, d.stores, d.adds, d.muls, d.fmas, d.divs),
+        (
+            c.loads, c.stores, c.adds, c.muls, c.fmas, c.divs, c.dots, c.mmlas
+        ),
+        (
+            d.loads, d.stores, d.adds, d.muls, d.fmas, d.divs, d.dots, d.mmlas
+        ),
         "counts of {ctx}"
     );
     assert!(
@@ -251,7 +286,16 @@ fn check_counts(d: &Decl, c: &Counts) {
         "FP width of {ctx}"
     );
     if let Some(p) = d.precision {
-        let want = if p.bytes() == 8 { 'd' } else { 's' };
+        use carmbench::kernels::Precision::*;
+        let want = match p {
+            Dp => 'd',
+            Sp => 's',
+            Fp16 => 'h',
+            Bf16 => 'f',
+            Int32 => 'i',
+            Int16 => 'w',
+            Int8 => 'b',
+        };
         assert!(
             c.precisions.iter().all(|x| *x == want),
             "precision of {ctx}"
@@ -265,8 +309,8 @@ fn check_counts(d: &Decl, c: &Counts) {
     let bytes: u64 = c.mem_widths.iter().map(|w| u64::from(*w)).sum();
     assert_eq!(bytes, d.bytes_per_iter(), "bytes of {ctx}");
     let lanes = |w: u32| u64::from(w / d.precision.map_or(1, |p| p.bytes()));
-    let flops: u64 =
-        c.fp_widths.iter().map(|w| lanes(*w)).sum::<u64>() + u64::from(c.fmas) * lanes(d.width());
+    let flops: u64 = c.fp_widths.iter().map(|w| lanes(*w)).sum::<u64>()
+        + u64::from(c.fmas + c.dots + 3 * c.mmlas) * lanes(d.width());
     assert_eq!(flops, d.flops_per_iter(), "flops of {ctx}");
 }
 

@@ -9,7 +9,9 @@ use std::sync::OnceLock;
 pub const ISAS: &[Isa] = &[Isa::Scalar, Isa::Neon, Isa::Sve];
 
 /// Features `carmbench topology` reports.
-pub const FEATURES: &[&str] = &["fp", "asimd", "sve", "sve2"];
+pub const FEATURES: &[&str] = &[
+    "fp", "asimd", "sve", "sve2", "dotprod", "fp16", "bf16", "i8mm", "svebf16", "svei8mm",
+];
 
 /// The fixed-rate counter reported beside the core clock.
 pub const COUNTER: &str = "generic timer";
@@ -33,8 +35,25 @@ pub fn has_feature(name: &str) -> bool {
         "asimd" => std::arch::is_aarch64_feature_detected!("neon"),
         "sve" => std::arch::is_aarch64_feature_detected!("sve"),
         "sve2" => std::arch::is_aarch64_feature_detected!("sve2"),
+        "dotprod" => std::arch::is_aarch64_feature_detected!("dotprod"),
+        "fp16" => std::arch::is_aarch64_feature_detected!("fp16"),
+        "bf16" => std::arch::is_aarch64_feature_detected!("bf16"),
+        "i8mm" => std::arch::is_aarch64_feature_detected!("i8mm"),
+        // The SVE forms of BF16 and I8MM have HWCAP2 bits of their own (Linux
+        // arch/arm64/include/uapi/asm/hwcap.h): a CPU may have SVE and the
+        // Advanced SIMD forms without them.
+        "svebf16" => hwcap2() & HWCAP2_SVEBF16 != 0,
+        "svei8mm" => hwcap2() & HWCAP2_SVEI8MM != 0,
         _ => false,
     }
+}
+
+const HWCAP2_SVEI8MM: u64 = 1 << 9;
+const HWCAP2_SVEBF16: u64 = 1 << 12;
+
+fn hwcap2() -> u64 {
+    // SAFETY: getauxval reads the process's auxiliary vector.
+    unsafe { libc::getauxval(libc::AT_HWCAP2) }
 }
 
 /// Bytes of an SVE vector on this CPU (0 without SVE), read once.

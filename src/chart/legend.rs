@@ -27,6 +27,8 @@ fn op_title(op: Option<Op>) -> &'static str {
         Some(Op::AddMul) => "ADD/MUL",
         Some(Op::Div) => "DIV",
         Some(Op::Dot) => "DOT",
+        Some(Op::Madd) => "MADD+ADD",
+        Some(Op::Mmla) => "MMLA",
         None => "?",
     }
 }

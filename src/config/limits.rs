@@ -47,6 +47,10 @@ pub struct Uarch {
     /// the rates above hold for the rest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub by_width: Vec<WidthRates>,
+    /// What was measured where a rate falls short of the documented one,
+    /// keyed as `instructions_per_cycle`; the roof carries it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub notes: BTreeMap<String, String>,
 }
 
 /// Issue rates of one range of widths, where they differ from the widest's
@@ -117,13 +121,7 @@ impl Uarch {
         match d.kind {
             Kind::Validation => None,
             Kind::Compute => {
-                // Double and single by op; the narrow types by op and
-                // precision ("dot_int8"), their own pipes' rates.
-                let key = match d.precision? {
-                    p if p.own_ops().is_some() => format!("{}_{}", d.op?.name(), p.name()),
-                    _ => d.op?.name().to_string(),
-                };
-                let ipc = self.instructions_at(&key, bits)?;
+                let ipc = self.instructions_at(&op_key(d)?, bits)?;
                 let slots = (f64::from(bits) / f64::from(self.fp_datapath_bits)).max(1.0);
                 let flops_per_instr = d.flops_per_iter() as f64 / f64::from(d.fp_instructions());
                 Some(ipc / slots * flops_per_instr)
@@ -152,6 +150,22 @@ impl Uarch {
                 }
             }
         }
+    }
+}
+
+impl Uarch {
+    /// The note on a compute kernel's limit, if the file has one.
+    pub fn note(&self, d: &Decl) -> Option<&str> {
+        self.notes.get(&op_key(d)?).map(String::as_str)
+    }
+}
+
+/// The key of a compute kernel's rate: double and single by op ("fma"); the
+/// narrow types by op and precision ("dot_int8"), their own pipes' rates.
+fn op_key(d: &Decl) -> Option<String> {
+    match d.precision? {
+        p if p.own_ops().is_some() => Some(format!("{}_{}", d.op?.name(), p.name())),
+        _ => Some(d.op?.name().to_string()),
     }
 }
 
@@ -215,6 +229,8 @@ mod tests {
             fmas,
             divs: 0,
             dots: 0,
+            madds: 0,
+            mmlas: 0,
             needs: None,
             prefetch: 0,
         }
@@ -375,6 +391,72 @@ mod tests {
             family: 6,
             model: 0x97
         }));
+    }
+
+    #[test]
+    fn arm_narrow_types_follow_the_guides() {
+        // An SDOT, SMMLA, BFDOT or BFMMLA kernel of 16 instructions.
+        let narrow = |op, precision, width| {
+            let mut d = arm(Kind::Compute, width, 0, 0);
+            d.op = Some(op);
+            d.precision = Some(precision);
+            match op {
+                Op::Mmla => d.mmlas = 16,
+                _ => d.dots = 16,
+            }
+            d
+        };
+        let v2 = named("neoverse_v2");
+        // SDOT .16b: 16 products and 16 adds, 4 a cycle.
+        let sdot = narrow(Op::Dot, Precision::Int8, 16);
+        assert_eq!(v2.per_cycle(&sdot, None), Some(128.0));
+        // SMMLA: a 2x8 by 8x2 block, 64 ops, 4 a cycle.
+        let smmla = narrow(Op::Mmla, Precision::Int8, 16);
+        assert_eq!(v2.per_cycle(&smmla, None), Some(256.0));
+        // BFMMLA: 2x4 by 4x2, 32 flops; V1's 256-bit SVE form takes two pipes.
+        let bfmmla = |w| narrow(Op::Mmla, Precision::Bf16, w);
+        assert_eq!(
+            named("neoverse_v1").per_cycle(&bfmmla(16), None),
+            Some(128.0)
+        );
+        assert_eq!(
+            named("neoverse_v1").per_cycle(&bfmmla(32), None),
+            Some(128.0)
+        );
+        assert_eq!(
+            named("neoverse_n2").per_cycle(&bfmmla(16), None),
+            Some(64.0)
+        );
+        // N1 has no documented BF16 rate here.
+        assert_eq!(named("neoverse_n1").per_cycle(&bfmmla(16), None), None);
+    }
+
+    #[test]
+    fn madd_pairs_and_the_bf16_note() {
+        let madd = |isa| {
+            find(isa, Role::Compute(Op::Madd, Precision::Int16))
+                .unwrap()
+                .decl
+        };
+        // Two VPMADDWD + VPADDD pairs a cycle: 2 x 16 lanes x 2 ops at 256
+        // bits; Zen 4 splits 512-bit ones in two.
+        let z4 = named("zen4");
+        assert_eq!(z4.per_cycle(&madd(Isa::Avx2), None), Some(64.0));
+        assert_eq!(z4.per_cycle(&madd(Isa::Avx512), None), Some(64.0));
+        assert!(z4.note(&madd(Isa::Avx2)).unwrap().contains("1.62"));
+        // Golden Cove: three instructions a cycle up to 256 bits, two at 512.
+        let spr = named("sapphire_rapids");
+        assert_eq!(spr.per_cycle(&madd(Isa::Avx2), None), Some(48.0));
+        assert_eq!(spr.per_cycle(&madd(Isa::Avx512), None), Some(64.0));
+        // VDPBF16PS: one every two cycles, 64 flops each; the note says what
+        // was measured.
+        let bf16 = find(Isa::Avx512, Role::Compute(Op::Dot, Precision::Bf16))
+            .unwrap()
+            .decl;
+        assert_eq!(spr.per_cycle(&bf16, None), Some(32.0));
+        assert!(spr.note(&bf16).unwrap().contains("0.45"));
+        assert_eq!(named("zen5").note(&bf16), None);
+        assert_eq!(named("zen5").per_cycle(&bf16, None), Some(128.0));
     }
 
     #[test]

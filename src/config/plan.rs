@@ -204,10 +204,10 @@ pub fn resolve_with(
     let levels = resolve_levels(p, m)?;
     let mixes = values(p.mixes.as_deref().unwrap_or_default());
     let ops = values(p.ops.as_deref().unwrap_or_default());
-    if ops.contains(&crate::kernels::Op::Dot) {
-        return Err(Error::input(
-            "'dot' is the op of the narrow types, not of dp or sp: list int8, int16 or bf16 under 'precision' (or --precision) instead",
-        ));
+    if let Some(op) = ops.iter().find(|o| !crate::kernels::Op::FP.contains(o)) {
+        return Err(Error::input(format!(
+            "'{op}' is an op of the narrow types, not of dp or sp: list int8, int16 or bf16 under 'precision' (or --precision) instead"
+        )));
     }
     if mixes.is_empty() && ops.is_empty() {
         return Err(Error::input(

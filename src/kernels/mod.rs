@@ -62,6 +62,13 @@ pub enum Op {
     /// Dot products accumulated into wider lanes (VNNI, BF16 dot): a
     /// multiply and an add per input element.
     Dot,
+    /// Dot products without VNNI: `vpmaddwd` (pairs of 16-bit products
+    /// added into 32 bits) then `vpaddd` into the accumulator; the pair
+    /// does a dot product's work.
+    Madd,
+    /// Matrix multiply-accumulate (Arm SMMLA, BFMMLA): a 2×K by K×2 block
+    /// product into 2×2 wider lanes, four ops per input element.
+    Mmla,
 }
 
 /// Arithmetic precision: of the elements a compute kernel's instructions
@@ -110,7 +117,7 @@ macro_rules! names {
     };
 }
 names!(Mix { Load => "load", Store => "store", TwoLdOneSt => "2ld1st", OneLdOneSt => "1ld1st", NtStore => "nt_store" });
-names!(Op { Add => "add", Mul => "mul", AddMul => "addmul", Fma => "fma", FmaAdd => "fma_add", Div => "div", Dot => "dot" });
+names!(Op { Add => "add", Mul => "mul", AddMul => "addmul", Fma => "fma", FmaAdd => "fma_add", Div => "div", Dot => "dot", Madd => "madd", Mmla => "mmla" });
 names!(Precision { Dp => "dp", Sp => "sp", Fp16 => "fp16", Bf16 => "bf16", Int32 => "int32", Int16 => "int16", Int8 => "int8" });
 
 impl Op {
@@ -145,12 +152,14 @@ impl Precision {
 
     /// The ops a roof of this precision is measured with: the plan's FP ops
     /// for double and single; the instructions the narrow types are used
-    /// for (dot products, half-precision FMAs, integer adds and multiplies).
+    /// for (dot products, with and without VNNI, matrix multiply-accumulates,
+    /// half-precision FMAs, integer adds and multiplies).
     pub fn own_ops(self) -> Option<&'static [Op]> {
         match self {
             Precision::Dp | Precision::Sp => None,
             Precision::Fp16 => Some(&[Op::Fma]),
-            Precision::Bf16 | Precision::Int16 | Precision::Int8 => Some(&[Op::Dot]),
+            Precision::Int16 => Some(&[Op::Dot, Op::Madd]),
+            Precision::Bf16 | Precision::Int8 => Some(&[Op::Dot, Op::Mmla]),
             Precision::Int32 => Some(&[Op::Add, Op::Mul]),
         }
     }
@@ -192,6 +201,11 @@ pub struct Decl {
     /// Dot-product instructions per iteration (a multiply and an add per
     /// input element).
     pub dots: u32,
+    /// `vpmaddwd` + `vpaddd` pairs per iteration (a dot product's work each).
+    pub madds: u32,
+    /// Matrix multiply-accumulate instructions per iteration (four ops per
+    /// input element).
+    pub mmlas: u32,
     /// A CPU feature the kernel needs beyond its ISA family's (VNNI, BF16).
     pub needs: Option<&'static str>,
     /// Validation kernels: how far ahead, in bytes, each memory unit
@@ -271,13 +285,19 @@ impl Decl {
     }
     /// Arithmetic instructions per iteration.
     pub fn fp_instructions(&self) -> u32 {
-        self.adds + self.muls + self.fmas + self.divs + self.dots
+        self.adds + self.muls + self.fmas + self.divs + self.dots + 2 * self.madds + self.mmlas
     }
     /// Operations per iteration: flops, or integer ops (an FMA is two, a
-    /// dot product two per input element).
+    /// dot product two per input element, a matrix multiply-accumulate
+    /// four).
     pub fn flops_per_iter(&self) -> u64 {
-        u64::from(self.adds + self.muls + self.divs + 2 * (self.fmas + self.dots))
-            * u64::from(self.lanes())
+        u64::from(
+            self.adds
+                + self.muls
+                + self.divs
+                + 2 * (self.fmas + self.dots + self.madds)
+                + 4 * self.mmlas,
+        ) * u64::from(self.lanes())
     }
     /// Bytes per iteration with a shape (j memory units).
     pub fn shaped_bytes(&self, s: Shape) -> u64 {
@@ -412,7 +432,14 @@ mod tests {
                     let own = p.own_ops().unwrap().contains(op);
                     let k = find(isa, Role::Compute(*op, *p));
                     assert!(own || k.is_none(), "{op} {isa} {p}");
-                    if isa == Isa::Avx512 {
+                    // The widest ISA has every own op its architecture has:
+                    // matrix multiply-accumulates are Arm's, VPMADDWD and
+                    // INT16 dot products x86's.
+                    let arm_only = *op == Op::Mmla;
+                    let x86_only = *op == Op::Madd || *p == Precision::Int16;
+                    let complete =
+                        (isa == Isa::Avx512 && !arm_only) || (isa == Isa::Sve && !x86_only);
+                    if complete {
                         assert_eq!(own, k.is_some(), "{op} {isa} {p}");
                     }
                 }
@@ -448,8 +475,18 @@ mod tests {
             }
         }
         // Four ISAs' bandwidth, FP and validation kernels; the narrow types'
-        // six AVX-512 and four AVX2 kernels.
-        assert_eq!(KERNELS.len(), 4 * (5 + 6 * 2 + 2 * 8) + 6 + 4);
+        // seven AVX-512 and five AVX2 kernels.
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(KERNELS.len(), 4 * (5 + 6 * 2 + 2 * 8) + 7 + 5);
+        // And seven narrow-type kernels each for NEON and SVE.
+        #[cfg(target_arch = "aarch64")]
+        assert_eq!(
+            KERNELS
+                .iter()
+                .filter(|k| k.decl.precision.is_some_and(|p| p.own_ops().is_some()))
+                .count(),
+            14
+        );
     }
 
     #[test]

@@ -66,6 +66,7 @@ pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
         }
     }
     s.push_str(&knees(doc));
+    s.push_str(&limit_notes(doc));
     let isas: Vec<&str> = doc.machine.isa.skipped.iter().map(|i| i.name()).collect();
     if !isas.is_empty() {
         let _ = writeln!(s, "skipped ISAs (this CPU lacks them): {}", isas.join(", "));
@@ -87,6 +88,20 @@ pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
             k.decl.name,
             lacks.join(", ")
         );
+    }
+    s
+}
+
+/// Once per kernel, the note on its limit (`configs/limits.yaml`): what
+/// was measured where the documented rate is not reached.
+pub fn limit_notes(doc: &Document) -> String {
+    let mut s = String::new();
+    let mut seen = Vec::new();
+    for r in &doc.roofs {
+        if let Some(note) = r.note.as_ref().filter(|_| !seen.contains(&&r.kernel)) {
+            seen.push(&r.kernel);
+            let _ = writeln!(s, "limit of {} ({}): {note}", r.label(), r.isa.name());
+        }
     }
     s
 }

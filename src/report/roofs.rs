@@ -1,7 +1,7 @@
 //! The roofs table of a results file, its flags explained, and what the run
 //! found of the levels' capacity and the core's co-issue.
 
-use crate::output::summary::knees;
+use crate::output::summary::{knees, limit_notes};
 use crate::output::validation::findings;
 use crate::results::{Document, Flag, Roof};
 use maud::{Markup, html};
@@ -26,7 +26,12 @@ pub fn table(doc: &Document) -> Markup {
         .collect();
     flags.sort_by_key(|f| f.name());
     flags.dedup();
-    let notes = format!("{}{}", knees(doc), findings(&doc.coissue));
+    let notes = format!(
+        "{}{}{}",
+        knees(doc),
+        limit_notes(doc),
+        findings(&doc.coissue)
+    );
     html! {
         div.scroll {
             table.roofs {

@@ -119,6 +119,10 @@ pub struct Roof {
     pub knee_bytes: Option<u64>,
     /// Warnings (see [`Flag`]).
     pub flags: Vec<Flag>,
+    /// What was measured on this microarchitecture where its rate falls
+    /// short of the documented limit (`configs/limits.yaml`, `notes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl Roof {

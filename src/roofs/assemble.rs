@@ -119,6 +119,7 @@ pub fn roof_of(task: &RoofTask, ms: &[Measurement], uarch: Option<&Uarch>) -> Ro
         plateau: plateau.map(|p| [ms[p.first].bytes_per_thread, ms[p.last].bytes_per_thread]),
         knee_bytes: plateau.and_then(|p| Some(ms[p.knee?].bytes_per_thread)),
         flags,
+        note: uarch.and_then(|u| u.note(d)).map(String::from),
     }
 }
 

@@ -1,5 +1,6 @@
 # Narrow-precision kernels, 512-bit: INT8, INT16 and BF16 dot products (AVX512_VNNI,
-# AVX512_BF16), half-precision FMAs (AVX512_FP16), INT32 adds and multiplies.
+# AVX512_BF16), INT16 ones without VNNI, half-precision FMAs (AVX512_FP16), INT32 adds
+# and multiplies.
 # Each accumulator is its own dependency chain: 16 cover the longest latency here
 # times two pipes (VNNI and BF16 dot products 5-6 cycles on Zen 4/5 and Golden Cove,
 # 2 a cycle: 10-12 in flight; VPMULLD 10 cycles, 1 a cycle). Sources are 1 in every
@@ -60,6 +61,20 @@ BEGIN avx512_fp16_fma
     N16 vfmadd231ph
     NEXT
     END avx512_fp16_fma
+
+# INT16 dot products without VNNI (AVX512_BW): `vpmaddwd` into a temporary (renamed at
+# every write), `vpaddd` into a chain.
+# @kernel avx512_int16_madd kind=compute op=madd isa=avx512 precision=int16 width=64 madd=16 needs=avx512bw
+BEGIN avx512_int16_madd
+    NINIT 0x00010001, 0
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+    vpmaddwd zmm16, zmm30, zmm31
+    vpaddd zmm\i, zmm\i, zmm16
+.endr
+    NEXT
+    END avx512_int16_madd
 
 # @kernel avx512_int32_add kind=compute op=add isa=avx512 precision=int32 width=64 add=16
 BEGIN avx512_int32_add

@@ -1,8 +1,9 @@
-# FP kernels, scalar SSE2 (FMA3 for the FMA kernels), double (dp) and single (sp) precision.
+# FP kernels, scalar SSE2 (VEX-encoded AVX for addmul, FMA3 for the FMA kernels), double (dp) and single (sp) precision.
 # Every accumulator is its own dependency chain, enough of them to cover the latency
 # of each pipe (e.g. FMA: 4 cycles x 2 pipes = 8 chains in flight; 12 here). fma_add
-# uses the shared two-op body of asm/x86_64/flops.S; addmul keeps legacy SSE encodings in 6 + 6
-# chains (enough for every CPU of configs/limits.yaml) so that it runs without AVX.
+# and addmul use the shared two-op body of asm/x86_64/flops.S (12 chains of one op, the
+# other op independent), VEX-encoded, so addmul needs AVX: in legacy SSE with 6 + 6
+# chains it read 75 % of its limit on Zen 5 (docs/evidence.md).
 # Accumulators and sources start at 1.0: x*1.0, x/1.0 and x+1.0 never leave the
 # normal range, so no denormal assist can slow a kernel. See common.S for the ABI.
 
@@ -46,23 +47,14 @@ BEGIN scalar_dp_mul
     NEXT
     END_SSE scalar_dp_mul
 
-.macro AM_scalar_dp a, m
-    addsd xmm\a, xmm15
-    mulsd xmm\m, xmm15
-.endm
-# @kernel scalar_dp_addmul kind=compute op=addmul isa=scalar precision=dp width=8 add=6 mul=6
+# @kernel scalar_dp_addmul kind=compute op=addmul isa=scalar precision=dp width=8 add=12 mul=12 needs=avx
 BEGIN scalar_dp_addmul
     FINIT_scalar_dp
     OUTER
     INNER
-    AM_scalar_dp 0, 6
-    AM_scalar_dp 1, 7
-    AM_scalar_dp 2, 8
-    AM_scalar_dp 3, 9
-    AM_scalar_dp 4, 10
-    AM_scalar_dp 5, 11
+    ADD_MUL_12 vaddsd, vmulsd, xmm, xmm14, xmm15, xmm13
     NEXT
-    END_SSE scalar_dp_addmul
+    END scalar_dp_addmul
 
 # @kernel scalar_dp_fma kind=compute op=fma isa=scalar precision=dp width=8 fma=12
 BEGIN scalar_dp_fma
@@ -117,23 +109,14 @@ BEGIN scalar_sp_mul
     NEXT
     END_SSE scalar_sp_mul
 
-.macro AM_scalar_sp a, m
-    addss xmm\a, xmm15
-    mulss xmm\m, xmm15
-.endm
-# @kernel scalar_sp_addmul kind=compute op=addmul isa=scalar precision=sp width=4 add=6 mul=6
+# @kernel scalar_sp_addmul kind=compute op=addmul isa=scalar precision=sp width=4 add=12 mul=12 needs=avx
 BEGIN scalar_sp_addmul
     FINIT_scalar_sp
     OUTER
     INNER
-    AM_scalar_sp 0, 6
-    AM_scalar_sp 1, 7
-    AM_scalar_sp 2, 8
-    AM_scalar_sp 3, 9
-    AM_scalar_sp 4, 10
-    AM_scalar_sp 5, 11
+    ADD_MUL_12 vaddss, vmulss, xmm, xmm14, xmm15, xmm13
     NEXT
-    END_SSE scalar_sp_addmul
+    END scalar_sp_addmul
 
 # @kernel scalar_sp_fma kind=compute op=fma isa=scalar precision=sp width=4 fma=12
 BEGIN scalar_sp_fma

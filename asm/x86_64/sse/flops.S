@@ -1,8 +1,9 @@
-# FP kernels, 128-bit SSE2 (FMA3, VEX-encoded, for the FMA kernels), double (dp) and single (sp) precision.
+# FP kernels, 128-bit SSE2 (VEX-encoded AVX for addmul, FMA3 for the FMA kernels), double (dp) and single (sp) precision.
 # Every accumulator is its own dependency chain, enough of them to cover the latency
 # of each pipe (e.g. FMA: 4 cycles x 2 pipes = 8 chains in flight; 12 here). fma_add
-# uses the shared two-op body of asm/x86_64/flops.S; addmul keeps legacy SSE encodings in 6 + 6
-# chains (enough for every CPU of configs/limits.yaml) so that it runs without AVX.
+# and addmul use the shared two-op body of asm/x86_64/flops.S (12 chains of one op, the
+# other op independent), VEX-encoded, so addmul needs AVX: in legacy SSE with 6 + 6
+# chains it read 75 % of its limit on Zen 5 (docs/evidence.md).
 # Accumulators and sources start at 1.0: x*1.0, x/1.0 and x+1.0 never leave the
 # normal range, so no denormal assist can slow a kernel. See common.S for the ABI.
 
@@ -48,23 +49,14 @@ BEGIN sse_dp_mul
     NEXT
     END_SSE sse_dp_mul
 
-.macro AM_sse_dp a, m
-    addpd xmm\a, xmm15
-    mulpd xmm\m, xmm15
-.endm
-# @kernel sse_dp_addmul kind=compute op=addmul isa=sse precision=dp width=16 add=6 mul=6
+# @kernel sse_dp_addmul kind=compute op=addmul isa=sse precision=dp width=16 add=12 mul=12 needs=avx
 BEGIN sse_dp_addmul
     FINIT_sse_dp
     OUTER
     INNER
-    AM_sse_dp 0, 6
-    AM_sse_dp 1, 7
-    AM_sse_dp 2, 8
-    AM_sse_dp 3, 9
-    AM_sse_dp 4, 10
-    AM_sse_dp 5, 11
+    ADD_MUL_12 vaddpd, vmulpd, xmm, xmm14, xmm15, xmm13
     NEXT
-    END_SSE sse_dp_addmul
+    END sse_dp_addmul
 
 # @kernel sse_dp_fma kind=compute op=fma isa=sse precision=dp width=16 fma=12
 BEGIN sse_dp_fma
@@ -119,23 +111,14 @@ BEGIN sse_sp_mul
     NEXT
     END_SSE sse_sp_mul
 
-.macro AM_sse_sp a, m
-    addps xmm\a, xmm15
-    mulps xmm\m, xmm15
-.endm
-# @kernel sse_sp_addmul kind=compute op=addmul isa=sse precision=sp width=16 add=6 mul=6
+# @kernel sse_sp_addmul kind=compute op=addmul isa=sse precision=sp width=16 add=12 mul=12 needs=avx
 BEGIN sse_sp_addmul
     FINIT_sse_sp
     OUTER
     INNER
-    AM_sse_sp 0, 6
-    AM_sse_sp 1, 7
-    AM_sse_sp 2, 8
-    AM_sse_sp 3, 9
-    AM_sse_sp 4, 10
-    AM_sse_sp 5, 11
+    ADD_MUL_12 vaddps, vmulps, xmm, xmm14, xmm15, xmm13
     NEXT
-    END_SSE sse_sp_addmul
+    END sse_sp_addmul
 
 # @kernel sse_sp_fma kind=compute op=fma isa=sse precision=sp width=16 fma=12
 BEGIN sse_sp_fma
