@@ -19,6 +19,10 @@ use processes::*;
 mod functions;
 use functions::*;
 
+#[path = "emulate/narrow.rs"]
+mod narrow;
+use narrow::*;
+
 use carmbench::profile::emulate::{Counts, Emulator};
 use carmbench::results::apps;
 use std::path::{Path, PathBuf};
@@ -407,6 +411,7 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu) forked_children_count_their_own_work_once,
         (Part::Qemu) launchers_in_c_and_python_are_followed,
         (Part::Qemu) an_avx512_build_is_counted_through_its_twin,
+        (Part::Qemu) an_int8_program_is_counted_and_placed_under_the_int8_roof,
         (Part::Qemu, Part::Sampling) each_function_is_a_point_with_its_own_w_q_and_time,
         (Part::Qemu, Part::Sampling) stripped_code_is_named_by_file_and_offset_and_short_runs_say_so,
         (Part::Qemu, Part::Sampling) a_before_and_after_pair_draws_arrows_the_way_the_functions_moved,

@@ -471,3 +471,44 @@ fn no_legend_box_covers_a_roof_or_a_point() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn several_precisions_share_one_chart_and_the_apps_pick_them() {
+    let dir = tmpdir("precisions");
+    let results = with_an_int8_roof(&dir, 1000.0);
+    let r = results.to_str().unwrap();
+    let plot = |args: &[&str]| {
+        let mut all = vec!["plot", r, "-o", "c.svg"];
+        all.extend_from_slice(args);
+        success(&carmbench_in(&all, &dir));
+        std::fs::read_to_string(dir.join("c.svg")).unwrap()
+    };
+    // Both precisions' compute roofs over the same memory roofs, both units
+    // on the axis, both in the title.
+    let svg = plot(&["--precision", "dp,int8"]);
+    for want in [
+        "<title>dot int8 ",
+        "<title>fma dp ",
+        "<title>L1 2ld1st ",
+        "Performance (GFLOP/s, GOP/s)",
+        "DP + INT8",
+    ] {
+        assert!(svg.contains(want), "{want}");
+    }
+    // One precision: only its roofs.
+    let svg = plot(&["--precision", "int8"]);
+    assert!(svg.contains("<title>dot int8 ") && !svg.contains("<title>fma dp "));
+    assert!(svg.contains("Performance (GOP/s)"));
+    // Points of both kinds of work draw both without being asked.
+    std::fs::write(
+        dir.join("apps.yaml"),
+        "schema: 3\napplications:\n  - { name: fp, flops: 2.0e9, bytes: 1.0e9, seconds: 1.0 }\n  - { name: int, flops: 8.0e9, bytes: 1.0e9, seconds: 1.0, precision: int8 }\n",
+    )
+    .unwrap();
+    let svg = plot(&["--apps", "apps.yaml"]);
+    assert!(svg.contains("<title>dot int8 ") && svg.contains("<title>fma dp "));
+    // A precision the results lack is named, with what they have.
+    let out = carmbench_in(&["plot", r, "--precision", "dp,bf16", "-o", "x.svg"], &dir);
+    assert_input_error(&out, &["bf16", "available"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -105,32 +105,6 @@ fn manual_counts_time_and_place_a_program() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A results file with an INT8 dot-product roof beside the fixture's: a copy
-/// of its first FP roof at `gops` (the EPYC Zen 5's 256 op/cycle).
-fn with_an_int8_roof(dir: &Path, gops: f64) -> std::path::PathBuf {
-    use carmbench::kernels::{Op, Precision};
-    let mut doc = carmbench::results::load(Path::new(FIXTURE)).unwrap();
-    let fp = doc
-        .roofs
-        .iter()
-        .find(|r| r.gflop_per_s.is_some() && r.threads == 1)
-        .unwrap()
-        .clone();
-    let mut int8 = fp.clone();
-    int8.op = Some(Op::Dot);
-    int8.precision = Some(Precision::Int8);
-    int8.kernel = format!("{}_int8_dot", fp.isa.name());
-    let k = gops / fp.gflop_per_s.unwrap();
-    int8.gflop_per_s = Some(gops);
-    (int8.median, int8.q1, int8.q3) = (fp.median * k, fp.q1 * k, fp.q3 * k);
-    int8.per_cycle = fp.per_cycle * k;
-    (int8.theoretical_per_cycle, int8.percent_of_theoretical) = (None, None);
-    doc.roofs.push(int8);
-    let path = dir.join("int8.yaml");
-    std::fs::write(&path, serde_yaml::to_string(&doc).unwrap()).unwrap();
-    path
-}
-
 #[test]
 fn an_int8_program_is_placed_under_the_int8_roof() {
     let dir = tmpdir("int8");
@@ -144,7 +118,7 @@ fn an_int8_program_is_placed_under_the_int8_roof() {
     assert!(st.success());
     let results = with_an_int8_roof(&dir, 1000.0);
     // By hand (tests/programs/int8_dot.c): 2 ops and 2 bytes per element
-    // pair; QEMU 7.2 runs no VNNI instruction, so no emulated count.
+    // pair (tests/emulate/narrow.rs counts it by emulation).
     let (n, r) = (16384u64, 20000u64);
     let (ops, bytes) = ((2 * n * r).to_string(), (2 * n * r).to_string());
     let out = carmbench_in(
@@ -194,12 +168,12 @@ fn an_int8_program_is_placed_under_the_int8_roof() {
         svg.contains("<title>int8_dot (1.00 op/B"),
         "the point in ops"
     );
-    // Emulated counts are FP flops: a narrow type is refused with them.
+    // The PMU counts FP flops: a narrow type is refused with it.
     let refused = carmbench_in(
         &[
             "profile",
             "--counts",
-            "emulate",
+            "pmu",
             "--precision",
             "int8",
             "--",
@@ -207,7 +181,7 @@ fn an_int8_program_is_placed_under_the_int8_roof() {
         ],
         &dir,
     );
-    assert_input_error(&refused, &["--precision", "by hand"]);
+    assert_input_error(&refused, &["--precision", "--counts emulate", "PMU"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -10,8 +10,8 @@ pub mod follow;
 use serde::{Deserialize, Serialize};
 
 /// The version of the layout below: 2 has one file per process, 3 the
-/// counts of each piece of code ([`Site`]).
-pub const VERSION: u32 = 3;
+/// counts of each piece of code ([`Site`]), 4 the narrow types' ops.
+pub const VERSION: u32 = 4;
 
 /// The counters by index: the plugin counts into arrays, in this order.
 pub mod field {
@@ -43,8 +43,19 @@ pub mod field {
     pub const BYTES_LOADED: usize = 12;
     /// Bytes written.
     pub const BYTES_STORED: usize = 13;
+    /// Ops of vector instructions on 8-bit integers (a multiply and an add
+    /// each: VPDPBUSD, VPMADDUBSW; VPADDB).
+    pub const INT8_OPS: usize = 14;
+    /// On 16-bit integers (VPDPWSSD, VPMADDWD, VPMULLW, VPADDW).
+    pub const INT16_OPS: usize = 15;
+    /// On 32-bit integers (VPADDD, VPSUBD, VPMULLD).
+    pub const INT32_OPS: usize = 16;
+    /// BF16 flops (VDPBF16PS: a multiply and an add per BF16 pair).
+    pub const BF16_FLOPS: usize = 17;
+    /// Half-precision flops (AVX512_FP16: an FMA two per lane).
+    pub const FP16_FLOPS: usize = 18;
     /// How many counters.
-    pub const N: usize = 14;
+    pub const N: usize = 19;
 }
 
 /// The counters, by name, as the file holds them (those at zero left out:
@@ -94,6 +105,21 @@ pub struct Counts {
     /// Bytes written.
     #[serde(skip_serializing_if = "is_zero")]
     pub bytes_stored: u64,
+    /// Ops of vector instructions on 8-bit integers.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub int8_ops: u64,
+    /// On 16-bit integers.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub int16_ops: u64,
+    /// On 32-bit integers.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub int32_ops: u64,
+    /// BF16 flops.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub bf16_flops: u64,
+    /// Half-precision flops.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub fp16_flops: u64,
 }
 
 fn is_zero(x: &u64) -> bool {
@@ -119,6 +145,11 @@ impl Counts {
             stores: c[STORES],
             bytes_loaded: c[BYTES_LOADED],
             bytes_stored: c[BYTES_STORED],
+            int8_ops: c[INT8_OPS],
+            int16_ops: c[INT16_OPS],
+            int32_ops: c[INT32_OPS],
+            bf16_flops: c[BF16_FLOPS],
+            fp16_flops: c[FP16_FLOPS],
         }
     }
 
@@ -140,6 +171,11 @@ impl Counts {
         a[STORES] = self.stores;
         a[BYTES_LOADED] = self.bytes_loaded;
         a[BYTES_STORED] = self.bytes_stored;
+        a[INT8_OPS] = self.int8_ops;
+        a[INT16_OPS] = self.int16_ops;
+        a[INT32_OPS] = self.int32_ops;
+        a[BF16_FLOPS] = self.bf16_flops;
+        a[FP16_FLOPS] = self.fp16_flops;
         a
     }
 
@@ -151,6 +187,11 @@ impl Counts {
     /// Flops done by FMA instructions.
     pub fn fma_flops(&self) -> u64 {
         self.dp_fma_flops + self.sp_fma_flops
+    }
+
+    /// Integer ops of vector instructions, all widths.
+    pub fn integer_ops(&self) -> u64 {
+        self.int8_ops + self.int16_ops + self.int32_ops
     }
 
     /// Q: bytes requested, loaded and stored.

@@ -4,7 +4,9 @@
 //! Flops are counted as the PMUs' FP-arithmetic events count them: an FMA
 //! is 2 per lane; add, sub, mul, div, sqrt, min, max, rcp and rsqrt (and
 //! addsub, hadd, hsub) 1 per lane; by precision and vector width. x87
-//! arithmetic is counted apart. Bytes come from the decoded memory operands
+//! arithmetic is counted apart. The narrow types' vector instructions count
+//! one op per multiply and one per add, by the width of their inputs
+//! ([`narrow_ops`]). Bytes come from the decoded memory operands
 //! (implicit stack accesses included); instructions whose bytes depend on
 //! run-time state (rep-prefixed string operations, gathers and scatters,
 //! masked moves, xsave and its kin) are left to QEMU's memory callbacks.
@@ -60,6 +62,47 @@ fn fp_kind(m: &str) -> Option<(FpOp, bool, bool)> {
     simple
         .contains(&stem)
         .then_some((FpOp::Simple, double, packed))
+}
+
+/// The counter and ops of a narrow-type vector instruction of `width`
+/// bytes, written without its `v` prefix: one op per multiply and one per
+/// add, so a dot product of 4 INT8 pairs into a 32-bit lane is 8 and
+/// VPMADDUBSW's pair of products summed into 16 bits is 3.
+fn narrow_ops(m: &str, width: u64) -> Option<(usize, u64)> {
+    let (slot, ops) = match m {
+        "pdpbusd" | "pdpbusds" => (field::INT8_OPS, 2 * width),
+        "pmaddubsw" => (field::INT8_OPS, 3 * width / 2),
+        "paddb" | "psubb" | "paddsb" | "paddusb" | "psubsb" | "psubusb" => (field::INT8_OPS, width),
+        "pdpwssd" | "pdpwssds" => (field::INT16_OPS, width),
+        "pmaddwd" => (field::INT16_OPS, 3 * width / 4),
+        "paddw" | "psubw" | "paddsw" | "paddusw" | "psubsw" | "psubusw" | "pmullw" | "pmulhw"
+        | "pmulhuw" | "pmulhrsw" => (field::INT16_OPS, width / 2),
+        "paddd" | "psubd" | "pmulld" => (field::INT32_OPS, width / 4),
+        "dpbf16ps" => (field::BF16_FLOPS, width),
+        _ => return None,
+    };
+    Some((slot, ops))
+}
+
+/// Half-precision FP (AVX512_FP16), written without the `v` prefix: its
+/// flops, FMAs two per lane.
+fn fp16_flops(m: &str, width: u64) -> Option<u64> {
+    let (stem, lanes) = if let Some(s) = m.strip_suffix("ph") {
+        (s, width / 2)
+    } else if let Some(s) = m.strip_suffix("sh") {
+        (s, 1)
+    } else {
+        return None;
+    };
+    let fma = ["fmadd", "fmsub", "fnmadd", "fnmsub", "fmaddsub", "fmsubadd"];
+    if fma.iter().any(|f| stem.starts_with(f)) {
+        return Some(2 * lanes);
+    }
+    [
+        "add", "sub", "mul", "div", "sqrt", "min", "max", "rcp", "rsqrt",
+    ]
+    .contains(&stem)
+    .then_some(lanes)
 }
 
 /// x87 arithmetic mnemonics.
@@ -154,6 +197,10 @@ pub fn classify(i: &Instruction, info: &mut InstructionInfoFactory) -> Insn {
                 _ => field::FP_SCALAR,
             }] = 1;
         }
+    } else if let Some((slot, ops)) = narrow_ops(bare, u64::from(vector_bytes(i))) {
+        c[slot] = ops;
+    } else if let Some(flops) = fp16_flops(bare, u64::from(vector_bytes(i))) {
+        c[field::FP16_FLOPS] = flops;
     } else if is_x87_arith(&name) {
         c[field::X87] = 1;
     }
@@ -246,6 +293,60 @@ mod tests {
         // fadd st(0), st(1): x87, apart.
         let i = count(&[0xd8, 0xc1]);
         assert_eq!((i.counts[X87], i.counts[DP_OTHER]), (1, 0));
+    }
+
+    /// Assemble one instruction with GNU as and return its bytes.
+    fn assemble(text: &str) -> Vec<u8> {
+        let dir = std::env::temp_dir().join(format!("classify-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (src, obj, bin) = (dir.join("a.s"), dir.join("a.o"), dir.join("a.bin"));
+        std::fs::write(&src, format!(".intel_syntax noprefix\n{text}\n")).unwrap();
+        let ok = std::process::Command::new("as")
+            .arg("-o")
+            .arg(&obj)
+            .arg(&src)
+            .status()
+            .unwrap()
+            .success()
+            && std::process::Command::new("objcopy")
+                .args(["-O", "binary", "-j", ".text"])
+                .arg(&obj)
+                .arg(&bin)
+                .status()
+                .unwrap()
+                .success();
+        assert!(ok, "as {text}");
+        std::fs::read(&bin).unwrap()
+    }
+
+    #[test]
+    fn narrow_types_count_a_multiply_and_an_add_each() {
+        for (text, slot, ops) in [
+            // 16 dwords x 4 INT8 pairs, a multiply and an add each.
+            ("vpdpbusd zmm0, zmm1, zmm2", INT8_OPS, 128),
+            ("{vex} vpdpbusd ymm0, ymm1, ymm2", INT8_OPS, 64),
+            // 16 words, each 2 products and their sum.
+            ("vpmaddubsw ymm0, ymm1, ymm2", INT8_OPS, 48),
+            ("pmaddubsw xmm0, xmm1", INT8_OPS, 24),
+            ("vpdpwssd zmm0, zmm1, zmm2", INT16_OPS, 64),
+            ("vpmaddwd ymm0, ymm1, ymm2", INT16_OPS, 24),
+            ("vpaddd ymm0, ymm1, ymm2", INT32_OPS, 8),
+            ("vpmulld zmm0, zmm1, zmm2", INT32_OPS, 16),
+            ("paddw xmm0, xmm1", INT16_OPS, 8),
+            ("vdpbf16ps zmm0, zmm1, zmm2", BF16_FLOPS, 64),
+            ("vfmadd231ph zmm0, zmm1, zmm2", FP16_FLOPS, 64),
+            ("vaddsh xmm0, xmm1, xmm2", FP16_FLOPS, 1),
+        ] {
+            let i = count(&assemble(text));
+            assert_eq!(i.counts[slot], ops, "{text}");
+            let fp = i.counts[DP_FMA] + i.counts[DP_OTHER] + i.counts[SP_FMA] + i.counts[SP_OTHER];
+            assert_eq!(fp, 0, "{text}: no FP32/FP64 flops");
+        }
+        // A 64-bit add or a compare: none.
+        for text in ["vpaddq ymm0, ymm1, ymm2", "vpcmpeqb ymm0, ymm1, ymm2"] {
+            let i = count(&assemble(text));
+            assert_eq!(i.counts[INT8_OPS..].iter().sum::<u64>(), 0, "{text}");
+        }
     }
 
     #[test]

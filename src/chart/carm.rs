@@ -129,19 +129,20 @@ where
         .y_label_area_size(100)
         .build_cartesian_2d((b.x.0..b.x.1).log_scale(), (b.y.0..b.y.1).log_scale())
         .map_err(e)?;
-    // Integer roofs alone: operations, not flops.
-    let integer = sel
-        .series
-        .iter()
-        .flat_map(|s| &s.compute)
-        .all(|r| r.precision.is_some_and(|p| p.is_integer()))
-        && sel.series.iter().any(|s| !s.compute.is_empty());
-    let (x_desc, y_desc) = match integer {
-        true => (
+    // Integer roofs alone: operations, not flops; both beside each other:
+    // each roof's label names its unit.
+    let compute = || sel.series.iter().flat_map(|s| &s.compute);
+    let is_int = |r: &Roof| r.precision.is_some_and(|p| p.is_integer());
+    let (x_desc, y_desc) = match (compute().any(is_int), compute().all(is_int)) {
+        (true, true) => (
             "Arithmetic intensity (op per byte requested by the core)",
             "Performance (GOP/s)",
         ),
-        false => (
+        (true, false) => (
+            "Arithmetic intensity (flop or op per byte requested by the core)",
+            "Performance (GFLOP/s, GOP/s)",
+        ),
+        _ => (
             "Arithmetic intensity (flop per byte requested by the core)",
             "Performance (GFLOP/s)",
         ),

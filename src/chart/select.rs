@@ -14,8 +14,10 @@ use crate::results::{Document, Roof, ValidationPoint};
 pub struct Filter {
     /// ISA (default: the widest in the results).
     pub isa: Option<Isa>,
-    /// Precision (default: dp).
-    pub precision: Option<Precision>,
+    /// Precisions (default: dp): the first's compute roofs by `ops`, with
+    /// its validation points; every other's own compute roofs beside them,
+    /// under the same memory roofs.
+    pub precision: Option<Vec<Precision>>,
     /// Thread counts (default: every count run).
     pub threads: Option<Vec<usize>>,
     /// Bandwidth mix (default: 2ld1st, else load).
@@ -134,6 +136,8 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
 struct Picked {
     isa: Isa,
     precision: Option<Precision>,
+    /// The other precisions whose compute roofs are drawn too.
+    also: Vec<Precision>,
     mix: Option<Mix>,
     ops: Vec<Op>,
     threads: Vec<usize>,
@@ -157,11 +161,19 @@ fn pick(docs: &[(String, Document)], f: &Filter) -> Result<Picked> {
     let isas: Vec<Isa> = distinct(&good, |r| Some(r.isa));
     let isa = choose("ISA", f.isa, &isas, |v| v.last().copied())?;
     let precs: Vec<Precision> = distinct(&good, |r| r.precision);
+    let asked = f.precision.as_deref().unwrap_or_default();
     let precision = if precs.is_empty() {
         None
     } else {
-        Some(choose("precision", f.precision, &precs, default_precision)?)
+        Some(choose("precision", asked.first().copied(), &precs, default_precision)?)
     };
+    let mut also = Vec::new();
+    for &q in asked.iter().skip(1) {
+        let q = choose("precision", Some(q), &precs, |_| None)?;
+        if Some(q) != precision && !also.contains(&q) {
+            also.push(q);
+        }
+    }
     let of_isa: Vec<&Roof> = good.iter().copied().filter(|r| r.isa == isa).collect();
     let mixes: Vec<Mix> = distinct(&of_isa, |r| r.mix);
     let mix = if mixes.is_empty() {
@@ -200,6 +212,7 @@ fn pick(docs: &[(String, Document)], f: &Filter) -> Result<Picked> {
     Ok(Picked {
         isa,
         precision,
+        also,
         mix,
         ops,
         threads,
@@ -248,8 +261,9 @@ fn series_of(
                         && r.kind == Kind::Compute
                         && r.isa == isa
                         && r.threads == t
-                        && r.precision == p.precision
-                        && r.op.is_some_and(|o| p.ops.contains(&o))
+                        && ((r.precision == p.precision
+                            && r.op.is_some_and(|o| p.ops.contains(&o)))
+                            || r.precision.is_some_and(|q| p.also.contains(&q)))
                 })
                 .cloned()
                 .collect();
@@ -324,8 +338,11 @@ fn title(docs: &[(String, Document)], p: &Picked, isas_drawn: &[Isa]) -> String 
             .collect::<Vec<_>>()
             .join(" / "),
         p.precision
+            .iter()
+            .chain(&p.also)
             .map(|p| format!(" {}", p.name().to_uppercase()))
-            .unwrap_or_default(),
+            .collect::<Vec<_>>()
+            .join(" +"),
         p.mix.map(|m| format!(" | {m}")).unwrap_or_default(),
         p.threads
             .iter()

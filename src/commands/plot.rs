@@ -21,9 +21,10 @@ pub struct PlotArgs {
     /// ISA to draw [default: the widest measured].
     #[arg(long)]
     pub isa: Option<Isa>,
-    /// Precision to draw [default: dp].
-    #[arg(long)]
-    pub precision: Option<Precision>,
+    /// Precisions to draw: one, or several whose compute roofs share the
+    /// chart, e.g. dp,int8,bf16 [default: dp, or the apps' own].
+    #[arg(long, value_delimiter = ',')]
+    pub precision: Option<Vec<Precision>>,
     /// Thread counts to draw [default: all measured].
     #[arg(long, value_delimiter = ',')]
     pub threads: Option<Vec<usize>>,
@@ -46,13 +47,20 @@ pub struct PlotArgs {
     pub curve: bool,
 }
 
-/// The precision every point's work is in, when they agree and it is not
-/// double precision (the charts' default).
-fn apps_precision(apps: &[results::apps::AppPoint]) -> Option<crate::kernels::Precision> {
-    let first = apps.first()?.precision?;
-    apps.iter()
-        .all(|a| a.precision == Some(first))
-        .then_some(first)
+/// The precisions of the points' work, double precision's first, when any
+/// is not double precision (the charts' default): each point goes under its
+/// own type's roofs.
+fn apps_precisions(apps: &[results::apps::AppPoint]) -> Option<Vec<crate::kernels::Precision>> {
+    use crate::kernels::Precision;
+    let mut v: Vec<Precision> = Vec::new();
+    for a in apps {
+        let p = a.precision.unwrap_or(Precision::Dp);
+        if !v.contains(&p) {
+            v.push(p);
+        }
+    }
+    v.sort_by_key(|p| *p != Precision::Dp);
+    (v.iter().any(|p| *p != Precision::Dp)).then_some(v)
 }
 
 /// Run the subcommand.
@@ -90,7 +98,7 @@ pub fn run(a: &PlotArgs) -> Result<()> {
     let filter = Filter {
         isa: a.isa,
         // Points of one narrow type's work go under that type's roofs.
-        precision: a.precision.or_else(|| apps_precision(&all_apps)),
+        precision: a.precision.clone().or_else(|| apps_precisions(&all_apps)),
         threads: a.threads.clone(),
         mix: a.mix,
         ops: a.ops.clone(),

@@ -45,8 +45,9 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
     pub functions: Option<usize>,
     /// The arithmetic of the counts, for the roofs the point is placed under:
-    /// dp (default), sp, or with counts given by hand a narrow type (int8,
-    /// int16, bf16, fp16, int32: --flops as its operations).
+    /// dp, sp or a narrow type (int8, int16, bf16, fp16, int32: --flops as
+    /// its operations). Emulation finds it by itself (the type most of the
+    /// work is); the PMU counts dp and sp only.
     #[arg(long, value_name = "PRECISION")]
     pub precision: Option<crate::kernels::Precision>,
     /// Threads the command runs (compared with the roofs of that thread count).

@@ -33,6 +33,44 @@ pub const LEVEL: &str = "x86-64-v3";
 
 pub use carmbench_counts::{Counts, Output, RegionCounts};
 
+use crate::kernels::Precision;
+
+/// The arithmetic most of a count's work is: double and single precision's
+/// flops (None: the FP roofs), unless the narrow types' vector ops outnumber
+/// them, then the integer type with the most ops, BF16 or FP16.
+pub fn dominant(c: &Counts) -> Option<Precision> {
+    let integer = [
+        (Precision::Int8, c.int8_ops),
+        (Precision::Int16, c.int16_ops),
+        (Precision::Int32, c.int32_ops),
+    ]
+    .into_iter()
+    .rev()
+    .max_by_key(|x| x.1)
+    .map(|x| x.0);
+    [
+        (integer, c.integer_ops()),
+        (Some(Precision::Bf16), c.bf16_flops),
+        (Some(Precision::Fp16), c.fp16_flops),
+    ]
+    .into_iter()
+    .filter(|x| x.1 > c.flops())
+    .max_by_key(|x| x.1)
+    .and_then(|x| x.0)
+}
+
+/// W of a count in the unit of the roofs of `precision`: flops of double
+/// and single, all integer ops for an integer type (a dot product's
+/// widening steps are integer work of several widths), BF16 or FP16 flops.
+pub fn work(c: &Counts, precision: Option<Precision>) -> u64 {
+    match precision {
+        Some(p) if p.is_integer() => c.integer_ops(),
+        Some(Precision::Bf16) => c.bf16_flops,
+        Some(Precision::Fp16) => c.fp16_flops,
+        _ => c.flops(),
+    }
+}
+
 /// The instruction mix behind a program's counts.
 pub fn mix(c: &Counts) -> InstructionMix {
     let f = |x: u64| x as f64;
@@ -51,6 +89,11 @@ pub fn mix(c: &Counts) -> InstructionMix {
         loads: f(c.loads),
         stores: f(c.stores),
         instructions: f(c.instructions),
+        int8_ops: f(c.int8_ops),
+        int16_ops: f(c.int16_ops),
+        int32_ops: f(c.int32_ops),
+        bf16_flops: f(c.bf16_flops),
+        fp16_flops: f(c.fp16_flops),
     }
 }
 

@@ -242,9 +242,9 @@ pub fn app_points(points: &[FunctionPoint], program: &AppPoint, how: &Counter) -
             let c = &p.cost.counts;
             let (flops, bytes, fma_flops, mix, counted) = match how {
                 Counter::Emulation => (
-                    c.flops() as f64,
+                    super::emulate::work(c, program.precision) as f64,
                     c.bytes() as f64,
-                    Some(c.fma_flops() as f64),
+                    program.precision.is_none().then_some(c.fma_flops() as f64),
                     Some(super::emulate::mix(c)),
                     "its own instructions",
                 ),

@@ -153,6 +153,9 @@ fn native(f: &Found) -> Command {
     cmd
 }
 
+/// Why the PMU cannot count a narrow type.
+const NARROW_PMU: &str = "--precision of a narrow type places counts of emulation (--counts emulate) or given by hand (--flops as its ops, --bytes); the PMU counts FP flops of dp and sp";
+
 /// Profile one command.
 pub fn profile(r: &Request) -> Result<Profiled> {
     let found = command::find(&r.command)?;
@@ -167,14 +170,14 @@ pub fn profile(r: &Request) -> Result<Profiled> {
             "--count-with names a twin build to count by emulation: give it with --counts emulate (or auto), without --flops and --bytes",
         ));
     }
+    // The PMU counts FP flops; the narrow types' ops by emulation or by hand.
+    let narrow = r.precision.is_some_and(|p| p.own_ops().is_some());
+    if narrow && matches!(r.counts, CountsMode::Pmu) {
+        return Err(Error::input(NARROW_PMU));
+    }
     let resolved = mode(r)?;
-    // Emulation and the PMU count FP flops; the narrow types' ops only by hand.
-    if r.precision.is_some_and(|p| p.own_ops().is_some())
-        && !matches!(resolved, Resolved::Manual(..))
-    {
-        return Err(Error::input(
-            "--precision of a narrow type places counts given by hand (--flops as its ops, --bytes); emulation and the PMU count FP flops of dp and sp",
-        ));
+    if narrow && matches!(resolved, Resolved::Pmu(_)) {
+        return Err(Error::input(NARROW_PMU));
     }
     if twin.is_some() && !matches!(resolved, Resolved::Emulate(_)) {
         return Err(Error::input(
@@ -297,19 +300,23 @@ fn emulated(r: &Request, emu: &Emulator, found: &Found, twin: Option<&Found>) ->
         Some(t) => format!("{}; counted with the twin build {}", emu.source(), t.given),
         None => emu.source(),
     };
+    // The whole command's arithmetic (the one asked for, else the one most
+    // of its work is) is its regions' too.
+    let precision = r.precision.or_else(|| emulate::dominant(&out.total));
+    let work = |c: &emulate::Counts| emulate::work(c, precision);
     let point = |name: String, c: &emulate::Counts, seconds: f64, source: String| AppPoint {
         name,
-        flops: c.flops() as f64,
+        flops: work(c) as f64,
         bytes: c.bytes() as f64,
         seconds,
         threads,
-        fma_flops: Some(c.fma_flops() as f64),
+        fma_flops: precision.is_none().then_some(c.fma_flops() as f64),
         source: Some(source),
         mix: Some(emulate::mix(c)),
         processes: Vec::new(),
         counted_with: twin.map(|t| t.given.clone()),
         function: None,
-        precision: None,
+        precision,
     };
     let mut whole = point(r.name.clone(), &out.total, native, source.clone());
     if out.processes.len() > 1 {
@@ -319,10 +326,10 @@ fn emulated(r: &Request, emu: &Emulator, found: &Found, twin: Option<&Found>) ->
         let mut working: Vec<&emulate::Output> = out
             .processes
             .iter()
-            .filter(|p| p.total.flops() > 0)
+            .filter(|p| work(&p.total) > 0)
             .collect();
         if working.len() > MAX_PROCESSES {
-            working.sort_by_key(|p| std::cmp::Reverse(p.total.flops()));
+            working.sort_by_key(|p| std::cmp::Reverse(work(&p.total)));
             working.truncate(MAX_PROCESSES);
         }
         whole.processes = working
@@ -330,7 +337,7 @@ fn emulated(r: &Request, emu: &Emulator, found: &Found, twin: Option<&Found>) ->
             .map(|p| ProcessPoint {
                 program: p.program.clone(),
                 pid: p.pid,
-                flops: p.total.flops() as f64,
+                flops: work(&p.total) as f64,
                 bytes: p.total.bytes() as f64,
                 instructions: p.total.instructions as f64,
             })

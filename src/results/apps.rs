@@ -127,6 +127,26 @@ pub struct InstructionMix {
     pub stores: f64,
     /// Instructions executed.
     pub instructions: f64,
+    /// Ops of vector instructions on 8-bit integers (a multiply and an add
+    /// each).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub int8_ops: f64,
+    /// On 16-bit integers.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub int16_ops: f64,
+    /// On 32-bit integers.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub int32_ops: f64,
+    /// BF16 flops.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub bf16_flops: f64,
+    /// Half-precision flops.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fp16_flops: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl AppPoint {

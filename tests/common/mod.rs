@@ -385,3 +385,29 @@ pub fn disassemble_kernels(mut objdump: Command) -> std::collections::HashMap<St
     }
     map
 }
+
+/// A results file with an INT8 dot-product roof beside the fixture's: a copy
+/// of its first FP roof at `gops` (the EPYC Zen 5's 256 op/cycle).
+pub fn with_an_int8_roof(dir: &Path, gops: f64) -> std::path::PathBuf {
+    use carmbench::kernels::{Op, Precision};
+    let mut doc = carmbench::results::load(Path::new(FIXTURE)).unwrap();
+    let fp = doc
+        .roofs
+        .iter()
+        .find(|r| r.gflop_per_s.is_some() && r.threads == 1)
+        .unwrap()
+        .clone();
+    let mut int8 = fp.clone();
+    int8.op = Some(Op::Dot);
+    int8.precision = Some(Precision::Int8);
+    int8.kernel = format!("{}_int8_dot", fp.isa.name());
+    let k = gops / fp.gflop_per_s.unwrap();
+    int8.gflop_per_s = Some(gops);
+    (int8.median, int8.q1, int8.q3) = (fp.median * k, fp.q1 * k, fp.q3 * k);
+    int8.per_cycle = fp.per_cycle * k;
+    (int8.theoretical_per_cycle, int8.percent_of_theoretical) = (None, None);
+    doc.roofs.push(int8);
+    let path = dir.join("int8.yaml");
+    std::fs::write(&path, serde_yaml::to_string(&doc).unwrap()).unwrap();
+    path
+}
