@@ -6,7 +6,7 @@
 //! addsub, hadd, hsub) 1 per lane; by precision and vector width. x87
 //! arithmetic is counted apart. The narrow types' vector instructions count
 //! one op per multiply and one per add, by the width of their inputs
-//! ([`narrow_ops`]). Bytes come from the decoded memory operands
+//! (`narrow_ops`). Bytes come from the decoded memory operands
 //! (implicit stack accesses included); instructions whose bytes depend on
 //! run-time state (rep-prefixed string operations, gathers and scatters,
 //! masked moves, xsave and its kin) are left to QEMU's memory callbacks.

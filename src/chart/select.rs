@@ -165,7 +165,12 @@ fn pick(docs: &[(String, Document)], f: &Filter) -> Result<Picked> {
     let precision = if precs.is_empty() {
         None
     } else {
-        Some(choose("precision", asked.first().copied(), &precs, default_precision)?)
+        Some(choose(
+            "precision",
+            asked.first().copied(),
+            &precs,
+            default_precision,
+        )?)
     };
     let mut also = Vec::new();
     for &q in asked.iter().skip(1) {
