@@ -92,16 +92,24 @@ pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
     s
 }
 
-/// Once per kernel, the note on its limit (`configs/limits.yaml`): what
-/// was measured where the documented rate is not reached.
+/// Once per note on a limit (`configs/limits.yaml`), with the roofs it is
+/// on: what was measured where the documented rate is not reached.
 pub fn limit_notes(doc: &Document) -> String {
-    let mut s = String::new();
-    let mut seen = Vec::new();
+    let mut notes: Vec<(&str, Vec<String>)> = Vec::new();
     for r in &doc.roofs {
-        if let Some(note) = r.note.as_ref().filter(|_| !seen.contains(&&r.kernel)) {
-            seen.push(&r.kernel);
-            let _ = writeln!(s, "limit of {} ({}): {note}", r.label(), r.isa.name());
+        let Some(note) = r.note.as_deref() else {
+            continue;
+        };
+        let roof = format!("{} {}", r.label(), r.isa.name());
+        match notes.iter_mut().find(|n| n.0 == note) {
+            Some(n) if !n.1.contains(&roof) => n.1.push(roof),
+            Some(_) => {}
+            None => notes.push((note, vec![roof])),
         }
+    }
+    let mut s = String::new();
+    for (note, roofs) in notes {
+        let _ = writeln!(s, "limit of {}: {note}", roofs.join(", "));
     }
     s
 }
@@ -228,5 +236,22 @@ mod tests {
         assert!(
             summary(&d, &[vnni]).contains("skipped kernel avx2_int8_dot (this CPU lacks avxvnni)")
         );
+    }
+
+    #[test]
+    fn a_note_on_a_limit_is_said_once_with_its_roofs() {
+        let mut d = fixture();
+        assert_eq!(limit_notes(&d), "");
+        let op = d.roofs.iter().find_map(|r| r.op);
+        for r in d.roofs.iter_mut().filter(|r| r.op == op) {
+            r.note = Some("read 0.45 a cycle".into());
+        }
+        let n = limit_notes(&d);
+        assert_eq!(n.lines().count(), 1, "{n}");
+        assert!(
+            n.ends_with(": read 0.45 a cycle\n") && n.starts_with("limit of "),
+            "{n}"
+        );
+        assert!(summary(&d, &[]).contains(&n));
     }
 }
