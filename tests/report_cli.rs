@@ -189,3 +189,33 @@ fn bad_input_leaves_the_page_there_as_it_was() {
     assert_eq!(std::fs::read_to_string(&html).unwrap(), "old");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn points_of_int8_work_are_drawn_under_the_int8_roofs() {
+    let dir = tmpdir("report-int8");
+    let results = with_an_int8_roof(&dir, 1000.0);
+    std::fs::write(
+        dir.join("apps.yaml"),
+        "schema: 3\napplications:\n  - { name: int, flops: 8.0e9, bytes: 1.0e9, seconds: 1.0, precision: int8 }\n",
+    )
+    .unwrap();
+    let out = carmbench_in(
+        &[
+            "report",
+            results.to_str().unwrap(),
+            "--apps",
+            "apps.yaml",
+            "-o",
+            "r.html",
+        ],
+        &dir,
+    );
+    success(&out);
+    let html = std::fs::read_to_string(dir.join("r.html")).unwrap();
+    // The chart's INT8 roof and the point in ops; the DP roofs beside them
+    // only when a point is of DP work.
+    assert!(html.contains("<title>dot int8 "), "the INT8 roof drawn");
+    assert!(html.contains("<title>int (8.00 op/B"), "the point in ops");
+    assert!(!html.contains("<title>fma dp "));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

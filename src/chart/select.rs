@@ -119,6 +119,21 @@ fn choose<T: Copy + PartialEq + std::fmt::Display>(
     }
 }
 
+/// The precisions of the points' work, double precision's first, when any
+/// is not double precision (the charts' default): each point goes under its
+/// own type's roofs.
+pub fn apps_precisions(apps: &[AppPoint]) -> Option<Vec<Precision>> {
+    let mut v: Vec<Precision> = Vec::new();
+    for a in apps {
+        let p = a.precision.unwrap_or(Precision::Dp);
+        if !v.contains(&p) {
+            v.push(p);
+        }
+    }
+    v.sort_by_key(|p| *p != Precision::Dp);
+    (v.iter().any(|p| *p != Precision::Dp)).then_some(v)
+}
+
 /// Pick the roofs to draw from several results documents.
 pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> Result<Selection> {
     let p = pick(docs, f)?;

@@ -47,22 +47,6 @@ pub struct PlotArgs {
     pub curve: bool,
 }
 
-/// The precisions of the points' work, double precision's first, when any
-/// is not double precision (the charts' default): each point goes under its
-/// own type's roofs.
-fn apps_precisions(apps: &[results::apps::AppPoint]) -> Option<Vec<crate::kernels::Precision>> {
-    use crate::kernels::Precision;
-    let mut v: Vec<Precision> = Vec::new();
-    for a in apps {
-        let p = a.precision.unwrap_or(Precision::Dp);
-        if !v.contains(&p) {
-            v.push(p);
-        }
-    }
-    v.sort_by_key(|p| *p != Precision::Dp);
-    (v.iter().any(|p| *p != Precision::Dp)).then_some(v)
-}
-
 /// Run the subcommand.
 pub fn run(a: &PlotArgs) -> Result<()> {
     let default = if a.curve {
@@ -98,7 +82,10 @@ pub fn run(a: &PlotArgs) -> Result<()> {
     let filter = Filter {
         isa: a.isa,
         // Points of one narrow type's work go under that type's roofs.
-        precision: a.precision.clone().or_else(|| apps_precisions(&all_apps)),
+        precision: a
+            .precision
+            .clone()
+            .or_else(|| chart::select::apps_precisions(&all_apps)),
         threads: a.threads.clone(),
         mix: a.mix,
         ops: a.ops.clone(),

@@ -89,7 +89,12 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
     let (programs, functions): (Vec<&AppPoint>, Vec<&AppPoint>) =
         apps.iter().partition(|a| a.function.is_none());
     let placeable: Vec<AppPoint> = apps.iter().filter(|a| a.placeable()).cloned().collect();
-    let carm = chart::select(docs, &Filter::default(), placeable).and_then(|s| chart::svg(&s));
+    // Points of a narrow type's work go under that type's roofs.
+    let filter = Filter {
+        precision: chart::select::apps_precisions(&placeable),
+        ..Filter::default()
+    };
+    let carm = chart::select(docs, &filter, placeable).and_then(|s| chart::svg(&s));
     let programs: Vec<AppPoint> = programs
         .into_iter()
         .filter(|a| a.placeable())
