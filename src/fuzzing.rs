@@ -71,6 +71,7 @@ fn downstream(doc: &Document) {
                 mix: None,
                 processes: Vec::new(),
                 counted_with: None,
+                traffic: None,
                 function: None,
                 precision: None,
             };

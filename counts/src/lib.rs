@@ -10,8 +10,15 @@ pub mod follow;
 use serde::{Deserialize, Serialize};
 
 /// The version of the layout below: 2 has one file per process, 3 the
-/// counts of each piece of code ([`Site`]), 4 the narrow types' ops.
+/// counts of each piece of code ([`Site`]), 4 the narrow types' ops and the
+/// simulated caches' traffic.
 pub const VERSION: u32 = 4;
+
+/// The environment variable that asks the plugin to simulate the data
+/// caches: the plugin's `cache=` spec (`LINE:L1SIZE/WAYS:L2SIZE/WAYS:
+/// L3SIZE/WAYS:excl|incl:SAMPLE`). Set for QEMU, it reaches every program
+/// the command starts (QEMU hands its environment to the guest).
+pub const CACHE_ENV: &str = "CARMBENCH_CACHE";
 
 /// The counters by index: the plugin counts into arrays, in this order.
 pub mod field {
@@ -54,8 +61,26 @@ pub mod field {
     pub const BF16_FLOPS: usize = 17;
     /// Half-precision flops (AVX512_FP16: an FMA two per lane).
     pub const FP16_FLOPS: usize = 18;
+    /// Bytes L2 gave L1 (simulated caches, `profile --traffic`).
+    pub const L2_READ: usize = 19;
+    /// Bytes L1 wrote back to L2.
+    pub const L2_WRITE: usize = 20;
+    /// Bytes L3 (or DRAM through it) gave L2.
+    pub const L3_READ: usize = 21;
+    /// Bytes L2 wrote to L3.
+    pub const L3_WRITE: usize = 22;
+    /// Bytes read from DRAM.
+    pub const DRAM_READ: usize = 23;
+    /// Bytes written back to DRAM.
+    pub const DRAM_WRITE: usize = 24;
+    /// Line accesses that hit in L1.
+    pub const L1_HITS: usize = 25;
+    /// In L2.
+    pub const L2_HITS: usize = 26;
+    /// In L3.
+    pub const L3_HITS: usize = 27;
     /// How many counters.
-    pub const N: usize = 19;
+    pub const N: usize = 28;
 }
 
 /// The counters, by name, as the file holds them (those at zero left out:
@@ -120,6 +145,33 @@ pub struct Counts {
     /// Half-precision flops.
     #[serde(skip_serializing_if = "is_zero")]
     pub fp16_flops: u64,
+    /// Simulated caches: bytes L2 gave L1.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub l2_read: u64,
+    /// Bytes L1 wrote back to L2.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub l2_write: u64,
+    /// Bytes L3 gave L2.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub l3_read: u64,
+    /// Bytes L2 wrote to L3.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub l3_write: u64,
+    /// Bytes read from DRAM.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dram_read: u64,
+    /// Bytes written back to DRAM.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dram_write: u64,
+    /// Line accesses that hit in L1.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub l1_hits: u64,
+    /// In L2.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub l2_hits: u64,
+    /// In L3.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub l3_hits: u64,
 }
 
 fn is_zero(x: &u64) -> bool {
@@ -150,6 +202,15 @@ impl Counts {
             int32_ops: c[INT32_OPS],
             bf16_flops: c[BF16_FLOPS],
             fp16_flops: c[FP16_FLOPS],
+            l2_read: c[L2_READ],
+            l2_write: c[L2_WRITE],
+            l3_read: c[L3_READ],
+            l3_write: c[L3_WRITE],
+            dram_read: c[DRAM_READ],
+            dram_write: c[DRAM_WRITE],
+            l1_hits: c[L1_HITS],
+            l2_hits: c[L2_HITS],
+            l3_hits: c[L3_HITS],
         }
     }
 
@@ -176,6 +237,15 @@ impl Counts {
         a[INT32_OPS] = self.int32_ops;
         a[BF16_FLOPS] = self.bf16_flops;
         a[FP16_FLOPS] = self.fp16_flops;
+        a[L2_READ] = self.l2_read;
+        a[L2_WRITE] = self.l2_write;
+        a[L3_READ] = self.l3_read;
+        a[L3_WRITE] = self.l3_write;
+        a[DRAM_READ] = self.dram_read;
+        a[DRAM_WRITE] = self.dram_write;
+        a[L1_HITS] = self.l1_hits;
+        a[L2_HITS] = self.l2_hits;
+        a[L3_HITS] = self.l3_hits;
         a
     }
 

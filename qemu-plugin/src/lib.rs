@@ -16,6 +16,7 @@
 //! [`sites`]) are written as JSON to a file of the process's own in DIR
 //! ([`process`]).
 
+pub mod cache;
 pub mod classify;
 pub mod process;
 pub mod protocol;

@@ -3,6 +3,7 @@
 //! points. QEMU resolves these symbols from its own binary when it loads
 //! the plugin.
 
+use crate::cache::{Hierarchy, Moved, Private, Spec};
 use crate::classify::{self, Counts, field};
 use crate::process::Process;
 use crate::protocol;
@@ -84,6 +85,8 @@ static TALLY: OnceLock<Tally> = OnceLock::new();
 /// The folder of the counts files.
 static OUT: OnceLock<PathBuf> = OnceLock::new();
 static PROCESS: Mutex<Option<Process>> = Mutex::new(None);
+/// The simulated caches, when asked for (`carmbench_counts::CACHE_ENV`).
+static CACHES: OnceLock<Hierarchy> = OnceLock::new();
 
 /// The process's state (set at install; replaced in a forked child).
 fn with_process<T>(f: impl FnOnce(&mut Process) -> T) -> Option<T> {
@@ -159,6 +162,48 @@ extern "C" fn on_memory(_vcpu: c_uint, info: u32, _vaddr: u64, udata: *mut c_voi
 }
 
 thread_local! {
+    /// This thread's own simulated L1 and L2.
+    static PRIVATE: std::cell::RefCell<Option<Private>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Every access of a memory instruction, when the caches are simulated:
+/// the lines it moved between levels, added to the thread's counters.
+extern "C" fn on_access(_vcpu: c_uint, info: u32, vaddr: u64, _udata: *mut c_void) {
+    let Some(h) = CACHES.get() else { return };
+    // SAFETY: plain queries of the access QEMU passes in.
+    let (shift, store) = unsafe {
+        (
+            qemu_plugin_mem_size_shift(info),
+            qemu_plugin_mem_is_store(info),
+        )
+    };
+    let mut m = Moved::default();
+    PRIVATE.with(|p| {
+        let mut p = p.borrow_mut();
+        let p = p.get_or_insert_with(|| h.private());
+        h.access(p, vaddr, 1 << shift, store, &mut m);
+    });
+    if m == Moved::default() {
+        return;
+    }
+    // Lines to bytes; a sampled line stands for `sample` of them.
+    let spec = h.spec();
+    let bytes = spec.line * spec.sample;
+    let moved = [
+        (field::L2_READ, m.l2_read * bytes),
+        (field::L2_WRITE, m.l2_write * bytes),
+        (field::L3_READ, m.l3_read * bytes),
+        (field::L3_WRITE, m.l3_write * bytes),
+        (field::DRAM_READ, m.dram_read * bytes),
+        (field::DRAM_WRITE, m.dram_write * bytes),
+        (field::L1_HITS, m.hits[0] * spec.sample),
+        (field::L2_HITS, m.hits[1] * spec.sample),
+        (field::L3_HITS, m.hits[2] * spec.sample),
+    ];
+    mine().add_sparse(&moved);
+}
+
+thread_local! {
     static DECODER_INFO: std::cell::RefCell<InstructionInfoFactory> =
         std::cell::RefCell::new(InstructionInfoFactory::new());
 }
@@ -183,6 +228,7 @@ extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
         },
     };
     let mut dynamic = Vec::new();
+    let mut accessing = Vec::new();
     for k in 0..n {
         // SAFETY: as above; the data spans the instruction's size.
         let (insn, bytes, ip) = unsafe {
@@ -201,6 +247,23 @@ extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
         }
         if i.dynamic {
             dynamic.push(insn);
+        }
+        if i.dynamic || i.counts[field::LOADS] + i.counts[field::STORES] > 0 {
+            accessing.push(insn);
+        }
+    }
+    if CACHES.get().is_some() {
+        for insn in accessing {
+            // SAFETY: registering a callback on an instruction of this block.
+            unsafe {
+                qemu_plugin_register_vcpu_mem_cb(
+                    insn,
+                    on_access,
+                    CB_NO_REGS,
+                    MEM_RW,
+                    std::ptr::null_mut(),
+                )
+            };
         }
     }
     let counts: Vec<(usize, u64)> = block
@@ -356,6 +419,17 @@ pub unsafe extern "C" fn qemu_plugin_install(
     if !dir.is_dir() {
         say(&format!("the output folder {} is missing", dir.display()));
         return 1;
+    }
+    if let Ok(spec) = std::env::var(carmbench_counts::CACHE_ENV) {
+        match Spec::parse(&spec) {
+            Ok(s) => {
+                let _ = CACHES.set(Hierarchy::new(s));
+            }
+            Err(why) => {
+                say(&why);
+                return 1;
+            }
+        }
     }
     let program = std::env::var(carmbench_counts::follow::PROGRAM_ENV).unwrap_or_default();
     *PROCESS.lock().unwrap_or_else(|e| e.into_inner()) = Some(Process::start(dir, program));

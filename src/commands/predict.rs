@@ -115,6 +115,7 @@ pub fn run(a: &PredictArgs) -> Result<()> {
                 mix: None,
                 processes: Vec::new(),
                 counted_with: None,
+                traffic: None,
                 function: None,
                 precision: None,
             }]

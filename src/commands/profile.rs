@@ -39,6 +39,15 @@ pub struct ProfileArgs {
     /// time is the command's own.
     #[arg(long, value_name = "PROGRAM")]
     pub count_with: Option<String>,
+    /// Simulate the data caches under emulation: each point gets the bytes
+    /// that moved between L1 and L2, L2 and L3, L3 and DRAM, and the level
+    /// that bounds it is named (caches of the results' machine, else this one).
+    #[arg(long)]
+    pub traffic: bool,
+    /// With --traffic: simulate one line in N (a power of two), scaled up;
+    /// 1 simulates every line.
+    #[arg(long, value_name = "N", default_value_t = profile::traffic::SAMPLE, requires = "traffic")]
+    pub traffic_sample: u64,
     /// A point for each of the N functions that took the most time (default
     /// 10) and one for the rest: W and Q counted by emulation, time from
     /// native samples of the software cpu-clock event (no PMU needed).
@@ -170,6 +179,47 @@ fn function_table(doc: Option<&Document>, points: &[&AppPoint]) -> String {
     t
 }
 
+/// Each program's and region's place under the roofs (and its levels'
+/// traffic when simulated), or why there is none.
+fn print_placements(points: &[AppPoint], results: Option<&Document>, results_path: &Path) {
+    let programs = points.iter().filter(|p| p.function.is_none());
+    match results {
+        Some(doc) => programs.for_each(|p| {
+            println!("{}", placed(doc, p));
+            if let Some(v) = profile::traffic::verdict(doc, p) {
+                println!("{v}");
+            }
+        }),
+        None => {
+            programs.for_each(|p| println!("{}", unplaced(p)));
+            println!(
+                "(no results at {}: run `carmbench run` or give --results to see the bounding roof)",
+                results_path.display()
+            );
+        }
+    }
+}
+
+/// With --traffic, the caches to simulate: those of the machine the roofs
+/// were measured on, else this one's.
+fn caches_to_simulate(
+    a: &ProfileArgs,
+    results: Option<&Document>,
+) -> Result<Option<profile::traffic::Caches>> {
+    if !a.traffic {
+        return Ok(None);
+    }
+    let live;
+    let machine = match results {
+        Some(doc) => &doc.machine.topology,
+        None => {
+            live = crate::machine::Machine::load(&crate::machine::Source::Live)?;
+            &live
+        }
+    };
+    profile::traffic::caches(machine, a.traffic_sample).map(Some)
+}
+
 /// Run the subcommand.
 pub fn run(a: &ProfileArgs) -> Result<()> {
     let name = a.name.clone().unwrap_or_else(|| {
@@ -202,6 +252,7 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
             None
         }
     };
+    let caches = caches_to_simulate(a, results.as_ref())?;
     let profiled = profile::profile(&Request {
         name,
         command: a.command.clone(),
@@ -214,6 +265,7 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
         count_with: a.count_with.clone(),
         functions: a.functions,
         precision: a.precision,
+        caches: caches.clone(),
     })?;
     for w in &profiled.warnings {
         eprintln!("carmbench: warning: {w}");
@@ -265,16 +317,9 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
     if let Some(n) = &profiled.note {
         println!("{n}");
     }
-    let programs = placeable.iter().filter(|p| p.function.is_none());
-    match &results {
-        Some(doc) => programs.for_each(|p| println!("{}", placed(doc, p))),
-        None => {
-            programs.for_each(|p| println!("{}", unplaced(p)));
-            println!(
-                "(no results at {}: run `carmbench run` or give --results to see the bounding roof)",
-                results_path.display()
-            );
-        }
+    print_placements(&placeable, results.as_ref(), &results_path);
+    if let Some(c) = &caches {
+        println!("  ({})", c.model);
     }
     print!("{table}");
     println!(

@@ -107,6 +107,7 @@ mod tests {
             mix: None,
             processes: Vec::new(),
             counted_with: None,
+            traffic: None,
             precision: None,
             function: program.map(|p| FunctionInfo {
                 program: p.into(),

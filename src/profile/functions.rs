@@ -274,6 +274,7 @@ pub fn app_points(points: &[FunctionPoint], program: &AppPoint, how: &Counter) -
                 mix,
                 processes: Vec::new(),
                 counted_with: program.counted_with.clone(),
+                traffic: None,
                 precision: program.precision,
                 function: Some(FunctionInfo {
                     program: program.name.clone(),
@@ -480,6 +481,7 @@ mod tests {
             mix: None,
             processes: Vec::new(),
             counted_with: None,
+            traffic: None,
             function: None,
             precision: None,
         };

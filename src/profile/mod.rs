@@ -9,6 +9,7 @@ pub mod functions;
 pub mod pmu;
 pub mod sample;
 pub mod symbols;
+pub mod traffic;
 
 use crate::error::{Error, Result};
 use crate::machine::cpuid;
@@ -59,6 +60,8 @@ pub struct Request {
     pub functions: Option<usize>,
     /// The arithmetic the counts are: placed under its roofs.
     pub precision: Option<crate::kernels::Precision>,
+    /// The caches to simulate for each point's traffic by level.
+    pub caches: Option<traffic::Caches>,
 }
 
 /// What profiling gave: the program's point first, then its regions'; and
@@ -179,6 +182,11 @@ pub fn profile(r: &Request) -> Result<Profiled> {
     if narrow && matches!(resolved, Resolved::Pmu(_)) {
         return Err(Error::input(NARROW_PMU));
     }
+    if r.caches.is_some() && !matches!(resolved, Resolved::Emulate(_)) {
+        return Err(Error::input(
+            "--traffic simulates the caches under emulation: give --counts emulate (without --flops and --bytes)",
+        ));
+    }
     if twin.is_some() && !matches!(resolved, Resolved::Emulate(_)) {
         return Err(Error::input(
             "--count-with names a twin build to count by emulation, but the PMU counts here: give --counts emulate",
@@ -200,6 +208,7 @@ pub fn profile(r: &Request) -> Result<Profiled> {
                     mix: None,
                     processes: Vec::new(),
                     counted_with: None,
+                    traffic: None,
                     function: None,
                     precision: r.precision,
                 }],
@@ -232,6 +241,7 @@ pub fn profile(r: &Request) -> Result<Profiled> {
                     mix: None,
                     processes: Vec::new(),
                     counted_with: None,
+                    traffic: None,
                     function: None,
                     precision: None,
                 })
@@ -293,7 +303,11 @@ const MAX_PROCESSES: usize = 64;
 fn emulated(r: &Request, emu: &Emulator, found: &Found, twin: Option<&Found>) -> Result<Profiled> {
     let (native, records, samples) = timed(found, r.functions.is_some())?;
     let t0 = Instant::now();
-    let out = emu.count_found(twin.unwrap_or(found), &[])?;
+    let cache_env = r
+        .caches
+        .as_ref()
+        .map(|c| (carmbench_counts::CACHE_ENV, c.spec.as_str()));
+    let out = emu.count_found(twin.unwrap_or(found), cache_env.as_slice())?;
     let emulated = t0.elapsed().as_secs_f64();
     let threads = r.threads.or(Some(out.threads));
     let source = match twin {
@@ -315,6 +329,7 @@ fn emulated(r: &Request, emu: &Emulator, found: &Found, twin: Option<&Found>) ->
         mix: Some(emulate::mix(c)),
         processes: Vec::new(),
         counted_with: twin.map(|t| t.given.clone()),
+        traffic: r.caches.as_ref().and_then(|k| traffic::of(c, &k.model)),
         function: None,
         precision,
     };

@@ -57,6 +57,61 @@ pub struct AppPoint {
     /// compute roofs it is placed under; double precision's when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<crate::kernels::Precision>,
+    /// The bytes that moved between each cache level and the next, by
+    /// simulating the caches (`profile --traffic`); `bytes` stays what the
+    /// core requested.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traffic: Option<Traffic>,
+}
+
+/// Bytes read from and written to one level by the level above it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadWrite {
+    /// Bytes the level gave the one above it (its misses' fills).
+    pub read: f64,
+    /// Bytes written back into it (write-backs; every victim of L2 into an
+    /// exclusive L3).
+    pub write: f64,
+}
+
+impl ReadWrite {
+    /// Both ways.
+    pub fn total(&self) -> f64 {
+        self.read + self.write
+    }
+}
+
+/// The traffic between the levels, keyed by the level the bytes came from
+/// or went to (`L2`: between L1 and L2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Traffic {
+    /// Between L1 and L2.
+    #[serde(rename = "L2")]
+    pub l2: ReadWrite,
+    /// Between L2 and L3.
+    #[serde(rename = "L3")]
+    pub l3: ReadWrite,
+    /// Between L3 and DRAM.
+    #[serde(rename = "DRAM")]
+    pub dram: ReadWrite,
+    /// Line accesses that hit in L1, L2 and L3.
+    pub hits: [f64; 3],
+    /// What was simulated: the caches, their policy, the sampling.
+    pub model: String,
+}
+
+impl Traffic {
+    /// The bytes at each level below L1, by level.
+    pub fn levels(&self) -> [(crate::machine::Level, ReadWrite); 3] {
+        use crate::machine::Level;
+        [
+            (Level::L2, self.l2),
+            (Level::L3, self.l3),
+            (Level::Dram, self.dram),
+        ]
+    }
 }
 
 /// What makes a point the point of one function of a program.
@@ -351,6 +406,7 @@ mod tests {
             mix: None,
             processes: Vec::new(),
             counted_with: None,
+            traffic: None,
             function: None,
             precision: None,
         };

@@ -1,0 +1,426 @@
+//! The data caches of the machine, simulated from every access the program
+//! makes: which level each line came from and where dirty lines went back
+//! to. Private L1 and L2 per thread, one shared L3; LRU in every set; write
+//! allocate, write back. An exclusive L3 (AMD's victim cache) takes what L2
+//! evicts and gives up what L2 takes; otherwise L3 is filled with every line
+//! L2 takes (non-inclusive: nothing is invalidated above it). Prefetchers
+//! are not simulated. Set sampling: only lines whose index is a multiple of
+//! `sample` are simulated, in caches of `1/sample` the sets; their traffic
+//! stands for the whole (the caller scales it).
+
+use std::sync::Mutex;
+
+/// One level's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// Capacity, bytes.
+    pub size: u64,
+    /// Ways (at least 1).
+    pub ways: u32,
+}
+
+/// The caches to simulate: the `cache=` argument of the plugin,
+/// `LINE:L1SIZE/WAYS:L2SIZE/WAYS:L3SIZE/WAYS:excl|incl:SAMPLE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Spec {
+    /// Line size, bytes (a power of two).
+    pub line: u64,
+    /// L1d, L2, L3.
+    pub levels: [Geometry; 3],
+    /// Whether L3 holds only what L2 evicted.
+    pub exclusive: bool,
+    /// Every how many lines one is simulated (a power of two; 1: all).
+    pub sample: u64,
+}
+
+impl Spec {
+    /// Parse the `cache=` value.
+    pub fn parse(s: &str) -> Result<Spec, String> {
+        let f: Vec<&str> = s.split(':').collect();
+        let bad =
+            || format!("cache={s}: give LINE:L1SIZE/WAYS:L2SIZE/WAYS:L3SIZE/WAYS:excl|incl:SAMPLE");
+        let [line, l1, l2, l3, policy, sample] = f.as_slice() else {
+            return Err(bad());
+        };
+        let num = |x: &str| x.parse::<u64>().map_err(|_| bad());
+        let level = |x: &str| -> Result<Geometry, String> {
+            let (size, ways) = x.split_once('/').ok_or_else(bad)?;
+            Ok(Geometry {
+                size: num(size)?,
+                ways: num(ways)?.clamp(1, 1 << 10) as u32,
+            })
+        };
+        let spec = Spec {
+            line: num(line)?,
+            levels: [level(l1)?, level(l2)?, level(l3)?],
+            exclusive: match *policy {
+                "excl" => true,
+                "incl" => false,
+                _ => return Err(bad()),
+            },
+            sample: num(sample)?,
+        };
+        let pow2 = |x: u64| x.is_power_of_two();
+        if !pow2(spec.line) || !pow2(spec.sample) || spec.levels.iter().any(|g| g.size < spec.line)
+        {
+            return Err(bad());
+        }
+        Ok(spec)
+    }
+
+    fn cache(&self, level: usize) -> Cache {
+        let g = self.levels[level];
+        let sets = (g.size / self.line / u64::from(g.ways) / self.sample).max(1);
+        Cache::new(sets as usize, g.ways as usize)
+    }
+}
+
+/// What one access moved, in lines, by the counters of
+/// `carmbench_counts::field` (`L2_READ` .. `L3_HITS`).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Moved {
+    /// Lines L2 gave L1 (L1's misses).
+    pub l2_read: u64,
+    /// Dirty lines L1 wrote back to L2.
+    pub l2_write: u64,
+    /// Lines L3 (or DRAM through it) gave L2.
+    pub l3_read: u64,
+    /// Lines L2 wrote to L3 (dirty; every victim when L3 is exclusive).
+    pub l3_write: u64,
+    /// Lines read from DRAM.
+    pub dram_read: u64,
+    /// Dirty lines written back to DRAM.
+    pub dram_write: u64,
+    /// Accesses that hit in L1, L2, L3.
+    pub hits: [u64; 3],
+}
+
+const EMPTY: u64 = u64::MAX;
+
+/// One set-associative cache with LRU replacement.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    sets: usize,
+    ways: usize,
+    tags: Vec<u64>,
+    used: Vec<u64>,
+    dirty: Vec<bool>,
+    clock: u64,
+}
+
+impl Cache {
+    /// A cache of `sets` × `ways` lines, empty.
+    pub fn new(sets: usize, ways: usize) -> Cache {
+        let n = sets * ways;
+        Cache {
+            sets,
+            ways,
+            tags: vec![EMPTY; n],
+            used: vec![0; n],
+            dirty: vec![false; n],
+            clock: 0,
+        }
+    }
+
+    fn set(&self, line: u64) -> std::ops::Range<usize> {
+        let s = (line % self.sets as u64) as usize * self.ways;
+        s..s + self.ways
+    }
+
+    fn find(&self, line: u64) -> Option<usize> {
+        self.set(line).find(|&i| self.tags[i] == line)
+    }
+
+    /// Whether `line` is here; a hit becomes the most recent of its set and
+    /// dirty when `write`.
+    pub fn touch(&mut self, line: u64, write: bool) -> bool {
+        let Some(i) = self.find(line) else {
+            return false;
+        };
+        self.clock += 1;
+        self.used[i] = self.clock;
+        self.dirty[i] |= write;
+        true
+    }
+
+    /// Put `line` in its set as the most recent; the line it evicted, with
+    /// whether it was dirty.
+    pub fn insert(&mut self, line: u64, dirty: bool) -> Option<(u64, bool)> {
+        let r = self.set(line);
+        // An empty way, else the least recently used.
+        let i = r
+            .clone()
+            .find(|&i| self.tags[i] == EMPTY)
+            .or_else(|| r.min_by_key(|&i| self.used[i]))?;
+        let victim = (self.tags[i] != EMPTY).then_some((self.tags[i], self.dirty[i]));
+        self.clock += 1;
+        (self.tags[i], self.used[i], self.dirty[i]) = (line, self.clock, dirty);
+        victim
+    }
+
+    /// Take `line` out; whether it was dirty, if it was here.
+    pub fn take(&mut self, line: u64) -> Option<bool> {
+        let i = self.find(line)?;
+        self.tags[i] = EMPTY;
+        Some(std::mem::take(&mut self.dirty[i]))
+    }
+}
+
+/// A thread's own levels.
+pub struct Private {
+    l1: Cache,
+    l2: Cache,
+}
+
+/// The whole hierarchy: the shared L3 and the shape every thread's own
+/// levels take.
+pub struct Hierarchy {
+    spec: Spec,
+    l3: Mutex<Cache>,
+}
+
+impl Hierarchy {
+    /// Empty caches of `spec`.
+    pub fn new(spec: Spec) -> Hierarchy {
+        Hierarchy {
+            spec,
+            l3: Mutex::new(spec.cache(2)),
+        }
+    }
+
+    /// The spec simulated.
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// A new thread's L1 and L2, empty.
+    pub fn private(&self) -> Private {
+        Private {
+            l1: self.spec.cache(0),
+            l2: self.spec.cache(1),
+        }
+    }
+
+    /// An access of `size` bytes at `addr`: each line it touches that is
+    /// sampled goes through the levels.
+    pub fn access(&self, p: &mut Private, addr: u64, size: u64, store: bool, m: &mut Moved) {
+        let shift = self.spec.line.trailing_zeros();
+        let (first, last) = (addr >> shift, (addr + size.max(1) - 1) >> shift);
+        for line in first..=last {
+            if line % self.spec.sample == 0 {
+                self.line(p, line / self.spec.sample, store, m);
+            }
+        }
+    }
+
+    fn line(&self, p: &mut Private, line: u64, store: bool, m: &mut Moved) {
+        if p.l1.touch(line, store) {
+            m.hits[0] += 1;
+            return;
+        }
+        if p.l2.touch(line, false) {
+            m.hits[1] += 1;
+        } else {
+            let dirty = self.fill_from_l3(line, m);
+            m.l3_read += 1;
+            self.put_in_l2(p, line, dirty, m);
+        }
+        m.l2_read += 1;
+        if let Some((v, true)) = p.l1.insert(line, store) {
+            m.l2_write += 1;
+            if !p.l2.touch(v, true) {
+                self.put_in_l2(p, v, true, m);
+            }
+        }
+    }
+
+    /// L2 missed `line`: L3 gives it (an exclusive one gives it up, with
+    /// its dirt), else DRAM through L3. Whether it comes dirty.
+    fn fill_from_l3(&self, line: u64, m: &mut Moved) -> bool {
+        let mut l3 = self.l3.lock().unwrap_or_else(|e| e.into_inner());
+        if self.spec.exclusive {
+            return match l3.take(line) {
+                Some(dirty) => {
+                    m.hits[2] += 1;
+                    dirty
+                }
+                None => {
+                    m.dram_read += 1;
+                    false
+                }
+            };
+        }
+        if l3.touch(line, false) {
+            m.hits[2] += 1;
+        } else {
+            m.dram_read += 1;
+            if let Some((_, true)) = l3.insert(line, false) {
+                m.dram_write += 1;
+            }
+        }
+        false
+    }
+
+    /// `line` goes into L2; what it evicts goes to L3 (every victim to an
+    /// exclusive L3, the dirty ones otherwise).
+    fn put_in_l2(&self, p: &mut Private, line: u64, dirty: bool, m: &mut Moved) {
+        let Some((v, vdirty)) = p.l2.insert(line, dirty) else {
+            return;
+        };
+        if !(self.spec.exclusive || vdirty) {
+            return;
+        }
+        m.l3_write += 1;
+        let mut l3 = self.l3.lock().unwrap_or_else(|e| e.into_inner());
+        if !self.spec.exclusive && l3.touch(v, true) {
+            return;
+        }
+        if let Some((_, true)) = l3.insert(v, vdirty) {
+            m.dram_write += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(l1: u64, l2: u64, l3: u64, exclusive: bool) -> Spec {
+        Spec {
+            line: 64,
+            levels: [
+                Geometry { size: l1, ways: 2 },
+                Geometry { size: l2, ways: 4 },
+                Geometry { size: l3, ways: 8 },
+            ],
+            exclusive,
+            sample: 1,
+        }
+    }
+
+    #[test]
+    fn lru_evicts_the_least_recently_used_way() {
+        let mut c = Cache::new(1, 2);
+        assert_eq!(c.insert(1, false), None);
+        assert_eq!(c.insert(2, true), None);
+        assert!(c.touch(1, false));
+        // 2 is now the least recent: it goes, dirty.
+        assert_eq!(c.insert(3, false), Some((2, true)));
+        assert!(c.touch(1, false) && c.touch(3, false) && !c.touch(2, false));
+        assert_eq!(c.take(3), Some(false));
+        assert_eq!(c.take(3), None);
+    }
+
+    #[test]
+    fn lines_of_one_set_conflict_while_the_cache_has_room() {
+        // 2 ways, 2 sets of 64-byte lines: lines 0, 2, 4 all map to set 0.
+        let h = Hierarchy::new(spec(256, 1 << 20, 1 << 22, false));
+        let mut p = h.private();
+        let mut m = Moved::default();
+        for _ in 0..10 {
+            for line in [0u64, 2, 4] {
+                h.access(&mut p, line * 64, 8, false, &mut m);
+            }
+        }
+        // Three lines in two ways: every access misses L1 (LRU), though
+        // half the cache (set 1) is empty; L2 holds them all.
+        assert_eq!(m.hits[0], 0);
+        assert_eq!(m.l2_read, 30);
+        assert_eq!((m.l3_read, m.dram_read), (3, 3));
+        assert_eq!(m.hits[1], 27);
+    }
+
+    #[test]
+    fn stores_write_back_at_each_level_and_an_access_spans_lines() {
+        // A store stream of 64 lines through L1 (4 lines) and L2 (8 lines)
+        // and L3 (16 lines): each line dirty, written back all the way.
+        let h = Hierarchy::new(spec(256, 512, 1024, false));
+        let mut p = h.private();
+        let mut m = Moved::default();
+        for line in 0..64u64 {
+            h.access(&mut p, line * 64, 64, true, &mut m);
+        }
+        assert_eq!((m.l2_read, m.l3_read, m.dram_read), (64, 64, 64));
+        // All but what each level still holds went back down.
+        assert_eq!(m.l2_write, 64 - 4);
+        assert!(m.dram_write >= 64 - 16 - 8 - 4, "{m:?}");
+        // An 8-byte access across a line boundary touches two lines.
+        let mut m = Moved::default();
+        h.access(&mut p, 10 * 64 + 60, 8, false, &mut m);
+        assert_eq!(m.l2_read + m.hits[0], 2);
+    }
+
+    #[test]
+    fn an_exclusive_l3_holds_what_l2_evicts_and_gives_it_back() {
+        // L2 of 4 lines (1 set of 4 ways), L3 of 8 (1 set of 8 ways).
+        let mut s = spec(128, 256, 512, true);
+        s.levels[0].ways = 2;
+        s.levels[1].ways = 4;
+        s.levels[2].ways = 8;
+        let h = Hierarchy::new(s);
+        let mut p = h.private();
+        let mut m = Moved::default();
+        // Six lines: L2 keeps four, L3 the two L2 evicted.
+        for line in 0..6u64 {
+            h.access(&mut p, line * 64, 8, false, &mut m);
+        }
+        assert_eq!((m.dram_read, m.l3_write), (6, 2));
+        // Lines 0 and 1 come back from L3 (hits there), not from DRAM, and
+        // leave it: L2's victims take their place.
+        let mut m = Moved::default();
+        for line in 0..2u64 {
+            h.access(&mut p, line * 64, 8, false, &mut m);
+        }
+        assert_eq!(
+            (m.hits[2], m.dram_read, m.l3_read, m.l3_write),
+            (2, 0, 2, 2)
+        );
+        // A non-exclusive L3 of the same size keeps its copies: clean L2
+        // victims are not written.
+        let h = Hierarchy::new(Spec {
+            exclusive: false,
+            ..s
+        });
+        let mut p = h.private();
+        let mut m = Moved::default();
+        for line in 0..6u64 {
+            h.access(&mut p, line * 64, 8, false, &mut m);
+        }
+        assert_eq!((m.dram_read, m.l3_write), (6, 0));
+    }
+
+    #[test]
+    fn sampling_simulates_one_line_in_k_in_smaller_caches() {
+        let full = Hierarchy::new(spec(1024, 8192, 65536, false));
+        let sampled = Hierarchy::new(Spec {
+            sample: 4,
+            ..spec(1024, 8192, 65536, false)
+        });
+        let (mut pf, mut ps) = (full.private(), sampled.private());
+        let (mut mf, mut ms) = (Moved::default(), Moved::default());
+        // A 4 KiB working set, fits L2 not L1, read 10 times.
+        for _ in 0..10 {
+            for line in 0..64u64 {
+                full.access(&mut pf, line * 64, 8, false, &mut mf);
+                sampled.access(&mut ps, line * 64, 8, false, &mut ms);
+            }
+        }
+        assert_eq!(mf.l2_read, 640);
+        assert_eq!(ms.l2_read * 4, mf.l2_read);
+        assert_eq!(ms.dram_read * 4, mf.dram_read);
+    }
+
+    #[test]
+    fn the_argument_is_parsed_or_refused() {
+        let s = Spec::parse("64:32768/8:1048576/8:33554432/16:excl:1").unwrap();
+        assert_eq!(s.levels[2].size, 32 << 20);
+        assert!(s.exclusive);
+        for bad in [
+            "64:1/8",
+            "63:32768/8:1048576/8:33554432/16:excl:1",
+            "64:32768/8:1048576/8:33554432/16:lru:1",
+        ] {
+            assert!(Spec::parse(bad).is_err(), "{bad}");
+        }
+    }
+}

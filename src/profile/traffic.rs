@@ -1,0 +1,182 @@
+//! Which level the traffic comes from (`profile --traffic`): the counting
+//! plugin simulates the machine's data caches (`qemu-plugin/src/cache.rs`)
+//! from every access, and each point gets the bytes that moved between L1
+//! and L2, L2 and L3, L3 and DRAM. Each level's dot is W over that level's
+//! bytes, against that level's roof; the dot nearest its roof is the level
+//! that bounds the code (Intel Advisor's memory-level roofline).
+
+use crate::error::{Error, Result};
+use crate::machine::{Level, Machine};
+use crate::results::Document;
+use crate::results::apps::{AppPoint, ReadWrite, Traffic};
+use carmbench_counts::Counts;
+
+/// Every how many lines one is simulated by default: the callbacks on
+/// every access cost what they cost, the simulation itself an eighth
+/// (docs/evidence.md, "Cache traffic").
+pub const SAMPLE: u64 = 8;
+
+/// The caches to simulate, as the plugin takes them, and in words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Caches {
+    /// The plugin's `cache=` spec (`carmbench_counts::CACHE_ENV`).
+    pub spec: String,
+    /// What is simulated, for the apps file and people.
+    pub model: String,
+}
+
+/// The caches of `m`: its L1d, L2 and L3 (one instance of each: L3 shared
+/// by the command's threads), LRU, write-back; an exclusive L3 on AMD (a
+/// victim cache), non-inclusive elsewhere. One line in `sample` simulated.
+pub fn caches(m: &Machine, sample: u64) -> Result<Caches> {
+    if !sample.is_power_of_two() {
+        return Err(Error::input(format!(
+            "--traffic-sample is {sample}; give a power of two (1 simulates every line)"
+        )));
+    }
+    let level = |d: usize| m.caches.iter().find(|c| c.depth == d);
+    let (Some(l1), Some(l2), Some(l3)) = (level(1), level(2), level(3)) else {
+        return Err(Error::input(
+            "--traffic simulates L1, L2 and L3; this machine's topology has fewer data cache levels",
+        ));
+    };
+    let line = l1.line_bytes.unwrap_or(64);
+    // Unknown ways: 8; fully associative (0): every line of the cache.
+    let ways = |c: &crate::machine::CacheLevel| match c.associativity {
+        Some(0) => (c.size_bytes / line).max(1),
+        Some(w) => u64::from(w),
+        None => 8,
+    };
+    let exclusive = m.cpu_vendor.as_deref().is_some_and(|v| v.contains("AMD"));
+    let spec = format!(
+        "{line}:{}/{}:{}/{}:{}/{}:{}:{sample}",
+        l1.size_bytes,
+        ways(l1),
+        l2.size_bytes,
+        ways(l2),
+        l3.size_bytes,
+        ways(l3),
+        if exclusive { "excl" } else { "incl" }
+    );
+    let size = crate::units::human_bytes;
+    let model = format!(
+        "simulated caches: L1d {} {}-way, L2 {} {}-way, L3 {} {}-way {}, {line}-byte lines, LRU, write-back; {}; no prefetcher simulated",
+        size(l1.size_bytes),
+        ways(l1),
+        size(l2.size_bytes),
+        ways(l2),
+        size(l3.size_bytes),
+        ways(l3),
+        if exclusive {
+            "exclusive (a victim cache)"
+        } else {
+            "non-inclusive"
+        },
+        if sample == 1 {
+            "every line".to_string()
+        } else {
+            format!("one line in {sample}, scaled up")
+        }
+    );
+    Ok(Caches { spec, model })
+}
+
+/// The traffic in `c`, when the caches were simulated.
+pub fn of(c: &Counts, model: &str) -> Option<Traffic> {
+    let rw = |read: u64, write: u64| ReadWrite {
+        read: read as f64,
+        write: write as f64,
+    };
+    let t = Traffic {
+        l2: rw(c.l2_read, c.l2_write),
+        l3: rw(c.l3_read, c.l3_write),
+        dram: rw(c.dram_read, c.dram_write),
+        hits: [c.l1_hits as f64, c.l2_hits as f64, c.l3_hits as f64],
+        model: model.to_string(),
+    };
+    (c.l1_hits + c.l2_read > 0).then_some(t)
+}
+
+/// One level's dot: the point's work over the bytes at that level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dot {
+    /// The level (L1: the bytes the core requested, the CARM point).
+    pub level: Level,
+    /// Bytes there.
+    pub bytes: f64,
+    /// Work over those bytes.
+    pub ai: f64,
+    /// The level's roof at that AI (its bandwidth × AI, at most the peak),
+    /// in the point's unit per second × 1e-9; None without that roof.
+    pub roof: Option<f64>,
+}
+
+/// The dots of `p` against the roofs of `doc` (its own precision's peak,
+/// each level's bandwidth roof of the default mix).
+pub fn dots(doc: &Document, p: &AppPoint) -> Vec<Dot> {
+    let Some(t) = &p.traffic else {
+        return Vec::new();
+    };
+    let threads = super::roof_threads(doc, p.threads.unwrap_or(1)).unwrap_or(1);
+    let view = crate::results::view::View::of_precision(doc, threads, p.precision);
+    let peak = view
+        .as_ref()
+        .and_then(|v| v.default_compute().first().map(|r| r.value()));
+    let bw = |l: Level| {
+        view.as_ref()
+            .and_then(|v| v.bandwidth.iter().find(|r| r.level == Some(l)))
+            .map(|r| r.value())
+    };
+    let mut levels = vec![(Level::L1, p.bytes)];
+    levels.extend(t.levels().iter().map(|(l, rw)| (*l, rw.total())));
+    levels
+        .into_iter()
+        .map(|(level, bytes)| {
+            let ai = p.flops / bytes;
+            let roof = bw(level).map(|b| peak.map_or(ai * b, |k| (ai * b).min(k)));
+            Dot {
+                level,
+                bytes,
+                ai,
+                roof,
+            }
+        })
+        .collect()
+}
+
+/// One line: each level's bytes and AI, and the level whose dot is nearest
+/// its roof (the one that bounds the code).
+pub fn verdict(doc: &Document, p: &AppPoint) -> Option<String> {
+    let dots = dots(doc, p);
+    if dots.is_empty() {
+        return None;
+    }
+    let perf = p.gflop_per_s();
+    let unit = p.precision.map_or("flop", |q| q.unit());
+    let list: Vec<String> = dots
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {} (AI {:.3} {unit}/B)",
+                d.level,
+                crate::units::human_bytes(d.bytes.max(0.0) as u64),
+                d.ai
+            )
+        })
+        .collect();
+    let bound = dots
+        .iter()
+        .filter_map(|d| Some((d, perf / d.roof.filter(|r| *r > 0.0)?)))
+        .filter(|(d, _)| d.bytes > 0.0)
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    let tail = match bound {
+        Some((d, share)) => format!(
+            "; bound by {}: its dot at {:.0} % of the {} roof",
+            d.level,
+            100.0 * share,
+            d.level
+        ),
+        None => String::new(),
+    };
+    Some(format!("  traffic: {}{tail}", list.join(", ")))
+}
