@@ -23,6 +23,10 @@ use functions::*;
 mod narrow;
 use narrow::*;
 
+#[path = "emulate/traffic.rs"]
+mod traffic;
+use traffic::*;
+
 use carmbench::profile::emulate::{Counts, Emulator};
 use carmbench::results::apps;
 use std::path::{Path, PathBuf};
@@ -412,6 +416,8 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu) launchers_in_c_and_python_are_followed,
         (Part::Qemu) an_avx512_build_is_counted_through_its_twin,
         (Part::Qemu) an_int8_program_is_counted_and_placed_under_the_int8_roof,
+        (Part::Qemu) each_level_serves_the_working_set_that_fits_it,
+        (Part::Qemu) profile_traffic_names_the_level_that_bounds_a_stream,
         (Part::Qemu, Part::Sampling) each_function_is_a_point_with_its_own_w_q_and_time,
         (Part::Qemu, Part::Sampling) stripped_code_is_named_by_file_and_offset_and_short_runs_say_so,
         (Part::Qemu, Part::Sampling) a_before_and_after_pair_draws_arrows_the_way_the_functions_moved,

@@ -201,13 +201,22 @@ impl Hierarchy {
         }
     }
 
+    /// Whether an access of `size` bytes at `addr` touches a sampled line.
+    #[inline]
+    pub fn samples(&self, addr: u64, size: u64) -> bool {
+        let shift = self.spec.line.trailing_zeros();
+        let (first, last) = (addr >> shift, (addr + size.max(1) - 1) >> shift);
+        // `sample` is a power of two.
+        first & (self.spec.sample - 1) == 0 || first != last
+    }
+
     /// An access of `size` bytes at `addr`: each line it touches that is
     /// sampled goes through the levels.
     pub fn access(&self, p: &mut Private, addr: u64, size: u64, store: bool, m: &mut Moved) {
         let shift = self.spec.line.trailing_zeros();
         let (first, last) = (addr >> shift, (addr + size.max(1) - 1) >> shift);
         for line in first..=last {
-            if line % self.spec.sample == 0 {
+            if line & (self.spec.sample - 1) == 0 {
                 self.line(p, line / self.spec.sample, store, m);
             }
         }

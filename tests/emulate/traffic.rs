@@ -1,0 +1,112 @@
+//! The simulated caches (`profile --traffic`) under a real QEMU: streaming
+//! kernels (`stream.c`) whose working set fits this machine's L1, L2, L3 or
+//! none, sized from its own topology. Each is run twice, R and R + D times:
+//! the difference, over D, is one repetition's traffic, free of start-up and
+//! set-up. The repeated bytes must come from the expected level (at least
+//! 90 % of the footprint per repetition) and the traffic below it stay under
+//! 10 % of the footprint.
+
+use super::*;
+use carmbench::machine::{Machine, Source};
+use carmbench::profile::traffic;
+
+const STREAM: &str = include_str!("../programs/stream.c");
+
+/// One repetition's traffic over the footprint, by counter: L2, L3 and
+/// DRAM, read and write, in that order.
+fn per_rep(exe: &Path, caches: &traffic::Caches, mode: &str, t: u64, n: u64, r: u64) -> [f64; 6] {
+    let env = [(carmbench_counts::CACHE_ENV, caches.spec.as_str())];
+    let run = |reps: u64| {
+        let args: Vec<String> = [
+            mode.to_string(),
+            t.to_string(),
+            n.to_string(),
+            reps.to_string(),
+        ]
+        .to_vec();
+        emulator()
+            .count_with_env(exe.to_str().unwrap(), &args, &env)
+            .unwrap()
+            .total
+    };
+    let (a, b) = (run(r), run(2 * r));
+    let fp = (8 * n * t * r) as f64;
+    let d = |x: u64, y: u64| (y as f64 - x as f64) / fp;
+    [
+        d(a.l2_read, b.l2_read),
+        d(a.l2_write, b.l2_write),
+        d(a.l3_read, b.l3_read),
+        d(a.l3_write, b.l3_write),
+        d(a.dram_read, b.dram_read),
+        d(a.dram_write, b.dram_write),
+    ]
+}
+
+pub fn each_level_serves_the_working_set_that_fits_it() {
+    let dir = tmpdir("traffic");
+    let exe = gcc(&dir, "stream", STREAM, &["-O2", "-fopenmp"]);
+    let m = Machine::load(&Source::Live).unwrap();
+    let caches = traffic::caches(&m, traffic::SAMPLE).unwrap();
+    let size = |d: usize| m.caches.iter().find(|c| c.depth == d).unwrap().size_bytes;
+    let (l1, l2, l3) = (size(1), size(2), size(3));
+    // Half of L1, half of L2, half of L3 (above L2), three times L3; more
+    // repetitions where they are cheap.
+    for (level, bytes, reps) in [
+        (1, l1 / 2, 400),
+        (2, l2 / 2, 40),
+        (3, (l3 / 2).max(2 * l2), 4),
+        (4, 3 * l3, 2),
+    ] {
+        let t = per_rep(&exe, &caches, "read", 1, bytes / 8, reps);
+        let what = format!("a {bytes}-byte working set: {t:?}");
+        // Below the level that serves it: under 10 % of the footprint.
+        let below: f64 = t[2 * (level - 1).min(3)..].iter().sum();
+        if level < 4 {
+            assert!(below < 0.10, "below L{level}, {what}");
+        }
+        // From it: at least 90 % (L1's own hits are not traffic).
+        if level > 1 {
+            assert!(t[2 * (level - 2)] >= 0.90, "from level {level}, {what}");
+        }
+    }
+    // A write-only stream that fits L3: every line written back to L2 each
+    // time, and on to L3.
+    let t = per_rep(&exe, &caches, "write", 1, (l3 / 2).max(2 * l2) / 8, 4);
+    assert!(t[1] >= 0.90 && t[3] >= 0.90, "write-backs: {t:?}");
+    // Two threads, each on its own 60 % of an L2: their private L2s hold
+    // both (one shared L2 could not), so nearly nothing comes from L3.
+    let n = l2 * 6 / 10 / 8;
+    let t = per_rep(&exe, &caches, "read", 2, n, 20);
+    assert!(t[0] >= 0.90 && t[2] < 0.10, "two threads: {t:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+pub fn profile_traffic_names_the_level_that_bounds_a_stream() {
+    let dir = tmpdir("traffic-profile");
+    gcc(&dir, "stream", STREAM, &["-O2", "-fopenmp"]);
+    // The caches simulated are those of the results' machine.
+    let doc = fixture();
+    let l3 = (doc.machine.topology.caches.iter())
+        .find(|c| c.depth == 3)
+        .unwrap()
+        .size_bytes;
+    let n = (3 * l3 / 8).to_string();
+    let out = emulated_profile(
+        &dir,
+        "apps.yaml",
+        &["--traffic", "--results", FIXTURE],
+        &["./stream", "read", "1", &n, "2"],
+    )
+    .output()
+    .unwrap();
+    let stdout = success(&out);
+    assert!(stdout.contains("  traffic: L1 "), "{stdout}");
+    assert!(stdout.contains("no prefetcher simulated"), "{stdout}");
+    let p = &apps::load(&dir.join("apps.yaml")).unwrap().applications[0];
+    let t = p.traffic.as_ref().expect("traffic in the apps file");
+    // Three passes over the array (set-up and two sums) from DRAM.
+    let fp = (3 * l3) as f64;
+    assert!(t.dram.read >= 2.7 * fp && t.dram.read <= 3.3 * fp, "{t:?}");
+    assert!(t.model.contains("L3"), "{t:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
