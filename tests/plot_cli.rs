@@ -512,3 +512,29 @@ fn several_precisions_share_one_chart_and_the_apps_pick_them() {
     assert_input_error(&out, &["bf16", "available"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_point_with_traffic_gets_a_dot_at_each_level() {
+    let dir = tmpdir("levels");
+    std::fs::write(
+        dir.join("apps.yaml"),
+        "schema: 3\napplications:\n  - name: stream\n    flops: 1.0e9\n    bytes: 8.0e9\n    seconds: 1.0\n    traffic:\n      L2: { read: 8.0e9, write: 0 }\n      L3: { read: 8.0e9, write: 8.0e9 }\n      DRAM: { read: 4.0e9, write: 0 }\n      hits: [0, 0, 0]\n      model: simulated\n",
+    )
+    .unwrap();
+    let out = carmbench_in(
+        &["plot", FIXTURE, "--apps", "apps.yaml", "-o", "c.svg"],
+        &dir,
+    );
+    success(&out);
+    let svg = std::fs::read_to_string(dir.join("c.svg")).unwrap();
+    // W over each level's bytes: L2 8e9, L3 16e9 (both ways), DRAM 4e9.
+    for want in [
+        "<title>stream at L2: 7.45 GiB moved, 0.125 flop/B",
+        "<title>stream at L3: 14.90 GiB moved, 0.062 flop/B",
+        "<title>stream at DRAM: 3.73 GiB moved, 0.250 flop/B",
+        "the same at each level",
+    ] {
+        assert!(svg.contains(want), "{want}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -81,6 +81,7 @@ where
     let (flats, slopes) = draw_roofs(sel, &chart, &b, &mut c)?;
     draw_validation(sel, &chart, &mut c)?;
     super::moves::draw_moves(sel, &chart, &mut c)?;
+    super::levels::draw_levels(sel, &chart, &mut c)?;
     let apps = draw_apps(sel, &chart, &mut c)?;
     let below = draw_legend(&legend, p0.1, &mut c)?;
     label_apps(apps, &mut c)?;
@@ -109,6 +110,11 @@ fn chart_bounds(sel: &Selection) -> Bounds {
             .iter()
             .filter(|a| drawn(a))
             .map(|a| (a.ai(), a.gflop_per_s())),
+    );
+    pts.extend(
+        (sel.apps.iter())
+            .flat_map(super::levels::dots)
+            .map(|d| (d.2, d.3)),
     );
     bounds(&values(|s| &s.bandwidth), &values(|s| &s.compute), &pts)
 }

@@ -74,6 +74,8 @@ pub enum Key {
     Expected,
     /// The applications' marker.
     Apps,
+    /// A point's dots by level (simulated traffic).
+    Levels,
 }
 
 /// The legend: one line per series, then the point markers (the validation
@@ -104,6 +106,12 @@ pub fn legend_rows(sel: &Selection) -> Vec<(String, Key)> {
     }
     if !sel.apps.is_empty() {
         legend.push(("applications (colour: bounding level)".into(), Key::Apps));
+    }
+    if sel.apps.iter().any(|a| a.traffic.is_some()) {
+        legend.push((
+            "the same at each level's traffic (simulated caches, no prefetcher)".into(),
+            Key::Levels,
+        ));
     }
     legend
 }
@@ -213,6 +221,21 @@ where
                     .map_err(e)?;
                 c.root
                     .draw(&TriangleMarker::new((x + 22, y), 7, palette::GREY.filled()))
+                    .map_err(e)?
+            }
+            Key::Levels => {
+                draw_px_line(c.root, (x, y), (x + 44, y), palette::GREY, &[4, 4]).map_err(e)?;
+                c.root
+                    .draw(&Rectangle::new(
+                        [(x + 16, y - 6), (x + 28, y + 6)],
+                        BLACK.filled(),
+                    ))
+                    .map_err(e)?;
+                c.root
+                    .draw(&Rectangle::new(
+                        [(x + 18, y - 4), (x + 26, y + 4)],
+                        palette::GREY.filled(),
+                    ))
                     .map_err(e)?
             }
         }

@@ -10,6 +10,7 @@ pub mod font;
 pub mod geometry;
 pub mod labels;
 pub mod legend;
+pub mod levels;
 pub mod moves;
 pub mod quadrant;
 pub mod select;

@@ -312,6 +312,11 @@ fn check_mix(e: &Entry, m: &InstructionMix) -> Result<()> {
         ("mix.loads", m.loads),
         ("mix.stores", m.stores),
         ("mix.instructions", m.instructions),
+        ("mix.int8_ops", m.int8_ops),
+        ("mix.int16_ops", m.int16_ops),
+        ("mix.int32_ops", m.int32_ops),
+        ("mix.bf16_flops", m.bf16_flops),
+        ("mix.fp16_flops", m.fp16_flops),
     ] {
         e.non_negative(f, v)?;
     }
@@ -345,6 +350,18 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
     }
     if let Some(m) = &a.mix {
         check_mix(&e, m)?;
+    }
+    if let Some(t) = &a.traffic {
+        for (f, v) in [
+            ("traffic.L2.read", t.l2.read),
+            ("traffic.L2.write", t.l2.write),
+            ("traffic.L3.read", t.l3.read),
+            ("traffic.L3.write", t.l3.write),
+            ("traffic.DRAM.read", t.dram.read),
+            ("traffic.DRAM.write", t.dram.write),
+        ] {
+            e.non_negative(f, v)?;
+        }
     }
     if let Some(f) = &a.function {
         e.non_negative("function.share", f.share)?;
@@ -427,7 +444,7 @@ mod tests {
                     bytes_loaded: -1.0,
                     ..InstructionMix::default()
                 }),
-                ..app
+                ..app.clone()
             }],
         };
         assert!(
@@ -436,5 +453,22 @@ mod tests {
                 .to_string()
                 .contains("mix.bytes_loaded is -1")
         );
+        let rw = |read| ReadWrite { read, write: 0.0 };
+        let traffic = AppsFile {
+            schema: 3,
+            applications: vec![AppPoint {
+                fma_flops: None,
+                traffic: Some(Traffic {
+                    l2: rw(1.0),
+                    l3: rw(1.0),
+                    dram: rw(f64::NAN),
+                    hits: [0.0; 3],
+                    model: String::new(),
+                }),
+                ..app
+            }],
+        };
+        let e = check(&traffic, "a").unwrap_err().to_string();
+        assert!(e.contains("traffic.DRAM.read"), "{e}");
     }
 }

@@ -1,0 +1,80 @@
+//! A point's traffic by level (`profile --traffic`), as Intel Advisor's
+//! memory-level roofline draws it: beside the CARM point (the bytes the core
+//! requested) one dot per level below L1, at the work over the bytes that
+//! moved there, same performance, in the level's colour, joined by a line;
+//! each is read against its own level's roof.
+
+use super::canvas::{Canvas, Plot, draw_px_line, err as e, level_colour, palette};
+use super::select::Selection;
+use super::tips::Tip;
+use crate::machine::Level;
+use crate::results::apps::AppPoint;
+use plotters::prelude::*;
+
+/// Dash of the line joining a point's dots.
+const DASH: [u32; 2] = [4, 4];
+
+/// Each level's dot of `a`: (level, bytes, AI, performance); none without
+/// traffic or for a level no byte reached.
+pub fn dots(a: &AppPoint) -> Vec<(Level, f64, f64, f64)> {
+    let Some(t) = &a.traffic else {
+        return Vec::new();
+    };
+    let perf = a.gflop_per_s();
+    t.levels()
+        .iter()
+        .map(|(l, rw)| (*l, rw.total()))
+        .filter(|(_, b)| *b > 0.0)
+        .map(|(l, b)| (l, b, a.flops / b, perf))
+        .collect()
+}
+
+/// Draw the level dots of every program and region point of `sel`.
+pub fn draw_levels<DB: DrawingBackend>(
+    sel: &Selection,
+    chart: &Plot<'_, DB>,
+    c: &mut Canvas<'_, DB>,
+) -> std::result::Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    for a in sel.apps.iter().filter(|a| a.function.is_none()) {
+        let dots = dots(a);
+        if dots.is_empty() {
+            continue;
+        }
+        let mut prev = chart.backend_coord(&(a.ai(), a.gflop_per_s()));
+        let mut sorted = dots.clone();
+        sorted.sort_by(|x, y| y.2.total_cmp(&x.2));
+        for (level, bytes, ai, perf) in sorted {
+            let p = chart.backend_coord(&(ai, perf));
+            draw_px_line(c.root, prev, p, palette::GREY, &DASH).map_err(e)?;
+            c.placer.line((prev, p));
+            prev = p;
+            c.root
+                .draw(&Rectangle::new(
+                    [(p.0 - 6, p.1 - 6), (p.0 + 6, p.1 + 6)],
+                    palette::BLACK.filled(),
+                ))
+                .map_err(e)?;
+            c.root
+                .draw(&Rectangle::new(
+                    [(p.0 - 4, p.1 - 4), (p.0 + 4, p.1 + 4)],
+                    level_colour(level).filled(),
+                ))
+                .map_err(e)?;
+            c.placer.mark(p, 6);
+            let unit = a.precision.map_or("flop", |q| q.unit());
+            c.tips.push(Tip::dot(
+                p,
+                6,
+                format!(
+                    "{} at {level}: {} moved, {ai:.3} {unit}/B (simulated caches)",
+                    a.name,
+                    crate::units::human_bytes(bytes as u64)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
