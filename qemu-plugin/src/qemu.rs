@@ -168,7 +168,8 @@ thread_local! {
 
 /// Every access of a memory instruction, when the caches are simulated:
 /// the lines it moved between levels, added to the thread's counters.
-extern "C" fn on_access(_vcpu: c_uint, info: u32, vaddr: u64, _udata: *mut c_void) {
+/// `udata` is the block's id: see `on_translate`.
+extern "C" fn on_access(_vcpu: c_uint, info: u32, vaddr: u64, udata: *mut c_void) {
     let Some(h) = CACHES.get() else { return };
     // SAFETY: plain queries of the access QEMU passes in.
     let (shift, store) = unsafe {
@@ -204,7 +205,14 @@ extern "C" fn on_access(_vcpu: c_uint, info: u32, vaddr: u64, _udata: *mut c_voi
         (field::L2_HITS, m.hits[1] * spec.sample),
         (field::L3_HITS, m.hits[2] * spec.sample),
     ];
-    mine().add_sparse(&moved);
+    let me = mine();
+    me.add_sparse(&moved);
+    // The block's own share, for its function's point.
+    let mut d = [0; crate::sites::D];
+    for (slot, f) in d.iter_mut().zip(crate::sites::DYNAMIC) {
+        *slot = moved.iter().find(|m| m.0 == f).map_or(0, |m| m.1);
+    }
+    me.runs.accessed(udata as usize as u32, d);
 }
 
 thread_local! {
@@ -256,20 +264,6 @@ extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
             accessing.push(insn);
         }
     }
-    if CACHES.get().is_some() {
-        for insn in accessing {
-            // SAFETY: registering a callback on an instruction of this block.
-            unsafe {
-                qemu_plugin_register_vcpu_mem_cb(
-                    insn,
-                    on_access,
-                    CB_NO_REGS,
-                    MEM_RW,
-                    std::ptr::null_mut(),
-                )
-            };
-        }
-    }
     let counts: Vec<(usize, u64)> = block
         .iter()
         .enumerate()
@@ -280,6 +274,20 @@ extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
         host_address,
         counts: counts.clone(),
     });
+    if CACHES.get().is_some() {
+        for insn in accessing {
+            // SAFETY: registering a callback on an instruction of this block.
+            unsafe {
+                qemu_plugin_register_vcpu_mem_cb(
+                    insn,
+                    on_access,
+                    CB_NO_REGS,
+                    MEM_RW,
+                    id as usize as *mut c_void,
+                )
+            };
+        }
+    }
     for insn in dynamic {
         // SAFETY: registering a callback on an instruction of this block.
         unsafe {

@@ -16,13 +16,29 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
 
 /// The counters an instruction's memory callbacks add at run time: its
-/// block's are fixed when it is translated, these are not.
-pub const DYNAMIC: [usize; 4] = [
+/// block's are fixed when it is translated, these are not (the accesses
+/// whose bytes depend on run-time state, and the simulated caches' traffic).
+pub const DYNAMIC: [usize; D] = [
     field::LOADS,
     field::STORES,
     field::BYTES_LOADED,
     field::BYTES_STORED,
+    field::L2_READ,
+    field::L2_WRITE,
+    field::L3_READ,
+    field::L3_WRITE,
+    field::DRAM_READ,
+    field::DRAM_WRITE,
+    field::L1_HITS,
+    field::L2_HITS,
+    field::L3_HITS,
 ];
+
+/// How many [`DYNAMIC`] counters.
+pub const D: usize = 13;
+
+/// A block's runs, then its [`DYNAMIC`] counters.
+type Tally = [u64; D + 1];
 
 /// Blocks a thread counts in its array; later ones (a very long run that
 /// translates over a million blocks) go to a map.
@@ -33,7 +49,7 @@ const CAP: usize = 1 << 20;
 #[repr(C)]
 struct Slot {
     runs: AtomicU64,
-    dynamic: [AtomicU64; 4],
+    dynamic: [AtomicU64; D],
 }
 
 /// One thread's counters per block: an array of slots (a million) from the
@@ -41,7 +57,7 @@ struct Slot {
 /// memory.
 pub struct Runs {
     slots: AtomicPtr<Slot>,
-    more: Mutex<HashMap<u32, [u64; 5]>>,
+    more: Mutex<HashMap<u32, Tally>>,
 }
 
 fn layout() -> Layout {
@@ -91,7 +107,7 @@ impl Runs {
 
     /// An instruction of block `id` accessed memory at run time: `c` in
     /// [`DYNAMIC`] order.
-    pub fn accessed(&self, id: u32, c: [u64; 4]) {
+    pub fn accessed(&self, id: u32, c: [u64; D]) {
         match self.slot(id) {
             Some(s) => {
                 for (a, v) in s.dynamic.iter().zip(c) {
@@ -106,13 +122,16 @@ impl Runs {
     }
 
     /// Runs and dynamic counts of every block that ran, by id.
-    fn each(&self, blocks: usize, mut f: impl FnMut(u32, [u64; 5])) {
+    fn each(&self, blocks: usize, mut f: impl FnMut(u32, Tally)) {
         for id in 0..blocks.min(CAP) as u32 {
             let Some(s) = self.slot(id) else { break };
             let runs = s.runs.load(Relaxed);
             let d = s.dynamic.each_ref().map(|a| a.load(Relaxed));
             if runs > 0 || d.iter().any(|&x| x > 0) {
-                f(id, [runs, d[0], d[1], d[2], d[3]]);
+                let mut v: Tally = [0; D + 1];
+                v[0] = runs;
+                v[1..].copy_from_slice(&d);
+                f(id, v);
             }
         }
         for (&id, &v) in self.more.lock().unwrap_or_else(|e| e.into_inner()).iter() {
@@ -194,7 +213,7 @@ pub fn sites<'a>(
 ) -> (Vec<String>, Vec<Site>) {
     // By id: the modules are numbered in the order of their first block,
     // the same in every run.
-    let mut per_block: BTreeMap<u32, [u64; 5]> = BTreeMap::new();
+    let mut per_block: BTreeMap<u32, Tally> = BTreeMap::new();
     for t in threads {
         t.each(blocks.len(), |id, v| {
             let s = per_block.entry(id).or_default();
@@ -269,7 +288,10 @@ mod tests {
         a.ran(0);
         b.ran(2);
         b.ran(1);
-        b.accessed(1, [2, 0, 16, 0]);
+        // Two loads of 16 bytes and a line from DRAM (the simulated caches).
+        let mut d = [0; D];
+        (d[0], d[2], d[8]) = (2, 16, 64);
+        b.accessed(1, d);
         a.ran(3);
         let (modules, sites) = sites(&blocks, [&a, &b], &maps);
         assert_eq!(modules, ["/usr/bin/prog", "/lib/libm.so.6"]);
@@ -281,6 +303,7 @@ mod tests {
         let lib = &sites[1];
         assert_eq!((lib.module, lib.offset), (1, 0x20100));
         assert_eq!((lib.counts.bytes_loaded, lib.counts.loads), (80, 2));
+        assert_eq!(lib.counts.dram_read, 64);
         let anon = &sites[2];
         assert_eq!(
             (anon.module, anon.offset),
@@ -297,9 +320,13 @@ mod tests {
         let far = CAP as u32 + 5;
         r.ran(far);
         r.ran(far);
-        r.accessed(far, [1, 0, 8, 0]);
+        let mut d = [0; D];
+        (d[0], d[2], d[12]) = (1, 8, 3);
+        r.accessed(far, d);
         let mut seen = vec![];
         r.each(CAP + 10, |id, v| seen.push((id, v)));
-        assert_eq!(seen, [(far, [2, 1, 0, 8, 0])]);
+        let mut want = [0; D + 1];
+        (want[0], want[1], want[3], want[13]) = (2, 1, 8, 3);
+        assert_eq!(seen, [(far, want)]);
     }
 }

@@ -274,7 +274,13 @@ pub fn app_points(points: &[FunctionPoint], program: &AppPoint, how: &Counter) -
                 mix,
                 processes: Vec::new(),
                 counted_with: program.counted_with.clone(),
-                traffic: None,
+                // Its own blocks' traffic, when the caches were simulated.
+                traffic: match how {
+                    Counter::Emulation => {
+                        (program.traffic.as_ref()).and_then(|t| super::traffic::of(c, &t.model))
+                    }
+                    Counter::Pmu(..) => None,
+                },
                 precision: program.precision,
                 function: Some(FunctionInfo {
                     program: program.name.clone(),

@@ -110,3 +110,37 @@ pub fn profile_traffic_names_the_level_that_bounds_a_stream() {
     assert!(t.model.contains("L3"), "{t:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+pub fn each_function_point_carries_its_own_traffic() {
+    let dir = tmpdir("traffic-functions");
+    gcc(&dir, "stream", STREAM, &["-O2", "-fopenmp", "-g"]);
+    let m = Machine::load(&Source::Live).unwrap();
+    let l3 = m.caches.iter().find(|c| c.depth == 3).unwrap().size_bytes;
+    let n = (2 * l3 / 8).to_string();
+    let out = emulated_profile(
+        &dir,
+        "apps.yaml",
+        &["--traffic", "--functions", "3"],
+        &["./stream", "read", "1", &n, "4"],
+    )
+    .output()
+    .unwrap();
+    let stdout = success(&out);
+    let points = apps::load(&dir.join("apps.yaml")).unwrap().applications;
+    let program = points[0].traffic.as_ref().expect("the program's traffic");
+    let functions: Vec<_> = points.iter().filter(|p| p.function.is_some()).collect();
+    assert!(!functions.is_empty(), "{stdout}");
+    // The functions (and the rest) share out the program's traffic exactly.
+    let sum: f64 = (functions.iter())
+        .filter_map(|p| p.traffic.as_ref())
+        .map(|t| t.dram.read)
+        .sum();
+    assert_eq!(sum, program.dram.read, "{points:?}");
+    // The loop's function moved most of it.
+    let top = (functions.iter())
+        .filter_map(|p| p.traffic.as_ref())
+        .map(|t| t.dram.read)
+        .fold(0.0, f64::max);
+    assert!(top >= 0.8 * program.dram.read, "{points:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
