@@ -144,3 +144,41 @@ pub fn each_function_point_carries_its_own_traffic() {
     assert!(top >= 0.8 * program.dram.read, "{points:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+pub fn each_region_carries_its_own_traffic() {
+    let dir = tmpdir("traffic-regions");
+    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
+    let exe = gcc_with(
+        &dir,
+        "regions",
+        include_str!("../programs/regions.c"),
+        &["-O2", "-mfma", "-I", include.to_str().unwrap()],
+        &[regions_static_lib().to_str().unwrap(), "-lpthread", "-ldl"],
+    );
+    // Three arrays of n doubles that fit the results' machine's L3 (the
+    // Zen 5 fixture: 32 MiB), not its L2.
+    let (n, r) = (500_000u64, 4u64);
+    let out = emulated_profile(
+        &dir,
+        "apps.yaml",
+        &["--traffic", "--traffic-sample", "1", "--results", FIXTURE],
+        &[exe.to_str().unwrap(), &n.to_string(), &r.to_string()],
+    )
+    .output()
+    .unwrap();
+    let stdout = success(&out);
+    let f = apps::load(&dir.join("apps.yaml")).unwrap();
+    let triad = (f.applications.iter())
+        .find(|a| a.name == "regions/triad")
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let t = triad.traffic.as_ref().expect("the region's traffic");
+    // Each call reads b and c and fills a: 24 n bytes from L3, nearly
+    // nothing from DRAM.
+    let want = (24 * n * r) as f64;
+    assert!(
+        t.l3.read >= 0.9 * want && t.l3.read <= 1.1 * want,
+        "{t:?} against {want}"
+    );
+    assert!(t.dram.read < 0.1 * want, "{t:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
