@@ -219,3 +219,27 @@ fn points_of_int8_work_are_drawn_under_the_int8_roofs() {
     assert!(!html.contains("<title>fma dp "));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_level_that_bounds_a_point_with_traffic_is_named() {
+    let dir = tmpdir("report-traffic");
+    std::fs::write(
+        dir.join("apps.yaml"),
+        "schema: 3\napplications:\n  - name: stream\n    flops: 1.0e9\n    bytes: 8.0e9\n    seconds: 1.0\n    traffic:\n      L2: { read: 8.0e9, write: 0 }\n      L3: { read: 8.0e9, write: 0 }\n      DRAM: { read: 8.0e9, write: 0 }\n      hits: [0, 0, 0]\n      model: simulated caches, no prefetcher simulated\n",
+    )
+    .unwrap();
+    let out = carmbench_in(
+        &["report", FIXTURE, "--apps", "apps.yaml", "-o", "r.html"],
+        &dir,
+    );
+    success(&out);
+    let html = std::fs::read_to_string(dir.join("r.html")).unwrap();
+    // 1 GFLOP/s at AI 0.125 everywhere: 23 % of the DRAM roof (35.2 GB/s),
+    // nearer its roof than any other level's dot.
+    assert!(
+        html.contains("bound by DRAM: its dot at 23 % of the DRAM roof"),
+        "{html}"
+    );
+    assert!(html.contains("no prefetcher simulated"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

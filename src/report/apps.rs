@@ -36,6 +36,15 @@ pub fn section(doc: &Document, apps: &[AppPoint]) -> Markup {
                 }
             }
         }
+        // Simulated traffic: each level's bytes and the level that bounds.
+        @for a in apps {
+            @if let Some(v) = crate::profile::traffic::verdict(doc, a) {
+                p.note { (a.name) ":" (v.trim_start().trim_start_matches("traffic:")) }
+            }
+        }
+        @if let Some(t) = apps.iter().find_map(|a| a.traffic.as_ref()) {
+            p.note { "(" (t.model) ")" }
+        }
     }
 }
 
