@@ -16,7 +16,7 @@ pub const VERSION: u32 = 4;
 
 /// The environment variable that asks the plugin to simulate the data
 /// caches: the plugin's `cache=` spec (`LINE:L1SIZE/WAYS:L2SIZE/WAYS:
-/// L3SIZE/WAYS:excl|incl:SAMPLE`). Set for QEMU, it reaches every program
+/// L3SIZE/WAYS:excl|nine:SAMPLE`). Set for QEMU, it reaches every program
 /// the command starts (QEMU hands its environment to the guest).
 pub const CACHE_ENV: &str = "CARMBENCH_CACHE";
 

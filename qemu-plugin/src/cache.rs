@@ -20,14 +20,16 @@ pub struct Geometry {
 }
 
 /// The caches to simulate: the `cache=` argument of the plugin,
-/// `LINE:L1SIZE/WAYS:L2SIZE/WAYS:L3SIZE/WAYS:excl|incl:SAMPLE`.
+/// `LINE:L1SIZE/WAYS:L2SIZE/WAYS:L3SIZE/WAYS:excl|nine:SAMPLE`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Spec {
     /// Line size, bytes (a power of two).
     pub line: u64,
     /// L1d, L2, L3.
     pub levels: [Geometry; 3],
-    /// Whether L3 holds only what L2 evicted.
+    /// Whether L3 holds only what L2 evicted (`excl`); else it takes every
+    /// line L2 takes and evicts on its own (`nine`: non-inclusive,
+    /// non-exclusive).
     pub exclusive: bool,
     /// Every how many lines one is simulated (a power of two; 1: all).
     pub sample: u64,
@@ -38,7 +40,7 @@ impl Spec {
     pub fn parse(s: &str) -> Result<Spec, String> {
         let f: Vec<&str> = s.split(':').collect();
         let bad =
-            || format!("cache={s}: give LINE:L1SIZE/WAYS:L2SIZE/WAYS:L3SIZE/WAYS:excl|incl:SAMPLE");
+            || format!("cache={s}: give LINE:L1SIZE/WAYS:L2SIZE/WAYS:L3SIZE/WAYS:excl|nine:SAMPLE");
         let [line, l1, l2, l3, policy, sample] = f.as_slice() else {
             return Err(bad());
         };
@@ -55,7 +57,7 @@ impl Spec {
             levels: [level(l1)?, level(l2)?, level(l3)?],
             exclusive: match *policy {
                 "excl" => true,
-                "incl" => false,
+                "nine" => false,
                 _ => return Err(bad()),
             },
             sample: num(sample)?,

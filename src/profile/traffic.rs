@@ -56,7 +56,7 @@ pub fn caches(m: &Machine, sample: u64) -> Result<Caches> {
         ways(l2),
         l3.size_bytes,
         ways(l3),
-        if exclusive { "excl" } else { "incl" }
+        if exclusive { "excl" } else { "nine" }
     );
     let size = crate::units::human_bytes;
     let model = format!(
