@@ -61,19 +61,8 @@ fn downstream(doc: &Document) {
     for t in doc.thread_counts() {
         if let Some(m) = compare::machine_roofs(doc, t) {
             let app = apps::AppPoint {
-                name: "a".into(),
-                flops: 1e9,
-                bytes: 1e9,
-                seconds: 1.0,
-                threads: None,
                 fma_flops: Some(5e8),
-                source: None,
-                mix: None,
-                processes: Vec::new(),
-                counted_with: None,
-                traffic: None,
-                function: None,
-                precision: None,
+                ..apps::AppPoint::new("a", 1e9, 1e9, 1.0)
             };
             let _ = compare::predict(&app, &m, None);
         }

@@ -130,20 +130,6 @@ fn narrow(m: &str) -> Option<(&'static str, char)> {
     })
 }
 
-/// The precision character [`Counts::precisions`] holds for `p`.
-fn precision_char(p: carmbench::kernels::Precision) -> char {
-    use carmbench::kernels::Precision::*;
-    match p {
-        Dp => 'd',
-        Sp => 's',
-        Fp16 => 'h',
-        Bf16 => 'f',
-        Int32 => 'i',
-        Int16 => 'w',
-        Int8 => 'b',
-    }
-}
-
 /// Count one narrow-type instruction. A madd is the pair `vpmaddwd t, a, b`
 /// then `vpaddd x, x, t` (or `x, t, x`: the assembler may swap the sources
 /// for a shorter encoding): the add is part of the pair, not an INT32 add.
@@ -420,7 +406,7 @@ fn check_counts(d: &Decl, body: &[Insn], c: Counts) {
                     "no memory access in an FP kernel: {ctx}"
                 );
             }
-            let want = precision_char(d.precision.unwrap());
+            let want = crate::common::precision_char(d.precision.unwrap());
             assert!(
                 c.precisions.iter().all(|x| *x == want),
                 "precision of {ctx}"

@@ -286,16 +286,7 @@ fn check_counts(d: &Decl, c: &Counts) {
         "FP width of {ctx}"
     );
     if let Some(p) = d.precision {
-        use carmbench::kernels::Precision::*;
-        let want = match p {
-            Dp => 'd',
-            Sp => 's',
-            Fp16 => 'h',
-            Bf16 => 'f',
-            Int32 => 'i',
-            Int16 => 'w',
-            Int8 => 'b',
-        };
+        let want = common::precision_char(p);
         assert!(
             c.precisions.iter().all(|x| *x == want),
             "precision of {ctx}"

@@ -155,10 +155,7 @@ extern "C" fn on_memory(_vcpu: c_uint, info: u32, _vaddr: u64, udata: *mut c_voi
     };
     c[n] = 1;
     c[bytes] = 1 << shift;
-    let me = mine();
-    me.add(&c);
-    me.runs
-        .accessed(udata as usize as u32, crate::sites::DYNAMIC.map(|f| c[f]));
+    add_dynamic(udata, &c);
 }
 
 thread_local! {
@@ -194,25 +191,26 @@ extern "C" fn on_access(_vcpu: c_uint, info: u32, vaddr: u64, udata: *mut c_void
     // Lines to bytes; a sampled line stands for `sample` of them.
     let spec = h.spec();
     let bytes = spec.line * spec.sample;
-    let moved = [
-        (field::L2_READ, m.l2_read * bytes),
-        (field::L2_WRITE, m.l2_write * bytes),
-        (field::L3_READ, m.l3_read * bytes),
-        (field::L3_WRITE, m.l3_write * bytes),
-        (field::DRAM_READ, m.dram_read * bytes),
-        (field::DRAM_WRITE, m.dram_write * bytes),
-        (field::L1_HITS, m.hits[0] * spec.sample),
-        (field::L2_HITS, m.hits[1] * spec.sample),
-        (field::L3_HITS, m.hits[2] * spec.sample),
-    ];
+    let mut c: Counts = [0; field::N];
+    c[field::L2_READ] = m.l2_read * bytes;
+    c[field::L2_WRITE] = m.l2_write * bytes;
+    c[field::L3_READ] = m.l3_read * bytes;
+    c[field::L3_WRITE] = m.l3_write * bytes;
+    c[field::DRAM_READ] = m.dram_read * bytes;
+    c[field::DRAM_WRITE] = m.dram_write * bytes;
+    c[field::L1_HITS] = m.hits[0] * spec.sample;
+    c[field::L2_HITS] = m.hits[1] * spec.sample;
+    c[field::L3_HITS] = m.hits[2] * spec.sample;
+    add_dynamic(udata, &c);
+}
+
+/// Counts a memory callback found at run time: the thread's, and its
+/// block's (`udata` is the block's id) for its function's point.
+fn add_dynamic(udata: *mut c_void, c: &Counts) {
     let me = mine();
-    me.add_sparse(&moved);
-    // The block's own share, for its function's point.
-    let mut d = [0; crate::sites::D];
-    for (slot, f) in d.iter_mut().zip(crate::sites::DYNAMIC) {
-        *slot = moved.iter().find(|m| m.0 == f).map_or(0, |m| m.1);
-    }
-    me.runs.accessed(udata as usize as u32, d);
+    me.add(c);
+    me.runs
+        .accessed(udata as usize as u32, crate::sites::DYNAMIC.map(|f| c[f]));
 }
 
 thread_local! {

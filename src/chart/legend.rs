@@ -225,18 +225,7 @@ where
             }
             Key::Levels => {
                 draw_px_line(c.root, (x, y), (x + 44, y), palette::GREY, &[4, 4]).map_err(e)?;
-                c.root
-                    .draw(&Rectangle::new(
-                        [(x + 16, y - 6), (x + 28, y + 6)],
-                        BLACK.filled(),
-                    ))
-                    .map_err(e)?;
-                c.root
-                    .draw(&Rectangle::new(
-                        [(x + 18, y - 4), (x + 26, y + 4)],
-                        palette::GREY.filled(),
-                    ))
-                    .map_err(e)?
+                super::levels::square(c.root, (x + 22, y), palette::GREY).map_err(e)?
             }
         }
         draw_text(

@@ -29,6 +29,17 @@ pub fn dots(a: &AppPoint) -> Vec<(Level, f64, f64, f64)> {
         .collect()
 }
 
+/// A level's dot: a square of `colour` outlined in black, at `p`.
+pub fn square<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    p: (i32, i32),
+    colour: RGBColor,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let at = |r: i32| [(p.0 - r, p.1 - r), (p.0 + r, p.1 + r)];
+    root.draw(&Rectangle::new(at(6), palette::BLACK.filled()))?;
+    root.draw(&Rectangle::new(at(4), colour.filled()))
+}
+
 /// Draw the level dots of every program and region point of `sel`.
 pub fn draw_levels<DB: DrawingBackend>(
     sel: &Selection,
@@ -51,18 +62,7 @@ where
             draw_px_line(c.root, prev, p, palette::GREY, &DASH).map_err(e)?;
             c.placer.line((prev, p));
             prev = p;
-            c.root
-                .draw(&Rectangle::new(
-                    [(p.0 - 6, p.1 - 6), (p.0 + 6, p.1 + 6)],
-                    palette::BLACK.filled(),
-                ))
-                .map_err(e)?;
-            c.root
-                .draw(&Rectangle::new(
-                    [(p.0 - 4, p.1 - 4), (p.0 + 4, p.1 + 4)],
-                    level_colour(level).filled(),
-                ))
-                .map_err(e)?;
+            square(c.root, p, level_colour(level)).map_err(e)?;
             c.placer.mark(p, 6);
             let unit = a.precision.map_or("flop", |q| q.unit());
             c.tips.push(Tip::dot(

@@ -105,19 +105,10 @@ pub fn run(a: &PredictArgs) -> Result<()> {
         (None, Some(w), Some(q)) => {
             apps::manual_counts(w, q)?;
             vec![AppPoint {
-                name: "app".into(),
-                flops: w,
-                bytes: q,
-                seconds: f64::NAN,
                 threads: a.threads,
                 fma_flops: a.fma_flops,
                 source: Some("given".into()),
-                mix: None,
-                processes: Vec::new(),
-                counted_with: None,
-                traffic: None,
-                function: None,
-                precision: None,
+                ..AppPoint::new("app", w, q, f64::NAN)
             }]
         }
         _ => return Err(Error::input("give --app APPS.yaml, or --flops N --bytes M")),

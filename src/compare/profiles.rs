@@ -97,18 +97,6 @@ mod tests {
 
     fn point(name: &str, program: Option<&str>, flops: f64, bytes: f64, seconds: f64) -> AppPoint {
         AppPoint {
-            name: name.into(),
-            flops,
-            bytes,
-            seconds,
-            threads: None,
-            fma_flops: None,
-            source: None,
-            mix: None,
-            processes: Vec::new(),
-            counted_with: None,
-            traffic: None,
-            precision: None,
             function: program.map(|p| FunctionInfo {
                 program: p.into(),
                 module: "app".into(),
@@ -116,6 +104,7 @@ mod tests {
                 samples: 100,
                 location: None,
             }),
+            ..AppPoint::new(name, flops, bytes, seconds)
         }
     }
 

@@ -477,19 +477,8 @@ mod tests {
         event("ls_dispatch.ld_dispatch", &[(a, 20), (b, 10)]);
         event("ls_dispatch.store_dispatch", &[(a, 10)]);
         let program = AppPoint {
-            name: "app".into(),
-            flops: 45.0 * p as f64,
-            bytes: 40.0 * p as f64 * 8.0,
-            seconds: 1.0,
-            threads: None,
-            fma_flops: None,
             source: Some("perf".into()),
-            mix: None,
-            processes: Vec::new(),
-            counted_with: None,
-            traffic: None,
-            function: None,
-            precision: None,
+            ..AppPoint::new("app", 45.0 * p as f64, 40.0 * p as f64 * 8.0, 1.0)
         };
         let pmu = app_points(
             &points(sampled_costs(&s, &mut sy), &s, 10),

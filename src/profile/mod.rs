@@ -198,19 +198,10 @@ pub fn profile(r: &Request) -> Result<Profiled> {
             let (seconds, _, _) = timed(&found, false)?;
             Ok(Profiled {
                 points: vec![AppPoint {
-                    name: r.name.clone(),
-                    flops,
-                    bytes,
-                    seconds,
                     threads: r.threads,
-                    fma_flops: None,
                     source: Some("manual counts".into()),
-                    mix: None,
-                    processes: Vec::new(),
-                    counted_with: None,
-                    traffic: None,
-                    function: None,
                     precision: r.precision,
+                    ..AppPoint::new(r.name.clone(), flops, bytes, seconds)
                 }],
                 note: None,
                 warnings: Vec::new(),
@@ -228,22 +219,17 @@ pub fn profile(r: &Request) -> Result<Profiled> {
             let mut points: Vec<AppPoint> = counted
                 .iter()
                 .map(|c| AppPoint {
-                    name: point_name(&r.name, c.region.as_deref()),
-                    flops: c.derived.flops,
-                    bytes: c.derived.bytes,
-                    seconds: c.seconds,
                     threads: r.threads,
-                    fma_flops: None,
                     source: Some(match &c.region {
                         Some(_) => format!("perf region, {} call(s): {}", c.calls, c.derived.note),
                         None => format!("perf: {}", c.derived.note),
                     }),
-                    mix: None,
-                    processes: Vec::new(),
-                    counted_with: None,
-                    traffic: None,
-                    function: None,
-                    precision: None,
+                    ..AppPoint::new(
+                        point_name(&r.name, c.region.as_deref()),
+                        c.derived.flops,
+                        c.derived.bytes,
+                        c.seconds,
+                    )
                 })
                 .collect();
             let mut warnings = Vec::new();

@@ -205,6 +205,26 @@ fn is_zero(x: &f64) -> bool {
 }
 
 impl AppPoint {
+    /// A point of `flops` and `bytes` in `seconds`, nothing else known: the
+    /// other fields start empty (set them with `..AppPoint::new(..)`).
+    pub fn new(name: impl Into<String>, flops: f64, bytes: f64, seconds: f64) -> AppPoint {
+        AppPoint {
+            name: name.into(),
+            flops,
+            bytes,
+            seconds,
+            threads: None,
+            fma_flops: None,
+            source: None,
+            mix: None,
+            processes: Vec::new(),
+            counted_with: None,
+            traffic: None,
+            function: None,
+            precision: None,
+        }
+    }
+
     /// Arithmetic intensity, flop/byte.
     pub fn ai(&self) -> f64 {
         self.flops / self.bytes
@@ -413,19 +433,8 @@ mod tests {
     #[test]
     fn damaged_points_are_named_with_their_field() {
         let app = AppPoint {
-            name: "triad".into(),
-            flops: 1e9,
-            bytes: 1e9,
-            seconds: 1.0,
-            threads: None,
             fma_flops: Some(2e9),
-            source: None,
-            mix: None,
-            processes: Vec::new(),
-            counted_with: None,
-            traffic: None,
-            function: None,
-            precision: None,
+            ..AppPoint::new("triad", 1e9, 1e9, 1.0)
         };
         let f = AppsFile {
             schema: 1,

@@ -411,3 +411,19 @@ pub fn with_an_int8_roof(dir: &Path, gops: f64) -> std::path::PathBuf {
     std::fs::write(&path, serde_yaml::to_string(&doc).unwrap()).unwrap();
     path
 }
+
+/// The character the disassembly tests note for an instruction of
+/// precision `p`: the x86 FP suffixes' 'd' and 's', 'h' half, 'f' bfloat16,
+/// 'i', 'w', 'b' 32-, 16- and 8-bit integers.
+pub fn precision_char(p: carmbench::kernels::Precision) -> char {
+    use carmbench::kernels::Precision::*;
+    match p {
+        Dp => 'd',
+        Sp => 's',
+        Fp16 => 'h',
+        Bf16 => 'f',
+        Int32 => 'i',
+        Int16 => 'w',
+        Int8 => 'b',
+    }
+}

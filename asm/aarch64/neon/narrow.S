@@ -54,45 +54,30 @@
     dup v31.8h, w9
 .endm
 
-// @kernel neon_int8_dot kind=compute op=dot isa=neon precision=int8 width=16 dot=16 needs=dotprod
-BEGIN neon_int8_dot
-    SRC_I8
-    NCHAINS NIMM, 4s, 0
+// A dot-product or matrix kernel: sources by `src`, the chains set by `how` (arrangement t,
+// value v), `op vN.td, v30.ts, v31.ts` in each chain, chain 0 kept in C.
+.macro NKERNEL name, src, how, t, v, op, td, ts
+BEGIN \name
+    \src
+    NCHAINS \how, \t, \v
     OUTER
     INNER
-    NX16 sdot, 4s, 16b
+    NX16 \op, \td, \ts
     NEXT
-    END_KEEP neon_int8_dot, str q0, [x2]
+    END_KEEP \name, str q0, [x2]
+.endm
+
+// @kernel neon_int8_dot kind=compute op=dot isa=neon precision=int8 width=16 dot=16 needs=dotprod
+NKERNEL neon_int8_dot, SRC_I8, NIMM, 4s, 0, sdot, 4s, 16b
 
 // @kernel neon_int8_mmla kind=compute op=mmla isa=neon precision=int8 width=16 mmla=16 needs=i8mm
-BEGIN neon_int8_mmla
-    SRC_I8
-    NCHAINS NIMM, 4s, 0
-    OUTER
-    INNER
-    NX16 smmla, 4s, 16b
-    NEXT
-    END_KEEP neon_int8_mmla, str q0, [x2]
+NKERNEL neon_int8_mmla, SRC_I8, NIMM, 4s, 0, smmla, 4s, 16b
 
 // @kernel neon_bf16_dot kind=compute op=dot isa=neon precision=bf16 width=16 dot=16 needs=bf16
-BEGIN neon_bf16_dot
-    SRC_BF16
-    NCHAINS NFONE, 4s
-    OUTER
-    INNER
-    NX16 bfdot, 4s, 8h
-    NEXT
-    END_KEEP neon_bf16_dot, str q0, [x2]
+NKERNEL neon_bf16_dot, SRC_BF16, NFONE, 4s, 0, bfdot, 4s, 8h
 
 // @kernel neon_bf16_mmla kind=compute op=mmla isa=neon precision=bf16 width=16 mmla=16 needs=bf16
-BEGIN neon_bf16_mmla
-    SRC_BF16
-    NCHAINS NFONE, 4s
-    OUTER
-    INNER
-    NX16 bfmmla, 4s, 8h
-    NEXT
-    END_KEEP neon_bf16_mmla, str q0, [x2]
+NKERNEL neon_bf16_mmla, SRC_BF16, NFONE, 4s, 0, bfmmla, 4s, 8h
 
 // @kernel neon_fp16_fma kind=compute op=fma isa=neon precision=fp16 width=16 fma=16 needs=fp16
 BEGIN neon_fp16_fma

@@ -42,45 +42,29 @@
     dup z31.h, w9
 .endm
 
-// @kernel sve_int8_dot kind=compute op=dot isa=sve precision=int8 width=vl dot=16
-BEGIN sve_int8_dot
-    ZSRC_I8
-    ZCHAINS ZIMM, s, 0
+// A dot-product or matrix kernel: as NKERNEL in asm/aarch64/neon/narrow.S, on z registers.
+.macro ZKERNEL name, src, how, t, v, op, td, ts
+BEGIN \name
+    \src
+    ZCHAINS \how, \t, \v
     OUTER
     INNER
-    ZX16 sdot, s, b
+    ZX16 \op, \td, \ts
     NEXT
-    END_KEEP sve_int8_dot, st1d {z0.d}, p7, [x2]
+    END_KEEP \name, st1d {z0.d}, p7, [x2]
+.endm
+
+// @kernel sve_int8_dot kind=compute op=dot isa=sve precision=int8 width=vl dot=16
+ZKERNEL sve_int8_dot, ZSRC_I8, ZIMM, s, 0, sdot, s, b
 
 // @kernel sve_int8_mmla kind=compute op=mmla isa=sve precision=int8 width=vl mmla=16 needs=svei8mm
-BEGIN sve_int8_mmla
-    ZSRC_I8
-    ZCHAINS ZIMM, s, 0
-    OUTER
-    INNER
-    ZX16 smmla, s, b
-    NEXT
-    END_KEEP sve_int8_mmla, st1d {z0.d}, p7, [x2]
+ZKERNEL sve_int8_mmla, ZSRC_I8, ZIMM, s, 0, smmla, s, b
 
 // @kernel sve_bf16_dot kind=compute op=dot isa=sve precision=bf16 width=vl dot=16 needs=svebf16
-BEGIN sve_bf16_dot
-    ZSRC_BF16
-    ZCHAINS ZFONE, s
-    OUTER
-    INNER
-    ZX16 bfdot, s, h
-    NEXT
-    END_KEEP sve_bf16_dot, st1d {z0.d}, p7, [x2]
+ZKERNEL sve_bf16_dot, ZSRC_BF16, ZFONE, s, 0, bfdot, s, h
 
 // @kernel sve_bf16_mmla kind=compute op=mmla isa=sve precision=bf16 width=vl mmla=16 needs=svebf16
-BEGIN sve_bf16_mmla
-    ZSRC_BF16
-    ZCHAINS ZFONE, s
-    OUTER
-    INNER
-    ZX16 bfmmla, s, h
-    NEXT
-    END_KEEP sve_bf16_mmla, st1d {z0.d}, p7, [x2]
+ZKERNEL sve_bf16_mmla, ZSRC_BF16, ZFONE, s, 0, bfmmla, s, h
 
 // `fmla z\d.h, p7/m, z30.h, z31.h`: predicated, the chain is the addend.
 .macro ZFMLA_H d
