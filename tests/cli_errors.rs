@@ -156,6 +156,10 @@ fn numbers_out_of_range_on_the_command_line_are_named() {
             &["--min-ms is"][..],
         ),
         (
+            vec!["kernel", "scalar_load", "--first-core", "4096"],
+            &["--first-core 4096 with --threads 1 needs cores 4096 to 4096"][..],
+        ),
+        (
             vec!["kernel", "avx2_dp_v_load_fma", "--shape", "0,4"],
             &["--shape takes two counts from 1 to 256"][..],
         ),

@@ -95,3 +95,58 @@ fn clock_is_plausible_with_spread() {
     let tsc = clock::tsc_ghz(Duration::from_millis(5));
     assert!(tsc > 0.5 && tsc < 10.0, "TSC {tsc} GHz");
 }
+
+/// (CPU last run on, user ticks) of each thread of process `pid`.
+fn threads_of(pid: u32) -> Vec<(usize, u64)> {
+    let Ok(dir) = fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| fs::read_to_string(e.ok()?.path().join("stat")).ok())
+        .filter_map(|s| {
+            // Fields after the command name: state is field 3, utime 14, processor 39.
+            let f: Vec<&str> = s.rsplit_once(')')?.1.split_whitespace().collect();
+            Some((f.get(36)?.parse().ok()?, f.get(11)?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// `kernel --first-core N` runs its thread on core N: the process's busiest
+/// thread is seen on that core's CPU (the last core, so that on two cores or
+/// more it is not where a thread would start anyway).
+#[test]
+fn kernel_runs_on_the_core_it_is_given() {
+    let m = Machine::load(&Source::Live).unwrap();
+    let last = m.cores - 1;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args([
+            "kernel",
+            "scalar_dp_add",
+            "--samples",
+            "400",
+            "--min-ms",
+            "10",
+        ])
+        .args(["--first-core", &last.to_string()])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..40 {
+        std::thread::sleep(Duration::from_millis(50));
+        let busiest = threads_of(child.id()).into_iter().max_by_key(|t| t.1);
+        if let Some((cpu, _)) = busiest.filter(|t| t.1 > 20) {
+            seen.push(cpu);
+        }
+    }
+    child.kill().ok();
+    child.wait().ok();
+    assert!(
+        seen.len() >= 5,
+        "the kernel's thread never got busy: {seen:?}"
+    );
+    assert!(
+        seen.iter().all(|&c| c == m.core_first_pu[last]),
+        "busiest thread on CPUs {seen:?}, not on core {last} (CPU {})",
+        m.core_first_pu[last]
+    );
+}

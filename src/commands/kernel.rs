@@ -29,6 +29,10 @@ pub struct KernelArgs {
     /// Validation kernels: memory units and FP units per iteration, J,K.
     #[arg(long, value_name = "J,K", value_delimiter = ',')]
     pub shape: Option<Vec<u32>>,
+    /// The core the first thread runs on (0 is the first); the others take
+    /// the next ones. Lets two kernels run side by side on different cores.
+    #[arg(long, default_value_t = 0)]
+    pub first_core: usize,
 }
 
 /// Run the subcommand.
@@ -56,6 +60,16 @@ pub fn run(a: &KernelArgs) -> Result<()> {
         return Err(Error::input(format!(
             "--threads {} is not between 1 and the {} cores of this machine",
             a.threads, m.cores
+        )));
+    }
+    if a.first_core + a.threads > m.cores {
+        return Err(Error::input(format!(
+            "--first-core {} with --threads {} needs cores {} to {}, but this machine has cores 0 to {}; give a smaller --first-core",
+            a.first_core,
+            a.threads,
+            a.first_core,
+            a.first_core + a.threads - 1,
+            m.cores - 1
         )));
     }
     use crate::config::plan::{MAX_MIN_SAMPLE_MS, MAX_SAMPLES};
@@ -97,7 +111,7 @@ pub fn run(a: &KernelArgs) -> Result<()> {
         }
         None => Shape::ONE,
     };
-    let mut cores = Cores::new(&m.core_first_pu);
+    let mut cores = Cores::new(&m.core_first_pu[a.first_core..]);
     let r = cores
         .with_bench(a.threads, pool::alloc_for(k, a.bytes, shape), |b| {
             b.measure(k, a.bytes, shape, &s)
@@ -111,9 +125,10 @@ pub fn run(a: &KernelArgs) -> Result<()> {
         _ => ("GFLOP/s", "flop/cycle"),
     };
     println!(
-        "{} threads={} bytes/thread={} ai={} value={:.2} {unit} median={:.2} q1={:.2} q3={:.2} cv={:.4} per_cycle={:.2} {scale} clock={:.3} GHz drift={:.3} steal={:.3} passes={} parts={} iters={}",
+        "{} threads={} first_core={} bytes/thread={} ai={} value={:.2} {unit} median={:.2} q1={:.2} q3={:.2} cv={:.4} per_cycle={:.2} {scale} clock={:.3} GHz drift={:.3} steal={:.3} passes={} parts={} iters={}",
         k.decl.name,
         a.threads,
+        a.first_core,
         r.bytes_per_thread,
         if k.decl.kind == Kind::Validation {
             format!("{:.4}", k.decl.intensity(shape))
