@@ -127,7 +127,7 @@ impl fmt::Display for Cause {
             ),
             Cause::LatencyBound { overlap } => write!(
                 f,
-                "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the kernel is latency bound there: the FP work between its loads fills the reorder buffer and leaves room for too few misses in flight to cover the memory latency, which the prefetching kernels run from half the ridge up did not make up for; more threads reach the roof",
+                "memory and FP work serialize near the ridge (overlap {:.0}%: 0% is one after the other, 100% side by side) while points far from it hold: the kernel is latency bound there: beside the FP work too few lines stay in flight to cover the memory latency, with either form of the kernel (plain, and prefetching each line 4 KiB ahead); more threads reach the roof",
                 pct(overlap)
             ),
             Cause::NoOverlap { overlap, stores } => write!(

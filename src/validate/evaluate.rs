@@ -29,7 +29,8 @@ pub fn evaluate(
     };
     let mut pts = Vec::new();
     let mut ridges = Vec::new();
-    for &(s, ref m) in &data.points {
+    for p in &data.points {
+        let (s, m) = (p.shape, &p.m);
         let ai = sweep.kernel.decl.intensity(s);
         let clock = m.clock_ghz();
         let measured = m.value() / 1e9;
@@ -59,7 +60,7 @@ pub fn evaluate(
             threads: sweep.threads,
             mix: sweep.mix,
             op: sweep.op,
-            kernel: sweep.kernel_for(s).decl.name.to_string(),
+            kernel: p.kernel.decl.name.to_string(),
             j: s.j,
             k: s.k,
             bytes_per_thread: m.bytes_per_thread,
@@ -98,7 +99,7 @@ pub fn evaluate(
             fit,
             moved: now.map(|n| n / sweep.bw_gb_per_s - 1.0),
             moved_during: data.before.zip(data.after).map(|(a, b)| b / a - 1.0),
-            steal: data.points.iter().map(|(_, m)| m.steal).fold(0.0, f64::max),
+            steal: data.points.iter().map(|p| p.m.steal).fold(0.0, f64::max),
             sharing: data.sharing,
             kept_shared: kept.iter().filter(|k| **k).count(),
             unshared_median: (rest.len() < pts.len() && !rest.is_empty()).then(|| median(&rest)),
@@ -113,6 +114,7 @@ mod tests {
     use crate::kernels::{Mix, Op, Precision, Shape};
     use crate::machine::Level;
     use crate::measure::fake::{CLOCK, Outcome};
+    use crate::validate::sweep::Point;
     use crate::validate::{Options, plan_sweeps};
 
     #[test]
@@ -154,7 +156,11 @@ mod tests {
         let (p, b) = (s.fp_per_cycle * CLOCK, s.bw_per_cycle * CLOCK);
         let m = Outcome::steady(0.6 * roofline::attainable(ai, p, b) / CLOCK).measurement(s.bytes);
         let data = SweepData {
-            points: vec![(shape, m)],
+            points: vec![Point {
+                shape,
+                kernel: s.kernel,
+                m,
+            }],
             before: None,
             after: None,
             kept_shared: vec![false],

@@ -49,20 +49,53 @@ pub struct Sweep {
     pub shapes: Vec<Shape>,
 }
 
-/// From this fraction of the ridge's intensity up, points of levels off the
-/// core run the prefetching twin of their kernel: there the FP instructions
-/// beside each line fill the reorder buffer and too few lines stay in
-/// flight, while below it the hardware prefetchers keep up alone and the
-/// twin's extra accesses only cost (docs/evidence.md, "Prefetching twins").
-pub const PREFETCH_FROM: f64 = 0.5;
+/// Between these fractions of the ridge's intensity, points of levels off the
+/// core have two forms of their kernel, plain and prefetching twin: which
+/// delivers more lines beside the FP work differs by machine (on an Emerald
+/// Rapids the plain form loses from a tenth of the ridge, on a Zen 4 the twin
+/// loses near it; docs/evidence.md, "Both forms near the ridge"). Below, the
+/// plain form runs alone (the hardware prefetchers keep up and the twin's
+/// extra accesses only cost); above, the twin (the FP work leaves the memory
+/// system idle most of the time).
+pub const BOTH_FORMS: (f64, f64) = (1.0 / 16.0, 2.0);
+
+/// Where both forms exist, the plain one runs first below this fraction of
+/// the ridge and the twin first from it; the other runs too only when the
+/// first falls short (see [`OTHER_FORM_UNDER`]).
+pub const TWIN_FIRST_FROM: f64 = 0.5;
+
+/// A point whose first form delivers this much less than min(P, AI x B), B
+/// the roof's kernel just before the sweep, runs the other form as well and
+/// keeps the faster; a point that holds costs one run.
+pub const OTHER_FORM_UNDER: f64 = 0.05;
 
 impl Sweep {
-    /// The kernel a shape runs (see [`PREFETCH_FROM`]).
-    pub fn kernel_for(&self, s: Shape) -> &'static Kernel {
-        match self.prefetching {
-            Some(p) if self.kernel.decl.intensity(s) >= PREFETCH_FROM * self.ridge => p,
-            _ => self.kernel,
+    /// The forms of its kernel a shape may run, the first to try first (see
+    /// [`BOTH_FORMS`]).
+    pub fn forms(&self, s: Shape) -> Vec<&'static Kernel> {
+        let Some(twin) = self.prefetching else {
+            return vec![self.kernel];
+        };
+        let at = self.kernel.decl.intensity(s) / self.ridge;
+        if at < BOTH_FORMS.0 {
+            vec![self.kernel]
+        } else if at < TWIN_FIRST_FROM {
+            vec![self.kernel, twin]
+        } else if at <= BOTH_FORMS.1 {
+            vec![twin, self.kernel]
+        } else {
+            vec![twin]
         }
+    }
+
+    /// Whether a point of shape `s` measured at `m` falls short enough of
+    /// min(P, AI x B) to try its other form, B being `band` GB/s (without
+    /// it, always).
+    pub fn falls_short(&self, s: Shape, m: &Measurement, band: Option<f64>) -> bool {
+        let Some(band) = band else { return true };
+        let ai = self.kernel.decl.intensity(s);
+        let bound = crate::roofline::attainable(ai, self.fp_per_cycle * m.clock_ghz(), band);
+        m.value() / 1e9 < (1.0 - OTHER_FORM_UNDER) * bound
     }
 
     /// Steps it adds to a progress bar: its points and its reference runs.
@@ -80,18 +113,30 @@ impl crate::measure::campaign::Work for Sweep {
         use crate::measure::pool::alloc_for;
         self.shapes
             .iter()
-            .map(|&s| alloc_for(self.kernel_for(s), self.bytes, s))
+            .flat_map(|&s| self.forms(s).into_iter().map(move |k| (k, s)))
+            .map(|(k, s)| alloc_for(k, self.bytes, s))
             .chain(self.reference.map(|r| alloc_for(r, self.bytes, Shape::ONE)))
             .max()
             .unwrap_or(0)
     }
 }
 
+/// One measured point of a sweep.
+#[derive(Debug)]
+pub struct Point {
+    /// Its shape.
+    pub shape: Shape,
+    /// The form of the sweep's kernel kept (the faster where both ran).
+    pub kernel: &'static Kernel,
+    /// Its measurement.
+    pub m: Measurement,
+}
+
 /// What one sweep measured.
 #[derive(Debug)]
 pub struct SweepData {
-    /// Each shape's measurement.
-    pub points: Vec<(Shape, Measurement)>,
+    /// Each shape's point.
+    pub points: Vec<Point>,
     /// The bandwidth roof's kernel just before the sweep, GB/s.
     pub before: Option<f64>,
     /// And just after.
@@ -145,8 +190,8 @@ impl Sweeper<'_> {
             if interrupt::requested() {
                 break;
             }
-            let (m, shared) = self.point(sweep, s)?;
-            points.push((s, m));
+            let (p, shared) = self.best_form(sweep, s, before)?;
+            points.push(p);
             kept_shared.push(shared);
             self.bar.inc(1);
         }
@@ -161,6 +206,25 @@ impl Sweeper<'_> {
             kept_shared,
             sharing: self.seen() - seen,
         }))
+    }
+
+    /// A shape's point: its first form, and its other form too when the
+    /// first [`Sweep::falls_short`] of `band`, keeping the faster per cycle.
+    fn best_form(&mut self, sweep: &Sweep, s: Shape, band: Option<f64>) -> Result<(Point, bool)> {
+        let forms = sweep.forms(s);
+        let (m, mut shared) = self.point(sweep, forms[0], s)?;
+        let mut p = Point {
+            shape: s,
+            kernel: forms[0],
+            m,
+        };
+        if let Some(&other) = forms.get(1).filter(|_| sweep.falls_short(s, &p.m, band)) {
+            let (m, sh) = self.point(sweep, other, s)?;
+            if keep_faster(&mut p.m, m) {
+                (p.kernel, shared) = (other, sh);
+            }
+        }
+        Ok((p, shared))
     }
 
     /// The bandwidth roof's kernel on the sweep's buffer, GB/s (levels off
@@ -185,8 +249,12 @@ impl Sweeper<'_> {
     /// A point, and with a guard the probe after it (see
     /// [`CoreGuard::measure`]): its measurement and whether it was kept
     /// while the threads shared a core.
-    fn point(&mut self, sweep: &Sweep, s: Shape) -> Result<(Measurement, bool)> {
-        let k = sweep.kernel_for(s);
+    fn point(
+        &mut self,
+        sweep: &Sweep,
+        k: &'static Kernel,
+        s: Shape,
+    ) -> Result<(Measurement, bool)> {
         let settings = self.settings;
         let measure = |b: &dyn Bench| {
             measure_steady(b, k, sweep.bytes, settings, s, sweep.scope.cv_limit())
@@ -228,7 +296,8 @@ impl Sweeper<'_> {
     ) -> Result<()> {
         let seen = self.seen();
         let points = data.points.iter_mut().zip(data.kept_shared.iter_mut());
-        for (&dev, ((s, m), kept_shared)) in deviations.iter().zip(points) {
+        for (&dev, (p, kept_shared)) in deviations.iter().zip(points) {
+            let m = &mut p.m;
             if interrupt::requested() || self.bench.now() >= until {
                 break;
             }
@@ -239,7 +308,7 @@ impl Sweeper<'_> {
                 continue;
             }
             self.bar.inc_length(1);
-            let (again, shared) = self.point(sweep, *s)?;
+            let (again, shared) = self.point(sweep, p.kernel, p.shape)?;
             self.bar.inc(1);
             let shared_before = *kept_shared;
             *kept_shared = if keep_faster(m, again) {
@@ -258,6 +327,9 @@ mod tests {
     use super::*;
     use crate::kernels::{Role, find};
     use crate::machine::isa::Isa;
+    use crate::measure::bench::Rig;
+    use crate::measure::campaign::Work;
+    use crate::measure::fake::{FakeRig, Outcome};
     use crate::validate::shapes::{shapes, targets};
 
     #[test]
@@ -274,7 +346,7 @@ mod tests {
     }
 
     #[test]
-    fn shared_levels_run_the_prefetching_twin_from_half_the_ridge_up() {
+    fn shared_levels_run_both_forms_near_the_ridge() {
         let role = |prefetching| Role::Validation {
             mix: Mix::Load,
             op: Op::Fma,
@@ -284,25 +356,143 @@ mod tests {
         let plain = find(Isa::Avx2, role(false)).unwrap();
         let twin = find(Isa::Avx2, role(true)).unwrap();
         let sweep = sweep_at(Level::Dram, Scope::Memory, plain, Some(twin));
-        let (mut low, mut high) = (0, 0);
+        let names =
+            |s: Shape| -> Vec<&str> { sweep.forms(s).iter().map(|k| k.decl.name).collect() };
+        let mut seen = [0; 3];
         for &s in &sweep.shapes {
-            let k = sweep.kernel_for(s);
-            if plain.decl.intensity(s) >= PREFETCH_FROM * sweep.ridge {
-                assert_eq!(k.decl.name, twin.decl.name);
-                high += 1;
+            let at = plain.decl.intensity(s) / sweep.ridge;
+            let (want, i) = if at < BOTH_FORMS.0 {
+                (vec![plain.decl.name], 0)
+            } else if at < TWIN_FIRST_FROM {
+                (vec![plain.decl.name, twin.decl.name], 1)
+            } else if at <= BOTH_FORMS.1 {
+                (vec![twin.decl.name, plain.decl.name], 1)
             } else {
-                assert_eq!(k.decl.name, plain.decl.name);
-                low += 1;
+                (vec![twin.decl.name], 2)
+            };
+            assert_eq!(names(s), want, "at {at} x the ridge");
+            seen[i] += 1;
+        }
+        // Each kind in one sweep, several points each.
+        assert!(seen.iter().all(|&n| n >= 2), "{seen:?}");
+        let l1 = sweep_at(Level::L1, Scope::Core, plain, None);
+        for &s in &l1.shapes {
+            let forms: Vec<&str> = l1.forms(s).iter().map(|k| k.decl.name).collect();
+            assert_eq!(forms, [plain.decl.name]);
+        }
+    }
+
+    /// The plain and prefetching forms of the AVX2 DP load-mix FMA kernel.
+    fn forms_of_load_fma() -> (&'static Kernel, &'static Kernel) {
+        let role = |prefetching| Role::Validation {
+            mix: Mix::Load,
+            op: Op::Fma,
+            precision: Precision::Dp,
+            prefetching,
+        };
+        (
+            find(Isa::Avx2, role(false)).unwrap(),
+            find(Isa::Avx2, role(true)).unwrap(),
+        )
+    }
+
+    /// Run `sweep` on a fake rig whose measurements give what `rate` says
+    /// per cycle of (kernel, shape): the data and the calls' kernels.
+    fn run_fake(
+        sweep: &Sweep,
+        rate: impl Fn(&'static Kernel, Shape) -> f64 + 'static,
+    ) -> (SweepData, Vec<&'static str>) {
+        let mut rig = FakeRig::new(move |c| {
+            Outcome::steady(rate(crate::kernels::named(c.kernel).unwrap(), c.shape))
+        });
+        let settings = Settings::new(Duration::from_millis(5), 3);
+        let bar = ProgressBar::hidden();
+        let data = rig
+            .with_bench(1, sweep.alloc(), |b| {
+                let mut sw = Sweeper {
+                    bench: b,
+                    settings: &settings,
+                    bar: &bar,
+                    guard: None,
+                };
+                sw.run(sweep)
+            })
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        (data, rig.measured().iter().map(|c| c.kernel).collect())
+    }
+
+    #[test]
+    fn near_the_ridge_the_faster_form_is_kept() {
+        let (plain, twin) = forms_of_load_fma();
+        // No roof kernel around the sweep: every point with two forms runs
+        // both. Below the ridge the plain form runs at 60 % of the twin,
+        // above it the twin at 60 % of the plain form.
+        let sweep = sweep_at(Level::Dram, Scope::Memory, plain, Some(twin));
+        let ridge = sweep.ridge;
+        let slow =
+            move |k: &Kernel, s: Shape| (k.decl.intensity(s) < ridge) == (k.decl.prefetch == 0);
+        let (data, calls) = run_fake(&sweep, move |k, s| if slow(k, s) { 6.0 } else { 10.0 });
+        let mut both = 0;
+        for p in &data.points {
+            let forms = sweep.forms(p.shape);
+            assert!(forms.iter().any(|k| k.decl.name == p.kernel.decl.name));
+            if forms.len() == 2 {
+                both += 1;
+                assert!(
+                    !slow(p.kernel, p.shape),
+                    "{} kept at {:?}",
+                    p.kernel.decl.name,
+                    p.shape
+                );
+                assert!((p.m.per_cycle() - 10.0).abs() < 1e-9);
             }
         }
-        // Both kinds in one sweep, each several points.
-        assert!(low >= 3 && high >= 3, "{low} plain, {high} prefetching");
-        let l1 = sweep_at(Level::L1, Scope::Core, plain, None);
-        assert!(
-            l1.shapes
-                .iter()
-                .all(|s| l1.kernel_for(*s).decl.prefetch == 0)
-        );
+        assert!(both >= 4, "{both} points ran both forms");
+        let runs: usize = sweep.shapes.iter().map(|&s| sweep.forms(s).len()).sum();
+        assert_eq!(calls.len(), runs);
+        // The plain form kept on one side of the ridge, the twin on the other.
+        let kept: std::collections::HashSet<&str> =
+            data.points.iter().map(|p| p.kernel.decl.name).collect();
+        assert_eq!(kept.len(), 2);
+    }
+
+    #[test]
+    fn the_other_form_runs_only_where_the_first_falls_short() {
+        let (plain, twin) = forms_of_load_fma();
+        let mut sweep = sweep_at(Level::Dram, Scope::Memory, plain, Some(twin));
+        let reference = crate::kernels::named("avx2_load").unwrap();
+        sweep.reference = Some(reference);
+        // The roof's kernel at the sweep's roof; the twin always on the
+        // roofs, the plain form at 80 % of them from a quarter of the ridge.
+        let (fp, bw, ridge) = (sweep.fp_per_cycle, sweep.bw_per_cycle, sweep.ridge);
+        let short = move |s: Shape| plain.decl.intensity(s) >= ridge / 4.0;
+        let (data, calls) = run_fake(&sweep, move |k, s| {
+            if k.decl.name == reference.decl.name {
+                return bw;
+            }
+            let bound = (k.decl.intensity(s) * bw).min(fp);
+            if k.decl.prefetch == 0 && short(s) {
+                0.8 * bound
+            } else {
+                bound
+            }
+        });
+        // The roof's kernel before and after; one run per point, and a
+        // second where the plain form ran first and fell short.
+        let seconds = sweep
+            .shapes
+            .iter()
+            .filter(|&&s| {
+                sweep.forms(s).len() == 2 && sweep.forms(s)[0].decl.prefetch == 0 && short(s)
+            })
+            .count();
+        assert!(seconds >= 1);
+        assert_eq!(calls.len(), 2 + sweep.shapes.len() + seconds, "{calls:?}");
+        for p in data.points.iter().filter(|p| short(p.shape)) {
+            assert_eq!(p.kernel.decl.name, twin.decl.name, "at {:?}", p.shape);
+        }
     }
 
     /// A 1-thread sweep of `kernel` at `level`, ridge 2.5 flop/byte.

@@ -1,6 +1,6 @@
 // Validation kernels, neon: the memory and FP units of asm/aarch64/validation.S and flops.S.
-// The prefetching twins (prefetch=4096) run at L3 and beyond for points at or above half
-// the ridge's intensity.
+// The prefetching twins (prefetch=4096) run at levels off the core near and above the
+// ridge, the faster form kept where both may run (validate/sweep.rs, BOTH_FORMS).
 
 // @kernel neon_dp_v_load_fma kind=validation mix=load op=fma isa=neon precision=dp width=16 loads=16 stores=0 fma=16
 VKERNEL neon_dp_v_load_fma, neon, load, NEON, fma, 2d

@@ -1,6 +1,6 @@
 // Validation kernels, scalar: the memory and FP units of asm/aarch64/validation.S and flops.S.
-// The prefetching twins (prefetch=4096) run at L3 and beyond for points at or above half
-// the ridge's intensity.
+// The prefetching twins (prefetch=4096) run at levels off the core near and above the
+// ridge, the faster form kept where both may run (validate/sweep.rs, BOTH_FORMS).
 
 // @kernel scalar_dp_v_load_fma kind=validation mix=load op=fma isa=scalar precision=dp width=8 loads=16 stores=0 fma=16
 VKERNEL scalar_dp_v_load_fma, scalar, load, SCALAR, fma, d

@@ -1,6 +1,6 @@
 // Validation kernels, sve: the memory and FP units of asm/aarch64/validation.S and flops.S.
-// The prefetching twins (prefetch=4096) run at L3 and beyond for points at or above half
-// the ridge's intensity.
+// The prefetching twins (prefetch=4096) run at levels off the core near and above the
+// ridge, the faster form kept where both may run (validate/sweep.rs, BOTH_FORMS).
 
 // @kernel sve_dp_v_load_fma kind=validation mix=load op=fma isa=sve precision=dp width=vl loads=8 stores=0 fma=16
 VKERNEL sve_dp_v_load_fma, sve, load, SVE, fma, d

@@ -108,8 +108,8 @@ VKERNEL avx512_sp_v_2ld1st_fma, avx512, sp, ldldst, fma, ps, END
 VKERNEL avx512_sp_v_2ld1st_addmul, avx512, sp, ldldst, addmul, ps, END
 
 # The prefetching twins (asm/x86_64/validation.S, VPF): the same units, each memory unit asking
-# for its lines 4 KiB ahead. The validator runs them at L3 and beyond for points at or
-# above half the ridge's intensity.
+# for its lines 4 KiB ahead. The validator runs them at levels off the core near and above
+# the ridge, keeping the faster form where both may run (validate/sweep.rs, BOTH_FORMS).
 
 # @kernel avx512_dp_v_load_fma_pf kind=validation mix=load op=fma isa=avx512 precision=dp width=64 loads=16 stores=0 fma=16 prefetch=4096
 VKERNEL avx512_dp_v_load_fma_pf, avx512, dp, load, fma, pd, END, 4096

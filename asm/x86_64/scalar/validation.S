@@ -162,8 +162,8 @@ VKERNEL scalar_sp_v_2ld1st_fma, scalar, sp, ldldst, fma, ss, END
 VKERNEL scalar_sp_v_2ld1st_addmul, scalar, sp, ldldst, addmul, ss, END_SSE
 
 # The prefetching twins (asm/x86_64/validation.S, VPF): the same units, each memory unit asking
-# for its lines 4 KiB ahead. The validator runs them at L3 and beyond for points at or
-# above half the ridge's intensity.
+# for its lines 4 KiB ahead. The validator runs them at levels off the core near and above
+# the ridge, keeping the faster form where both may run (validate/sweep.rs, BOTH_FORMS).
 
 # @kernel scalar_dp_v_load_fma_pf kind=validation mix=load op=fma isa=scalar precision=dp width=8 loads=16 stores=0 fma=12 prefetch=4096
 VKERNEL scalar_dp_v_load_fma_pf, scalar, dp, load, fma, sd, END, 4096

@@ -110,8 +110,8 @@ VKERNEL sse_sp_v_2ld1st_fma, sse, sp, ldldst, fma, ps, END
 VKERNEL sse_sp_v_2ld1st_addmul, sse, sp, ldldst, addmul, ps, END_SSE
 
 # The prefetching twins (asm/x86_64/validation.S, VPF): the same units, each memory unit asking
-# for its lines 4 KiB ahead. The validator runs them at L3 and beyond for points at or
-# above half the ridge's intensity.
+# for its lines 4 KiB ahead. The validator runs them at levels off the core near and above
+# the ridge, keeping the faster form where both may run (validate/sweep.rs, BOTH_FORMS).
 
 # @kernel sse_dp_v_load_fma_pf kind=validation mix=load op=fma isa=sse precision=dp width=16 loads=16 stores=0 fma=12 prefetch=4096
 VKERNEL sse_dp_v_load_fma_pf, sse, dp, load, fma, pd, END, 4096
