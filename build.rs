@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const KEYS: [&str; 17] = [
+const KEYS: [&str; 18] = [
     "kind",
     "mix",
     "op",
@@ -28,6 +28,7 @@ const KEYS: [&str; 17] = [
     "mmla",
     "needs",
     "prefetch",
+    "pace",
 ];
 
 fn variant(v: &str) -> String {
@@ -132,7 +133,7 @@ fn main() {
             .unwrap();
             writeln!(
                 table,
-                "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, declared_width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {}, dots: {}, madds: {}, mmlas: {}, needs: {:?}, prefetch: {} }}, entry: {sym} }},",
+                "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, declared_width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {}, dots: {}, madds: {}, mmlas: {}, needs: {:?}, prefetch: {}, pace: {} }}, entry: {sym} }},",
                 variant(kind),
                 opt("mix", "Mix"),
                 opt("op", "Op"),
@@ -150,6 +151,7 @@ fn main() {
                 num("mmla"),
                 get("needs"),
                 num("prefetch"),
+                num("pace"),
             )
             .unwrap();
         }

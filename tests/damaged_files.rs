@@ -28,6 +28,10 @@ fn damaged_results_files_are_refused_by_every_reader() {
         ),
         (|d| d.roofs[0].gb_per_s = Some(f64::NAN), "gb_per_s is NaN"),
         (
+            |d| d.roofs[0].bare_gb_per_s = Some(0.0),
+            "bare_gb_per_s is 0",
+        ),
+        (
             |d| {
                 d.roofs[0].gb_per_s = Some(1e308);
                 d.roofs[0].per_cycle = f64::INFINITY;

@@ -70,6 +70,10 @@ struct Counts {
     /// Precisions seen: 'd' or 's' (the FP suffixes), 'h' half, 'f' bfloat16,
     /// 'i', 'w', 'b' 32-, 16- and 8-bit integers.
     precisions: Vec<char>,
+    /// Pacing adds (`vpaddq`) of a paced bandwidth kernel: (register, width).
+    paces: Vec<(String, u32)>,
+    /// The registers the accesses load into or store from.
+    access_regs: Vec<String>,
 }
 
 fn mem_width(op: &str) -> Option<u32> {
@@ -208,9 +212,11 @@ fn count(body: &[Insn]) -> Counts {
             if dst_mem {
                 c.stores += 1;
                 access(ops[0], true);
+                c.access_regs.push(ops[1].trim().to_string());
             } else if src_mem {
                 c.loads += 1;
                 access(ops[1], false);
+                c.access_regs.push(ops[0].trim().to_string());
             } else {
                 panic!("register move inside a kernel loop: {i:?}");
             }
@@ -220,6 +226,11 @@ fn count(body: &[Insn]) -> Counts {
             !dst_mem && !src_mem,
             "FP instruction with a memory operand: {i:?}"
         );
+        if m == "vpaddq" {
+            c.paces
+                .push((ops[0].trim().to_string(), reg_width(&i.operands)));
+            continue;
+        }
         if let Some((kind, prec)) = narrow(m) {
             count_narrow(&mut c, &mut madd_results, i, kind, prec);
             continue;
@@ -380,6 +391,14 @@ fn check_counts(d: &Decl, body: &[Insn], c: Counts) {
     assert_eq!(c.dots, d.dots, "dot products of {ctx}");
     assert_eq!(c.madds, d.madds, "vpmaddwd + vpaddd pairs of {ctx}");
     assert_eq!(d.mmlas, 0, "no x86 matrix multiply-accumulate: {ctx}");
+    assert_eq!(c.paces.len() as u32, d.pace, "pacing adds of {ctx}");
+    for (reg, w) in &c.paces {
+        assert_eq!(*w, d.width(), "pacing width of {ctx}");
+        assert!(
+            !c.access_regs.contains(reg),
+            "pacing on {reg}, a register an access uses: {ctx}"
+        );
+    }
     assert!(
         c.mem_widths.iter().all(|w| *w == d.width()),
         "access width {} of {ctx}",

@@ -233,6 +233,7 @@ mod tests {
             mmlas: 0,
             needs: None,
             prefetch: 0,
+            pace: 0,
         }
     }
 

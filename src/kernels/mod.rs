@@ -211,6 +211,9 @@ pub struct Decl {
     /// Validation kernels: how far ahead, in bytes, each memory unit
     /// prefetches the lines it holds (0: no prefetching).
     pub prefetch: u32,
+    /// Paced bandwidth kernels: vector integer adds per iteration beside the
+    /// accesses, on registers no access uses (0: none). See [`Role::Paced`].
+    pub pace: u32,
 }
 
 /// Entry point of every kernel (see `asm/<arch>/common.S`): streams A, B, C,
@@ -346,6 +349,10 @@ impl Kernel {
 pub enum Role {
     /// Measuring the bandwidth of an access mix.
     Bandwidth(Mix),
+    /// The same accesses with vector integer work beside them: on some
+    /// cores such a stream pulls more from DRAM than the bare one, and the
+    /// DRAM roof keeps the faster (`roofs/plan.rs`).
+    Paced(Mix),
     /// Measuring the FP throughput of an op.
     Compute(Op, Precision),
     /// A validation kernel of a mix and op; `prefetching` picks its twin
@@ -366,7 +373,8 @@ impl Role {
     /// Whether a declaration plays this role.
     fn fits(self, d: &Decl) -> bool {
         match self {
-            Role::Bandwidth(mix) => d.kind == Kind::Bandwidth && d.mix == Some(mix),
+            Role::Bandwidth(mix) => d.kind == Kind::Bandwidth && d.mix == Some(mix) && d.pace == 0,
+            Role::Paced(mix) => d.kind == Kind::Bandwidth && d.mix == Some(mix) && d.pace > 0,
             Role::Compute(op, p) => {
                 d.kind == Kind::Compute && d.op == Some(op) && d.precision == Some(p)
             }
@@ -466,6 +474,7 @@ mod tests {
                             Decl {
                                 name: plain.decl.name,
                                 prefetch: 0,
+                                pace: 0,
                                 ..twin.decl
                             },
                             plain.decl
@@ -475,9 +484,10 @@ mod tests {
             }
         }
         // Four ISAs' bandwidth, FP and validation kernels; the narrow types'
-        // seven AVX-512 and five AVX2 kernels.
+        // seven AVX-512 and five AVX2 kernels; the paced load and 2LD1ST
+        // kernels of AVX-512 and AVX2.
         #[cfg(target_arch = "x86_64")]
-        assert_eq!(KERNELS.len(), 4 * (5 + 6 * 2 + 2 * 8) + 7 + 5);
+        assert_eq!(KERNELS.len(), 4 * (5 + 6 * 2 + 2 * 8) + 7 + 5 + 2 * 2);
         // And seven narrow-type kernels each for NEON and SVE.
         #[cfg(target_arch = "aarch64")]
         assert_eq!(

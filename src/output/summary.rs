@@ -66,6 +66,7 @@ pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
         }
     }
     s.push_str(&knees(doc));
+    s.push_str(&paced(doc));
     s.push_str(&limit_notes(doc));
     let isas: Vec<&str> = doc.machine.isa.skipped.iter().map(|i| i.name()).collect();
     if !isas.is_empty() {
@@ -110,6 +111,26 @@ pub fn limit_notes(doc: &Document) -> String {
     let mut s = String::new();
     for (note, roofs) in notes {
         let _ = writeln!(s, "limit of {}: {note}", roofs.join(", "));
+    }
+    s
+}
+
+/// A line per DRAM roof taken from the paced form of its kernel: the roof
+/// and what the bare stream delivered.
+pub fn paced(doc: &Document) -> String {
+    let mut s = String::new();
+    for r in &doc.roofs {
+        if let (Some(bare), Some(v)) = (r.bare_gb_per_s, r.gb_per_s) {
+            let _ = writeln!(
+                s,
+                "{} {} {} thread(s): {v:.1} GB/s with vector work beside the loads ({}); the bare stream {bare:.1} GB/s ({:.0}% less)",
+                r.label(),
+                r.isa.name(),
+                r.threads,
+                r.kernel,
+                100.0 * (1.0 - bare / v)
+            );
+        }
     }
     s
 }
@@ -236,6 +257,24 @@ mod tests {
         assert!(
             summary(&d, &[vnni]).contains("skipped kernel avx2_int8_dot (this CPU lacks avxvnni)")
         );
+    }
+
+    #[test]
+    fn a_paced_dram_roof_says_what_the_bare_stream_delivered() {
+        let mut d = fixture();
+        assert_eq!(paced(&d), "");
+        let r = d
+            .roofs
+            .iter_mut()
+            .find(|r| r.level == Some(Level::Dram))
+            .unwrap();
+        r.gb_per_s = Some(25.0);
+        r.bare_gb_per_s = Some(20.0);
+        r.kernel = "avx512_load_paced".into();
+        let n = paced(&d);
+        assert_eq!(n.lines().count(), 1, "{n}");
+        assert!(n.contains("25.0 GB/s with vector work beside the loads (avx512_load_paced); the bare stream 20.0 GB/s (20% less)"), "{n}");
+        assert!(summary(&d, &[]).contains(&n));
     }
 
     #[test]

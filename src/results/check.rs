@@ -160,6 +160,9 @@ fn check_roof(doc: &str, r: &Roof, m: &crate::machine::Machine) -> Result<()> {
             e.present("mix", r.mix)?;
             let v = e.present("gb_per_s", r.gb_per_s)?;
             e.positive("gb_per_s", v)?;
+            if let Some(b) = r.bare_gb_per_s {
+                e.positive("bare_gb_per_s", b)?;
+            }
             v
         }
         Kind::Compute => {

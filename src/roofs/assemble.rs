@@ -5,10 +5,10 @@ use super::plan::RoofTask;
 use super::plateau;
 use crate::config::limits::Uarch;
 use crate::config::plan::RoofFrom;
-use crate::kernels::Kind;
+use crate::kernels::{Kernel, Kind};
 use crate::measure::bench::{DRIFT_LIMIT, Measurement};
 use crate::measure::stats::median;
-use crate::results::{CurvePoint, Flag, Roof, SizePoint};
+use crate::results::{Curve, CurvePoint, Flag, Roof, SizePoint};
 
 /// Above this % of the theoretical limit a roof is flagged (the clock probe
 /// has about 1 % of noise).
@@ -120,6 +120,40 @@ pub fn roof_of(task: &RoofTask, ms: &[Measurement], uarch: Option<&Uarch>) -> Ro
         knee_bytes: plateau.and_then(|p| Some(ms[p.knee?].bytes_per_thread)),
         flags,
         note: uarch.and_then(|u| u.note(d)).map(String::from),
+        bare_gb_per_s: None,
+    }
+}
+
+/// A DRAM roof from its plain form's `roof` and its paced form's
+/// measurement `m` at one of the roof's sizes: the paced form's, named after
+/// its kernel, when it delivers more than the level's CV limit above the
+/// plain roof; else the plain roof. The sizes, plateau and curve stay the
+/// plain form's (they show how the rate depends on the size).
+pub fn paced_or_plain(
+    roof: Roof,
+    task: &RoofTask,
+    paced: &'static Kernel,
+    m: Measurement,
+    uarch: Option<&Uarch>,
+) -> Roof {
+    if m.value() <= roof.value() * 1e9 * (1.0 + task.scope.cv_limit()) {
+        return roof;
+    }
+    let one = RoofTask {
+        kernel: paced,
+        roof_from: RoofFrom::Median,
+        ..task.clone()
+    };
+    let mut p = roof_of(&one, std::slice::from_ref(&m), uarch);
+    if roof.flags.contains(&Flag::SizesDisagree) {
+        p.flags.push(Flag::SizesDisagree);
+    }
+    Roof {
+        sizes: roof.sizes,
+        plateau: roof.plateau,
+        knee_bytes: roof.knee_bytes,
+        bare_gb_per_s: roof.gb_per_s,
+        ..p
     }
 }
 
@@ -149,6 +183,33 @@ pub fn curve_points(
     v
 }
 
+/// The curves of the bandwidth roofs' points: per ISA, mix and threads,
+/// every level's sizes in one ascending curve.
+pub fn curves(roofs: &[Roof], points: Vec<Vec<CurvePoint>>) -> Vec<Curve> {
+    let mut out: Vec<Curve> = Vec::new();
+    for (r, pts) in roofs.iter().zip(points) {
+        let Some(mix) = r.mix.filter(|_| !pts.is_empty()) else {
+            continue;
+        };
+        match out
+            .iter_mut()
+            .find(|c| (c.isa, c.mix, c.threads) == (r.isa, mix, r.threads))
+        {
+            Some(c) => c.points.extend(pts),
+            None => out.push(Curve {
+                isa: r.isa,
+                mix,
+                threads: r.threads,
+                points: pts,
+            }),
+        }
+    }
+    for c in &mut out {
+        c.points.sort_by_key(|p| p.bytes_per_thread);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,7 +232,39 @@ mod tests {
             capped: false,
             one_per_thread: true,
             scope: Scope::Core,
+            paced: None,
         }
+    }
+
+    #[test]
+    fn a_dram_roof_takes_the_paced_form_only_when_it_is_clearly_faster() {
+        let paced = find(Isa::Avx2, Role::Paced(Mix::Load)).unwrap();
+        assert!(paced.decl.pace > 0);
+        let t = RoofTask {
+            level: Some(Level::Dram),
+            scope: Scope::Memory,
+            sizes: vec![128 << 20, 192 << 20, 256 << 20],
+            paced: Some(paced),
+            ..task(1)
+        };
+        let ms: Vec<Measurement> = t
+            .sizes
+            .iter()
+            .map(|&b| Outcome::steady(6.0).measurement(b))
+            .collect();
+        let plain = roof_of(&t, &ms, None);
+        assert_eq!(plain.kernel, t.kernel.decl.name);
+        // 20 % faster: the paced form's value and name, the plain sizes.
+        let fast = Outcome::steady(7.2).measurement(192 << 20);
+        let r = paced_or_plain(plain.clone(), &t, paced, fast, None);
+        assert_eq!(r.kernel, paced.decl.name);
+        assert!((r.per_cycle - 7.2).abs() < 1e-9, "{}", r.per_cycle);
+        assert!((r.gb_per_s.unwrap() - 7.2 * CLOCK).abs() < 1e-9);
+        assert_eq!(r.sizes, plain.sizes);
+        assert_eq!(r.bare_gb_per_s, plain.gb_per_s);
+        // Within the memory level's 8 % CV limit: the plain roof.
+        let near = Outcome::steady(6.4).measurement(192 << 20);
+        assert_eq!(paced_or_plain(plain.clone(), &t, paced, near, None), plain);
     }
 
     #[test]

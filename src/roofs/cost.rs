@@ -87,6 +87,11 @@ pub fn estimate(tasks: &[RoofTask], s: &Settings, speeds: &Speeds) -> Estimate {
             let rate = (speeds.rate)(t, b).max(1.0);
             measuring += size_seconds(b as f64 / rate, s);
         }
+        // The paced form, once, at the middle of the roof's sizes.
+        if let Some(&b) = t.sizes.get(t.sizes.len() / 2).filter(|_| t.paced.is_some()) {
+            let rate = (speeds.rate)(t, b).max(1.0);
+            measuring += size_seconds(b as f64 / rate, s);
+        }
     }
     // Each core's buffer, kept from bench to bench, grows to the largest
     // need of each thread count, once; the threads make theirs in parallel.
@@ -202,6 +207,8 @@ mod tests {
                     capped: false,
                     one_per_thread: false,
                     scope: Scope::Core,
+                    // The data files' runs had no paced forms.
+                    paced: None,
                 }
             })
             .collect()

@@ -12,7 +12,7 @@ pub mod remeasure;
 use crate::config::limits::Uarch;
 use crate::config::plan::RoofFrom;
 use crate::error::{Error, Result};
-use crate::kernels::{self, Kind, Mix, Op, Role, Shape};
+use crate::kernels::{self, Kernel, Kind, Mix, Op, Role, Shape};
 use crate::machine::Level;
 use crate::machine::isa::Isa;
 use crate::measure::bench::{Bench, Measurement, Rig, Settings, measure_steady};
@@ -111,39 +111,12 @@ pub fn measure_all(
     for i in poorly_scaling(todo, &roofs) {
         roofs[i].flags.push(Flag::SharedCore);
     }
-    let curves = curves(&roofs, points);
+    let curves = assemble::curves(&roofs, points);
     Ok(Measured {
         roofs,
         curves,
         sharing: guard.map(|g| g.seen),
     })
-}
-
-/// The curves of the bandwidth roofs' points: per ISA, mix and threads,
-/// every level's sizes in one ascending curve.
-fn curves(roofs: &[Roof], points: Vec<Vec<CurvePoint>>) -> Vec<Curve> {
-    let mut out: Vec<Curve> = Vec::new();
-    for (r, pts) in roofs.iter().zip(points) {
-        let Some(mix) = r.mix.filter(|_| !pts.is_empty()) else {
-            continue;
-        };
-        match out
-            .iter_mut()
-            .find(|c| (c.isa, c.mix, c.threads) == (r.isa, mix, r.threads))
-        {
-            Some(c) => c.points.extend(pts),
-            None => out.push(Curve {
-                isa: r.isa,
-                mix,
-                threads: r.threads,
-                points: pts,
-            }),
-        }
-    }
-    for c in &mut out {
-        c.points.sort_by_key(|p| p.bytes_per_thread);
-    }
-    out
 }
 
 /// Measure tasks, one bench per run of tasks sharing a thread count and
@@ -202,10 +175,10 @@ fn measure_group(
         if ctx.until.is_some_and(|u| bench.now() >= u) {
             break;
         }
-        let mut measure_size = |bytes: u64| -> Result<Measurement> {
+        let mut measure_size = |kernel: &'static Kernel, bytes: u64| -> Result<Measurement> {
             ctx.bar.set_message(format!(
                 "{} {} {} threads{}",
-                task.kernel.decl.name,
+                kernel.decl.name,
                 task.level.map_or(String::new(), Level::name),
                 task.threads,
                 if bytes > 0 {
@@ -217,13 +190,13 @@ fn measure_group(
             let measure = |b: &dyn Bench| {
                 measure_steady(
                     b,
-                    task.kernel,
+                    kernel,
                     bytes,
                     &ctx.settings,
                     Shape::ONE,
                     task.scope.cv_limit(),
                 )
-                .map_err(|e| format!("{}: {e}", task.kernel.decl.name))
+                .map_err(|e| format!("{}: {e}", kernel.decl.name))
             };
             let m = match guard.as_deref_mut() {
                 Some(g) => g.measure(bench, measure).map(|(m, _)| m),
@@ -238,7 +211,7 @@ fn measure_group(
             if interrupt::requested() {
                 return Ok(roofs);
             }
-            ms.push(measure_size(bytes)?);
+            ms.push(measure_size(task.kernel, bytes)?);
         }
         let between = ms.split_off(task.sizes.len());
         let more = refinement(task, &ms);
@@ -247,13 +220,20 @@ fn measure_group(
             if interrupt::requested() {
                 return Ok(roofs);
             }
-            ms.push(measure_size(bytes)?);
+            ms.push(measure_size(task.kernel, bytes)?);
         }
         ms.sort_by_key(|m| m.bytes_per_thread);
-        roofs.push((
-            assemble::roof_of(task, &ms, ctx.uarch),
-            assemble::curve_points(task, &ms, &between),
-        ));
+        let mut roof = assemble::roof_of(task, &ms, ctx.uarch);
+        // The paced form once, in the middle of the roof's sizes.
+        if let Some((paced, &bytes)) = task.paced.zip(task.sizes.get(task.sizes.len() / 2)) {
+            if interrupt::requested() {
+                return Ok(roofs);
+            }
+            ctx.bar.inc_length(1);
+            let m = measure_size(paced, bytes)?;
+            roof = assemble::paced_or_plain(roof, task, paced, m, ctx.uarch);
+        }
+        roofs.push((roof, assemble::curve_points(task, &ms, &between)));
     }
     Ok(roofs)
 }
@@ -357,6 +337,46 @@ mod tests {
 
     fn is_l3(c: &Call) -> bool {
         c.bytes >= 1 << 20
+    }
+
+    #[test]
+    fn dram_roofs_measure_their_paced_form_once_and_keep_the_faster() {
+        let todo = tasks_with(
+            &machine(),
+            "isa: [avx2]\nmixes: [load, store]\nops: []\nlevels: [L3, DRAM]\nthreads: [1]\nsizes_per_level: 3",
+        );
+        // Only DRAM's load mix has a paced form among these.
+        let with: Vec<&RoofTask> = todo.iter().filter(|t| t.paced.is_some()).collect();
+        assert_eq!(with.len(), 1);
+        assert_eq!(
+            (with[0].level, with[0].kernel.decl.mix),
+            (Some(Level::Dram), Some(Mix::Load))
+        );
+        // The paced form 25 % faster than the plain one.
+        let mut rig = FakeRig::new(|c| {
+            let paced = kernels::named(c.kernel).unwrap().decl.pace > 0;
+            Outcome::steady(if paced { 10.0 } else { 8.0 })
+        });
+        let m = measure_all(&mut rig, &todo, settings(), None, &ProgressBar::hidden()).unwrap();
+        let calls = rig.measured();
+        let paced_calls: Vec<&Call> = calls
+            .iter()
+            .filter(|c| c.kernel.ends_with("_paced"))
+            .collect();
+        assert_eq!(paced_calls.len(), 1, "{calls:?}");
+        assert_eq!(paced_calls[0].bytes, with[0].sizes[with[0].sizes.len() / 2]);
+        for r in &m.roofs {
+            let paced = r.level == Some(Level::Dram) && r.mix == Some(Mix::Load);
+            assert_eq!(r.kernel.ends_with("_paced"), paced, "{r:?}");
+            assert!((r.per_cycle - if paced { 10.0 } else { 8.0 }).abs() < 1e-9);
+        }
+        // The curve keeps the plain form's sizes.
+        assert!(
+            m.curves
+                .iter()
+                .flat_map(|c| &c.points)
+                .all(|p| (p.per_cycle - 8.0).abs() < 1e-9)
+        );
     }
 
     #[test]

@@ -39,6 +39,9 @@ pub struct RoofTask {
     pub one_per_thread: bool,
     /// Whom the resource serves on this machine.
     pub scope: Scope,
+    /// DRAM roofs: the paced form of the kernel ([`Role::Paced`]), measured
+    /// beside it; the roof keeps the faster (`roofs::paced_or_plain`).
+    pub paced: Option<&'static Kernel>,
 }
 
 impl crate::measure::campaign::Work for RoofTask {
@@ -137,6 +140,10 @@ pub fn tasks_where(
                         capped: r.capped,
                         one_per_thread: r.threads_per_instance == 1 && !level.is_memory(),
                         scope: m.scope(level),
+                        paced: level
+                            .is_memory()
+                            .then(|| kernels::find(isa, Role::Paced(mix)))
+                            .flatten(),
                     });
                 }
             }
@@ -164,6 +171,7 @@ pub fn tasks_where(
                         capped: false,
                         one_per_thread: true,
                         scope: Scope::Core,
+                        paced: None,
                     });
                 }
             }

@@ -48,6 +48,56 @@ BEGIN avx2_2ld1st
     NEXT
     END avx2_2ld1st
 
+# Paced forms of the load and 2LD1ST kernels (see avx512/bandwidth.S): the accesses in ymm0-7,
+# then 64 vector integer adds in 8 chains of ymm8-15.
+.macro PACE_avx2
+.rept 8
+.irp i,8,9,10,11,12,13,14,15
+    vpaddq ymm\i, ymm\i, ymm\i
+.endr
+.endr
+.endm
+
+# @kernel avx2_load_paced kind=bandwidth mix=load isa=avx2 width=32 loads=16 stores=0 pace=64
+BEGIN avx2_load_paced
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7
+    vmovapd ymm\i, [r10 + 32*\i]
+.endr
+.irp i,0,1,2,3,4,5,6,7
+    vmovapd ymm\i, [r10 + 256 + 32*\i]
+.endr
+    PACE_avx2
+    add r10, 512
+    NEXT
+    END avx2_load_paced
+
+# Element o of A into ymm i, of B into ymm j, and ymm i stored to element o of C.
+.macro LLSP_avx2 o, i, j
+    vmovapd ymm\i, [r10 + 32*\o]
+    vmovapd ymm\j, [r11 + 32*\o]
+    vmovapd [rax + 32*\o], ymm\i
+.endm
+# @kernel avx2_2ld1st_paced kind=bandwidth mix=2ld1st isa=avx2 width=32 loads=16 stores=8 pace=64
+BEGIN avx2_2ld1st_paced
+    OUTER
+    INNER
+    LLSP_avx2 0, 0, 4
+    LLSP_avx2 1, 1, 5
+    LLSP_avx2 2, 2, 6
+    LLSP_avx2 3, 3, 7
+    LLSP_avx2 4, 0, 4
+    LLSP_avx2 5, 1, 5
+    LLSP_avx2 6, 2, 6
+    LLSP_avx2 7, 3, 7
+    PACE_avx2
+    add r10, 256
+    add r11, 256
+    add rax, 256
+    NEXT
+    END avx2_2ld1st_paced
+
 # One load (A) and one store (C) per element: a copy.
 # @kernel avx2_1ld1st kind=bandwidth mix=1ld1st isa=avx2 width=32 loads=8 stores=8
 BEGIN avx2_1ld1st
