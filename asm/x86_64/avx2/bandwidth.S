@@ -24,24 +24,25 @@ BEGIN avx2_store
     NEXT
     END avx2_store
 
-# Two loads (A, B) and one store (C) per element, interleaved: the CARM default mix.
-.macro LLS_avx2 i, j
-    vmovapd ymm\i, [r10 + 32*\i]
-    vmovapd ymm\j, [r11 + 32*\i]
-    vmovapd [rax + 32*\i], ymm\i
+# Two loads (A, B) and one store (C) per element, interleaved: the CARM default mix. Element o
+# of A into ymm i, of B into ymm j, and ymm i stored to element o of C.
+.macro LLS_avx2 o, i, j
+    vmovapd ymm\i, [r10 + 32*\o]
+    vmovapd ymm\j, [r11 + 32*\o]
+    vmovapd [rax + 32*\o], ymm\i
 .endm
 # @kernel avx2_2ld1st kind=bandwidth mix=2ld1st isa=avx2 width=32 loads=16 stores=8
 BEGIN avx2_2ld1st
     OUTER
     INNER
-    LLS_avx2 0, 8
-    LLS_avx2 1, 9
-    LLS_avx2 2, 10
-    LLS_avx2 3, 11
-    LLS_avx2 4, 12
-    LLS_avx2 5, 13
-    LLS_avx2 6, 14
-    LLS_avx2 7, 15
+    LLS_avx2 0, 0, 8
+    LLS_avx2 1, 1, 9
+    LLS_avx2 2, 2, 10
+    LLS_avx2 3, 3, 11
+    LLS_avx2 4, 4, 12
+    LLS_avx2 5, 5, 13
+    LLS_avx2 6, 6, 14
+    LLS_avx2 7, 7, 15
     add r10, 256
     add r11, 256
     add rax, 256
@@ -73,24 +74,18 @@ BEGIN avx2_load_paced
     NEXT
     END avx2_load_paced
 
-# Element o of A into ymm i, of B into ymm j, and ymm i stored to element o of C.
-.macro LLSP_avx2 o, i, j
-    vmovapd ymm\i, [r10 + 32*\o]
-    vmovapd ymm\j, [r11 + 32*\o]
-    vmovapd [rax + 32*\o], ymm\i
-.endm
 # @kernel avx2_2ld1st_paced kind=bandwidth mix=2ld1st isa=avx2 width=32 loads=16 stores=8 pace=64
 BEGIN avx2_2ld1st_paced
     OUTER
     INNER
-    LLSP_avx2 0, 0, 4
-    LLSP_avx2 1, 1, 5
-    LLSP_avx2 2, 2, 6
-    LLSP_avx2 3, 3, 7
-    LLSP_avx2 4, 0, 4
-    LLSP_avx2 5, 1, 5
-    LLSP_avx2 6, 2, 6
-    LLSP_avx2 7, 3, 7
+    LLS_avx2 0, 0, 4
+    LLS_avx2 1, 1, 5
+    LLS_avx2 2, 2, 6
+    LLS_avx2 3, 3, 7
+    LLS_avx2 4, 0, 4
+    LLS_avx2 5, 1, 5
+    LLS_avx2 6, 2, 6
+    LLS_avx2 7, 3, 7
     PACE_avx2
     add r10, 256
     add r11, 256
