@@ -1,7 +1,7 @@
 //! The roofs table of a results file, its flags explained, and what the run
 //! found of the levels' capacity and the core's co-issue.
 
-use crate::output::summary::{knees, limit_notes};
+use crate::output::summary::{knees, limit_notes, paced};
 use crate::output::validation::findings;
 use crate::results::{Document, Flag, Roof};
 use maud::{Markup, html};
@@ -27,8 +27,9 @@ pub fn table(doc: &Document) -> Markup {
     flags.sort_by_key(|f| f.name());
     flags.dedup();
     let notes = format!(
-        "{}{}{}",
+        "{}{}{}{}",
         knees(doc),
+        paced(doc),
         limit_notes(doc),
         findings(&doc.coissue)
     );
