@@ -495,6 +495,66 @@ mod tests {
         }
     }
 
+    /// The Emerald Rapids data file's DRAM load-mix sweeps (1 and 2 threads,
+    /// one form per point): every point that fell more than 5 % under
+    /// min(P, AI x B) lies where both forms exist and falls short by the
+    /// rule, so the other form would run there; the points that held cost
+    /// no second run.
+    #[test]
+    fn on_the_emerald_rapids_sweeps_the_other_form_runs_where_points_fell_short() {
+        use crate::measure::fake::CLOCK;
+        let doc = crate::results::parse(
+            include_str!("../../tests/fixtures/emr-xeon-2core.yaml"),
+            "emr",
+        )
+        .unwrap();
+        let (plain, twin) = (
+            crate::kernels::named("avx512_dp_v_load_fma").unwrap(),
+            crate::kernels::named("avx512_dp_v_load_fma_pf").unwrap(),
+        );
+        let (mut short, mut held) = (0, 0);
+        for threads in [1, 2] {
+            let summary = doc
+                .sweeps
+                .iter()
+                .find(|s| s.level == Level::Dram && s.mix == Mix::Load && s.threads == threads)
+                .unwrap();
+            let points = doc
+                .validation
+                .iter()
+                .filter(|p| p.level == Level::Dram && p.mix == Mix::Load && p.threads == threads);
+            let fma = doc
+                .roofs
+                .iter()
+                .find(|r| r.op == Some(Op::Fma) && r.threads == threads && r.isa == Isa::Avx512)
+                .unwrap();
+            let sweep = Sweep {
+                fp_per_cycle: fma.per_cycle,
+                threads,
+                ridge: summary.ridge,
+                ..sweep_at(Level::Dram, Scope::Memory, plain, Some(twin))
+            };
+            for p in points {
+                // The point and its roof's kernel around the sweep, moved to
+                // the fake's clock: the same ratio to min(P, AI x B).
+                let m =
+                    Outcome::steady(p.gflop_per_s / p.clock_ghz).measurement(p.bytes_per_thread);
+                let band = p.reference_gb_per_s.unwrap() * CLOCK / p.clock_ghz;
+                let s = Shape { j: p.j, k: p.k };
+                let falls = sweep.falls_short(s, &m, Some(band));
+                assert_eq!(falls, p.deviation < -OTHER_FORM_UNDER, "{p:?}");
+                if falls {
+                    short += 1;
+                    assert_eq!(sweep.forms(s).len(), 2, "both forms at {} flop/byte", p.ai);
+                } else {
+                    held += 1;
+                }
+            }
+        }
+        // 1 thread: 0.5-8 flop/byte fell 9-41 % short; 2 threads: 0.5-8.
+        assert!(short >= 12 && held >= 12, "{short} short, {held} held");
+    }
+
     /// A 1-thread sweep of `kernel` at `level`, ridge 2.5 flop/byte.
     pub fn sweep_at(
         level: Level,
