@@ -5,16 +5,18 @@ On the Emerald Rapids data (docs/evidence.md, "DRAM validation around the ridge"
 points between a tenth of the ridge and the ridge deliver 9-41 % less than the DRAM roof. This
 probe measures, on one core of this machine and from a DRAM-sized buffer (the top of the 1-thread
 DRAM range of `carmbench topology`), the GB/s each variant delivers, as a ratio to the roof's own
-load kernel measured in the same rounds:
+bare load kernel measured in the same rounds:
 
-1. `load, core 1 busy`: the roof's load kernel while the next core runs the FMA roof's kernel
+1. `load, paced form`: the same loads with vector integer adds beside them, which a DRAM roof
+   keeps when it is faster.
+2. `load, core 1 busy`: the bare load kernel while the next core runs the FMA roof's kernel
    (`--first-core 1`). A loss here is shared by the cores (uncore clock, package power), not
    made by the core's own instructions.
-2. `v_load_fma J,K`: the validation kernel, K FMA units beside each memory unit of 16 lines,
-   plain and with its prefetching twin (`_pf`, each line prefetched 4 KiB ahead). The twin keeps
-   more lines in flight whatever the FP work beside them.
-3. `v_load_addmul`: ADDs and MULs instead of FMAs, as many instructions per line as the FMA shape
-   above it (an addmul unit is 24 instructions, an FMA unit 16), so the two differ in what the
+3. `dp_v_load_fma J,K`: the validation kernel, K FMA units beside J memory units, plain and with
+   its prefetching twin (`_pf`, each line prefetched 4 KiB ahead), with the flops each 64-byte
+   line carries. The twin keeps more lines in flight whatever the FP work beside them.
+4. `dp_v_load_addmul`: ADDs and MULs instead of FMAs, as many instructions per line as the FMA shape
+   above it (half its flops: an FMA is two flops a lane), so the two differ in what the
    instructions are, not in how many there are beside each line.
 
 Variants are alternated within each round (the host's DRAM bandwidth moves from minute to
@@ -53,6 +55,13 @@ def kernel(name, nbytes, shape=None, core=0, samples=11):
     return value if ai == "-" else value / float(ai)  # GB/s either way
 
 
+def intensity(name, shape):
+    """The kernel's flop/byte at `shape`, as it reports it (from its declaration)."""
+    out = subprocess.run([BIN, "kernel", name, "--shape", "%d,%d" % shape, "--samples", "1",
+                          "--min-ms", "0.1"], capture_output=True, text=True, check=True).stdout
+    return float(re.search(r"ai=([\d.]+)", out).group(1))
+
+
 def runnable(name):
     p = subprocess.run([BIN, "kernel", name, "--samples", "1"], capture_output=True, text=True)
     return p.returncode == 0
@@ -76,24 +85,25 @@ def main():
     a = ap.parse_args()
     isa = a.isa or ("avx512" if runnable("avx512_dp_fma") else "avx2")
     nbytes, cores = dram_bytes()
-    variants = [("load (the roof's kernel)", lambda: kernel(f"{isa}_load", nbytes), 0)]
+    variants = [("load (the roof's bare kernel)", lambda: kernel(f"{isa}_load", nbytes), 0),
+                ("load, paced form", lambda: kernel(f"{isa}_load_paced", nbytes), 0)]
     if cores > 1:
         variants.append(("load, core 1 busy with FMAs",
                          lambda: beside(f"{isa}_dp_fma", nbytes, f"{isa}_load"), 0))
-    # Instructions of one FMA unit, of one addmul unit, and lines of one memory unit
-    # (asm/x86_64/<isa>/validation.S).
-    fma_unit, addmul_unit, lines = {"avx512": (16, 24, 16), "avx2": (12, 24, 8)}[isa]
+    # Flops a 64-byte line carries follow from each kernel's own intensity (its
+    # declaration); an FMA is 2 flops a lane, an ADD or a MUL 1, so an addmul shape with half
+    # the FMA shape's intensity has as many FP instructions beside each line.
+    fma, addmul = f"{isa}_dp_v_load_fma", f"{isa}_dp_v_load_addmul"
     for j, k in FMA_SHAPES:
-        per_line = fma_unit * k / (lines * j)
-        for suffix in ("", "_pf"):
-            name = f"{isa}_dp_v_load_fma{suffix}"
-            variants.append((f"v_load_fma{suffix} {j},{k}",
-                             lambda n=name, s=(j, k): kernel(n, nbytes, s), per_line))
-        if fma_unit * k % addmul_unit == 0:
-            s2 = (j, fma_unit * k // addmul_unit)
-            variants.append((f"v_load_addmul {s2[0]},{s2[1]}",
-                             lambda s=s2: kernel(f"{isa}_dp_v_load_addmul", nbytes, s),
-                             per_line))
+        flops = 64 * intensity(fma, (j, k))
+        for name in (fma, fma + "_pf"):
+            variants.append((f"{name[len(isa) + 1:]} {j},{k}",
+                             lambda n=name, s=(j, k): kernel(n, nbytes, s), flops))
+        same = [(j, m) for m in range(1, 4 * k + 1)
+                if abs(128 * intensity(addmul, (j, m)) - flops) < 1e-9]
+        for s2 in same[:1]:
+            variants.append((f"dp_v_load_addmul {s2[0]},{s2[1]}",
+                             lambda s=s2: kernel(addmul, nbytes, s), flops))
     rates = {v[0]: [] for v in variants}
     for r in range(a.runs):
         for label, measure, _ in variants:
@@ -101,11 +111,11 @@ def main():
         print(f"round {r + 1} of {a.runs} done", flush=True)
     base = statistics.median(rates[variants[0][0]])
     print(f"\n{isa}, 1 thread on core 0, {nbytes >> 20} MiB, median of {a.runs} rounds")
-    print(f"{'variant':34} {'FP instr/line':>13} {'GB/s':>7} {'/ load':>7}  (rounds)")
-    for label, _, per_line in variants:
+    print(f"{'variant':34} {'flop/line':>9} {'GB/s':>7} {'/ load':>7}  (rounds)")
+    for label, _, flops in variants:
         med = statistics.median(rates[label])
         each = " ".join(f"{x:.1f}" for x in rates[label])
-        print(f"{label:34} {per_line:13.1f} {med:7.2f} {med / base:7.3f}  ({each})")
+        print(f"{label:34} {flops:9.0f} {med:7.2f} {med / base:7.3f}  ({each})")
 
 
 if __name__ == "__main__":
