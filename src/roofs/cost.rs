@@ -87,8 +87,7 @@ pub fn estimate(tasks: &[RoofTask], s: &Settings, speeds: &Speeds) -> Estimate {
             let rate = (speeds.rate)(t, b).max(1.0);
             measuring += size_seconds(b as f64 / rate, s);
         }
-        // The paced form, once, at the middle of the roof's sizes.
-        if let Some(&b) = t.sizes.get(t.sizes.len() / 2).filter(|_| t.paced.is_some()) {
+        if let Some((_, b)) = t.paced_at() {
             let rate = (speeds.rate)(t, b).max(1.0);
             measuring += size_seconds(b as f64 / rate, s);
         }

@@ -224,8 +224,7 @@ fn measure_group(
         }
         ms.sort_by_key(|m| m.bytes_per_thread);
         let mut roof = assemble::roof_of(task, &ms, ctx.uarch);
-        // The paced form once, in the middle of the roof's sizes.
-        if let Some((paced, &bytes)) = task.paced.zip(task.sizes.get(task.sizes.len() / 2)) {
+        if let Some((paced, bytes)) = task.paced_at() {
             if interrupt::requested() {
                 return Ok(roofs);
             }
@@ -364,6 +363,7 @@ mod tests {
             .filter(|c| c.kernel.ends_with("_paced"))
             .collect();
         assert_eq!(paced_calls.len(), 1, "{calls:?}");
+        // Once, at the middle of the roof's sizes.
         assert_eq!(paced_calls[0].bytes, with[0].sizes[with[0].sizes.len() / 2]);
         for r in &m.roofs {
             let paced = r.level == Some(Level::Dram) && r.mix == Some(Mix::Load);

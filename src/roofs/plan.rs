@@ -44,6 +44,15 @@ pub struct RoofTask {
     pub paced: Option<&'static Kernel>,
 }
 
+impl RoofTask {
+    /// Its paced form and the size that runs it (the middle of the roof's
+    /// sizes), when it has one.
+    pub fn paced_at(&self) -> Option<(&'static Kernel, u64)> {
+        self.paced
+            .zip(self.sizes.get(self.sizes.len() / 2).copied())
+    }
+}
+
 impl crate::measure::campaign::Work for RoofTask {
     type Key = Option<Level>;
     fn key(&self) -> (usize, Option<Level>) {
