@@ -51,9 +51,9 @@ pub struct Sweep {
 
 /// Between these fractions of the ridge's intensity, points of levels off the
 /// core have two forms of their kernel, plain and prefetching twin: which
-/// delivers more lines beside the FP work differs by machine (on an Emerald
-/// Rapids the plain form loses from a tenth of the ridge, on a Zen 4 the twin
-/// loses near it; docs/evidence.md, "Both forms near the ridge"). Below, the
+/// keeps more lines in flight beside the FP work differs by machine, and
+/// either can lose there by a fifth or more (docs/evidence.md, "Both forms
+/// near the ridge"). Below, the
 /// plain form runs alone (the hardware prefetchers keep up and the twin's
 /// extra accesses only cost); above, the twin (the FP work leaves the memory
 /// system idle most of the time).
@@ -551,7 +551,7 @@ mod tests {
                 }
             }
         }
-        // 1 thread: 0.5-8 flop/byte fell 9-41 % short; 2 threads: 0.5-8.
+        // Seven points of each sweep fell short, seven held.
         assert!(short >= 12 && held >= 12, "{short} short, {held} held");
     }
 
