@@ -7,8 +7,8 @@ probe measures, on one core of this machine and from a DRAM-sized buffer (the to
 DRAM range of `carmbench topology`), the GB/s each variant delivers, as a ratio to the roof's own
 bare load kernel measured in the same rounds:
 
-1. `load, paced form`: the same loads with vector integer adds beside them, which a DRAM roof
-   keeps when it is faster.
+1. `load, paced form`: the same loads with vector integer adds beside them, whose rate a DRAM
+   roof records when it is clearly faster.
 2. `load, core 1 busy`: the bare load kernel while the next core runs the FMA roof's kernel
    (`--first-core 1`). A loss here is shared by the cores (uncore clock, package power), not
    made by the core's own instructions.

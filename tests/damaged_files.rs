@@ -28,8 +28,8 @@ fn damaged_results_files_are_refused_by_every_reader() {
         ),
         (|d| d.roofs[0].gb_per_s = Some(f64::NAN), "gb_per_s is NaN"),
         (
-            |d| d.roofs[0].bare_gb_per_s = Some(0.0),
-            "bare_gb_per_s is 0",
+            |d| d.roofs[0].paced_gb_per_s = Some(0.0),
+            "paced_gb_per_s is 0",
         ),
         (
             |d| {

@@ -85,7 +85,7 @@ fn a_page_holds_machine_charts_every_roof_validation_and_apps() {
     assert_eq!(validation.matches("class=\"failed\"").count(), 1);
     assert!(validation.contains("points sit above the memory roof"));
     assert!(page.contains("do not overlap on this core: 8.0 + 8.0 cycles take 15.2"));
-    assert!(page.contains("with vector work beside the loads") && page.contains("(20% less)"));
+    assert!(page.contains("with vector work beside the loads") && page.contains("(+25%)"));
     // Applications, their names as text, each placed under a roof.
     let apps = element(&page, "<section class=\"apps\"");
     assert!(apps.contains("stream-triad"));

@@ -350,8 +350,8 @@ pub enum Role {
     /// Measuring the bandwidth of an access mix.
     Bandwidth(Mix),
     /// The same accesses with vector integer work beside them: on some
-    /// cores such a stream pulls more from DRAM than the bare one, and the
-    /// DRAM roof keeps the faster (`roofs/plan.rs`).
+    /// cores such a stream pulls more from DRAM than the bare one, which a
+    /// DRAM roof records beside it (`roofs/assemble.rs`: `with_paced`).
     Paced(Mix),
     /// Measuring the FP throughput of an op.
     Compute(Op, Precision),

@@ -160,8 +160,8 @@ fn check_roof(doc: &str, r: &Roof, m: &crate::machine::Machine) -> Result<()> {
             e.present("mix", r.mix)?;
             let v = e.present("gb_per_s", r.gb_per_s)?;
             e.positive("gb_per_s", v)?;
-            if let Some(b) = r.bare_gb_per_s {
-                e.positive("bare_gb_per_s", b)?;
+            if let Some(p) = r.paced_gb_per_s {
+                e.positive("paced_gb_per_s", p)?;
             }
             v
         }

@@ -123,30 +123,21 @@ pub struct Roof {
     /// short of the documented limit (`configs/limits.yaml`, `notes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-    /// A DRAM roof taken from the paced form of its kernel (the same
-    /// accesses with vector work beside them, `kernel` ending in `_paced`):
-    /// what the bare stream delivered, GB/s.
+    /// DRAM roofs: what the paced form of the kernel (the same accesses with
+    /// vector work beside them) delivered, GB/s, when clearly more than the
+    /// roof, which stays the bare stream's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bare_gb_per_s: Option<f64>,
+    pub paced_gb_per_s: Option<f64>,
 }
 
 impl Roof {
-    /// The same roof (what it measures, and its threads), of any value.
+    /// The same measurement (kernel, level, threads), of any value.
     pub fn same_roof(&self, o: &Roof) -> bool {
         self.same_roof_any_threads(o) && self.threads == o.threads
     }
-    /// The same roof at any thread count: kind, level, mix, op, ISA and
-    /// precision; not the kernel's name, as a DRAM roof may come from the
-    /// paced form of its kernel in one measurement and not in another.
+    /// The same kernel and level, at any thread count.
     pub fn same_roof_any_threads(&self, o: &Roof) -> bool {
-        (
-            self.kind,
-            self.level,
-            self.mix,
-            self.op,
-            self.isa,
-            self.precision,
-        ) == (o.kind, o.level, o.mix, o.op, o.isa, o.precision)
+        self.kernel == o.kernel && self.level == o.level
     }
     /// The roof's value in its unit (GB/s or GFLOP/s).
     pub fn value(&self) -> f64 {

@@ -229,8 +229,7 @@ fn measure_group(
                 return Ok(roofs);
             }
             ctx.bar.inc_length(1);
-            let m = measure_size(paced, bytes)?;
-            roof = assemble::paced_or_plain(roof, task, paced, m, ctx.uarch);
+            roof = assemble::with_paced(roof, task, &measure_size(paced, bytes)?);
         }
         roofs.push((roof, assemble::curve_points(task, &ms, &between)));
     }
@@ -339,7 +338,7 @@ mod tests {
     }
 
     #[test]
-    fn dram_roofs_measure_their_paced_form_once_and_keep_the_faster() {
+    fn dram_roofs_measure_their_paced_form_once_and_record_it() {
         let todo = tasks_with(
             &machine(),
             "isa: [avx2]\nmixes: [load, store]\nops: []\nlevels: [L3, DRAM]\nthreads: [1]\nsizes_per_level: 3",
@@ -365,12 +364,19 @@ mod tests {
         assert_eq!(paced_calls.len(), 1, "{calls:?}");
         // Once, at the middle of the roof's sizes.
         assert_eq!(paced_calls[0].bytes, with[0].sizes[with[0].sizes.len() / 2]);
+        // Every roof is its bare kernel's; the DRAM load roof records the
+        // paced rate beside it.
         for r in &m.roofs {
             let paced = r.level == Some(Level::Dram) && r.mix == Some(Mix::Load);
-            assert_eq!(r.kernel.ends_with("_paced"), paced, "{r:?}");
-            assert!((r.per_cycle - if paced { 10.0 } else { 8.0 }).abs() < 1e-9);
+            assert!(!r.kernel.ends_with("_paced"), "{r:?}");
+            assert!((r.per_cycle - 8.0).abs() < 1e-9);
+            match (paced, r.paced_gb_per_s) {
+                (true, Some(p)) => assert!((p - 10.0 * r.clock_ghz).abs() < 1e-9, "{r:?}"),
+                (false, None) => {}
+                _ => panic!("paced rate of {r:?}"),
+            }
         }
-        // The curve keeps the plain form's sizes.
+        // The curve is the bare form's.
         assert!(
             m.curves
                 .iter()

@@ -40,7 +40,7 @@ pub struct RoofTask {
     /// Whom the resource serves on this machine.
     pub scope: Scope,
     /// DRAM roofs: the paced form of the kernel ([`Role::Paced`]), measured
-    /// beside it; the roof keeps the faster (`roofs::paced_or_plain`).
+    /// beside it and recorded when faster ([`super::assemble::with_paced`]).
     pub paced: Option<&'static Kernel>,
 }
 

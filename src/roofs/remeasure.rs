@@ -132,11 +132,6 @@ pub(crate) mod tests {
         todo.iter()
             .map(|t| Roof {
                 kernel: t.kernel.decl.name.to_string(),
-                kind: t.kernel.decl.kind,
-                mix: t.kernel.decl.mix,
-                op: t.kernel.decl.op,
-                isa: t.kernel.decl.isa,
-                precision: t.kernel.decl.precision,
                 level: t.level,
                 threads: t.threads,
                 gb_per_s: Some(10.0 * t.threads as f64),

@@ -340,13 +340,8 @@ pub fn plan_sweeps(doc: &Document, machine: &Machine, o: &Options) -> Result<Vec
                             fp_per_cycle: fp.per_cycle,
                             bw_per_cycle: bw.per_cycle,
                             bw_gb_per_s: bw.value(),
-                            // The form the roof came from (plain or paced).
                             reference: off_core
-                                .then(|| {
-                                    kernels::named(&bw.kernel)
-                                        .filter(|k| k.decl.kind == Kind::Bandwidth)
-                                        .or_else(|| kernels::find(isa, Role::Bandwidth(mix)))
-                                })
+                                .then(|| kernels::find(isa, Role::Bandwidth(mix)))
                                 .flatten(),
                             prefetching: off_core.then(|| kernels::find(isa, role(true))).flatten(),
                             ridge,

@@ -183,14 +183,13 @@ pub fn rich_fixture() -> carmbench::results::Document {
     for c in &mut d.curves {
         c.points.sort_by_key(|p| p.bytes_per_thread);
     }
-    // A DRAM roof from the paced form of its kernel.
+    // A DRAM roof whose paced form read a quarter more.
     if let Some(r) = d
         .roofs
         .iter_mut()
         .find(|r| r.level == Some(carmbench::machine::Level::Dram))
     {
-        r.bare_gb_per_s = r.gb_per_s.map(|v| 0.8 * v);
-        r.kernel = format!("{}_paced", r.kernel);
+        r.paced_gb_per_s = r.gb_per_s.map(|v| 1.25 * v);
     }
     let isa = d.roofs[0].isa;
     d.coissue = vec![CoIssue {

@@ -4,8 +4,8 @@
 
 # Paced forms (pace=64, for DRAM roofs): the same accesses, then 64 vector integer adds in 16
 # chains of registers no access uses. On some cores a stream with vector work beside its loads
-# pulls more from DRAM than the bare stream; the DRAM roofs keep the faster form
-# (docs/evidence.md, "Paced DRAM roofs").
+# pulls more from DRAM than the bare stream; DRAM roofs record what this form reads
+# (docs/evidence.md, "Paced DRAM rates").
 .macro PACE_avx512
 .rept 4
 .irp i,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
