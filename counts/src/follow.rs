@@ -14,27 +14,11 @@ use std::io::Read;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
-/// In the guest's environment: the [`Config`], so that the preload can
-/// start the next process the same way.
-pub const CONFIG_ENV: &str = "CARMBENCH_FOLLOW";
-/// In the host QEMU's environment only (removed from the guest's): the
-/// program it runs, named in the plugin's output.
-pub const PROGRAM_ENV: &str = "CARMBENCH_PROGRAM";
+pub use crate::protocol::{CONFIG_ENV, PROGRAM_ENV};
 /// The separator of the config's fields: no path of ours holds it.
 const SEP: u8 = 0x1f;
 /// Nested `#!` interpreters followed, as Linux allows.
 const MAX_SCRIPT_DEPTH: usize = 4;
-
-/// The plugin's system call operations the preload uses (beside the
-/// regions library's 1-3 in `carmbench_regions::emulated`).
-pub mod op {
-    /// `a2` = 1: the next `execve` of this process (or of the child it
-    /// spawns) is a followed one, QEMU started again; `a2` = 0: withdrawn.
-    pub const FOLLOW: u64 = 4;
-    /// Part of the name of a program about to start natively, not followed:
-    /// `a3` the offset, `a4`..`a6` 24 bytes (NUL-padded, little-endian).
-    pub const SKIPPED: u64 = 5;
-}
 
 /// What every followed process is started with.
 #[derive(Debug, Clone, PartialEq, Eq)]

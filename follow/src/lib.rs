@@ -16,15 +16,13 @@
 //! The configuration is read when the library loads: a program that clears
 //! its environment before an exec is still followed.
 
-use carmbench_counts::follow::{self, Config, Launch, Refused, op};
+use carmbench_counts::follow::{self, Config, Launch, Refused};
+use carmbench_counts::protocol::{self, op};
 use libc::{c_char, c_int, pid_t};
 use std::ffi::{CStr, CString, OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 use std::sync::OnceLock;
-
-/// The plugin's system call (`carmbench_regions::emulated::SYSCALL`).
-const SYSCALL: libc::c_long = 0xCA7B;
 
 static CONFIG: OnceLock<Option<Config>> = OnceLock::new();
 
@@ -47,7 +45,7 @@ static AT_LOAD: extern "C" fn() = at_load;
 fn tell(what: u64, a2: u64, a3: u64, w: [u64; 3]) {
     // SAFETY: a system call number no kernel has: natively ENOSYS, under
     // QEMU read by the plugin.
-    unsafe { libc::syscall(SYSCALL, what, a2, a3, w[0], w[1], w[2]) };
+    unsafe { libc::syscall(protocol::SYSCALL, what, a2, a3, w[0], w[1], w[2]) };
 }
 
 /// The plugin is told the next exec is (`true`) or is no longer followed.
@@ -57,14 +55,8 @@ fn announce(on: bool) {
 
 /// The plugin is told the name of a program about to start natively.
 fn name_skipped(path: &OsStr) {
-    let mut b = path.as_bytes().to_vec();
-    b.push(0);
-    for (k, part) in b.chunks(24).enumerate() {
-        let mut w = [0u64; 3];
-        for (j, x) in part.iter().enumerate() {
-            w[j / 8] |= u64::from(*x) << (8 * (j % 8));
-        }
-        tell(op::SKIPPED, 0, (k * 24) as u64, w);
+    for (offset, w) in protocol::name_parts(path.as_bytes()) {
+        tell(op::SKIPPED, 0, offset, w);
     }
 }
 

@@ -10,75 +10,19 @@
 
 use std::sync::Mutex;
 
-/// One level's shape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Geometry {
-    /// Capacity, bytes.
-    pub size: u64,
-    /// Ways (at least 1).
-    pub ways: u32,
-}
+pub use carmbench_counts::protocol::{CacheSpec as Spec, Geometry};
 
-/// The caches to simulate: the `cache=` argument of the plugin,
-/// `LINE:L1SIZE/WAYS:L2SIZE/WAYS:L3SIZE/WAYS:excl|nine:SAMPLE`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Spec {
-    /// Line size, bytes (a power of two).
-    pub line: u64,
-    /// L1d, L2, L3.
-    pub levels: [Geometry; 3],
-    /// Whether L3 holds only what L2 evicted (`excl`); else it takes every
-    /// line L2 takes and evicts on its own (`nine`: non-inclusive,
-    /// non-exclusive).
-    pub exclusive: bool,
-    /// Every how many lines one is simulated (a power of two; 1: all).
-    pub sample: u64,
-}
-
-impl Spec {
-    /// Parse the `cache=` value.
-    pub fn parse(s: &str) -> Result<Spec, String> {
-        let f: Vec<&str> = s.split(':').collect();
-        let bad =
-            || format!("cache={s}: give LINE:L1SIZE/WAYS:L2SIZE/WAYS:L3SIZE/WAYS:excl|nine:SAMPLE");
-        let [line, l1, l2, l3, policy, sample] = f.as_slice() else {
-            return Err(bad());
-        };
-        let num = |x: &str| x.parse::<u64>().map_err(|_| bad());
-        let level = |x: &str| -> Result<Geometry, String> {
-            let (size, ways) = x.split_once('/').ok_or_else(bad)?;
-            Ok(Geometry {
-                size: num(size)?,
-                ways: num(ways)?.clamp(1, 1 << 10) as u32,
-            })
-        };
-        let spec = Spec {
-            line: num(line)?,
-            levels: [level(l1)?, level(l2)?, level(l3)?],
-            exclusive: match *policy {
-                "excl" => true,
-                "nine" => false,
-                _ => return Err(bad()),
-            },
-            sample: num(sample)?,
-        };
-        let pow2 = |x: u64| x.is_power_of_two();
-        if !pow2(spec.line) || !pow2(spec.sample) || spec.levels.iter().any(|g| g.size < spec.line)
-        {
-            return Err(bad());
-        }
-        Ok(spec)
-    }
-
-    fn cache(&self, level: usize) -> Cache {
-        let g = self.levels[level];
-        let sets = (g.size / self.line / u64::from(g.ways) / self.sample).max(1);
+impl Cache {
+    /// Level `level` (0: L1) of `spec`, empty, with `1/sample` the sets.
+    fn of(spec: &Spec, level: usize) -> Cache {
+        let g = spec.levels[level];
+        let sets = (g.size / spec.line / u64::from(g.ways) / spec.sample).max(1);
         Cache::new(sets as usize, g.ways as usize)
     }
 }
 
-/// What one access moved, in lines, by the counters of
-/// `carmbench_counts::field` (`L2_READ` .. `L3_HITS`).
+/// What one access moved, in lines, in the order of
+/// `carmbench_counts::TRAFFIC`.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Moved {
     /// Lines L2 gave L1 (L1's misses).
@@ -95,6 +39,31 @@ pub struct Moved {
     pub dram_write: u64,
     /// Accesses that hit in L1, L2, L3.
     pub hits: [u64; 3],
+}
+
+impl Moved {
+    /// As counters: lines in bytes, and both scaled up to stand for every
+    /// line when one in `spec.sample` is simulated.
+    pub fn counts(&self, spec: &Spec) -> crate::classify::Array {
+        let bytes = spec.line * spec.sample;
+        let lines = [
+            self.l2_read,
+            self.l2_write,
+            self.l3_read,
+            self.l3_write,
+            self.dram_read,
+            self.dram_write,
+        ];
+        let values = lines
+            .map(|l| l * bytes)
+            .into_iter()
+            .chain(self.hits.map(|h| h * spec.sample));
+        let mut c = [0; carmbench_counts::field::N];
+        for (f, v) in carmbench_counts::TRAFFIC.into_iter().zip(values) {
+            c[f] = v;
+        }
+        c
+    }
 }
 
 const EMPTY: u64 = u64::MAX;
@@ -186,7 +155,7 @@ impl Hierarchy {
     pub fn new(spec: Spec) -> Hierarchy {
         Hierarchy {
             spec,
-            l3: Mutex::new(spec.cache(2)),
+            l3: Mutex::new(Cache::of(&spec, 2)),
         }
     }
 
@@ -198,8 +167,8 @@ impl Hierarchy {
     /// A new thread's L1 and L2, empty.
     pub fn private(&self) -> Private {
         Private {
-            l1: self.spec.cache(0),
-            l2: self.spec.cache(1),
+            l1: Cache::of(&self.spec, 0),
+            l2: Cache::of(&self.spec, 1),
         }
     }
 
@@ -419,19 +388,5 @@ mod tests {
         assert_eq!(mf.l2_read, 640);
         assert_eq!(ms.l2_read * 4, mf.l2_read);
         assert_eq!(ms.dram_read * 4, mf.dram_read);
-    }
-
-    #[test]
-    fn the_argument_is_parsed_or_refused() {
-        let s = Spec::parse("64:32768/8:1048576/8:33554432/16:excl:1").unwrap();
-        assert_eq!(s.levels[2].size, 32 << 20);
-        assert!(s.exclusive);
-        for bad in [
-            "64:1/8",
-            "63:32768/8:1048576/8:33554432/16:excl:1",
-            "64:32768/8:1048576/8:33554432/16:lru:1",
-        ] {
-            assert!(Spec::parse(bad).is_err(), "{bad}");
-        }
     }
 }

@@ -15,15 +15,15 @@ use iced_x86::{Decoder, DecoderOptions, Instruction, InstructionInfoFactory, OpA
 
 pub use carmbench_counts::field;
 
-/// Counters.
-pub type Counts = [u64; field::N];
+/// The counters of one instruction, block or thread, in [`field`] order.
+pub type Array = [u64; field::N];
 
 /// One instruction's static counts, and whether its memory traffic must be
 /// taken from QEMU's memory callbacks instead.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Insn {
     /// What it counts each time it runs (memory left out when `dynamic`).
-    pub counts: Counts,
+    pub counts: Array,
     /// Its bytes depend on run-time state.
     pub dynamic: bool,
 }
@@ -170,7 +170,7 @@ fn has_memory_operand(i: &Instruction) -> bool {
 
 /// Counts of one decoded instruction.
 pub fn classify(i: &Instruction, info: &mut InstructionInfoFactory) -> Insn {
-    let mut c: Counts = [0; field::N];
+    let mut c: Array = [0; field::N];
     c[field::INSTRUCTIONS] = 1;
     let name = format!("{:?}", i.mnemonic()).to_ascii_lowercase();
     let bare = name.strip_prefix('v').unwrap_or(&name);

@@ -8,7 +8,7 @@
 //! restart`]) and write a file of its own. A guest's `execve` replaces the
 //! process before QEMU's exit callbacks run: the counts are written then.
 
-use carmbench_counts::follow::op;
+use carmbench_counts::protocol::{CountsFile, Name, op};
 use std::path::{Path, PathBuf};
 
 /// What one process is and what it has said about the programs it starts.
@@ -27,30 +27,9 @@ pub struct Process {
     /// The preload library announced that the next exec starts QEMU again.
     announced: bool,
     /// The name of a program the preload is about to start natively.
-    pending: Vec<u8>,
+    pending: Name,
     /// The last exec was counted as skipped (taken back if it fails).
     skipped_last: bool,
-}
-
-/// A file name in `dir` no other process of this pid has taken: `process.
-/// PID.K.json` (a pid is reused by the program an exec starts, and may be
-/// reused by the system later).
-pub fn new_file(dir: &Path, pid: u32) -> PathBuf {
-    for k in 0.. {
-        let p = dir.join(format!("process.{pid}.{k}.json"));
-        if std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&p)
-            .is_ok()
-        {
-            return p;
-        }
-        if !dir.is_dir() || k > 10_000 {
-            return p;
-        }
-    }
-    unreachable!()
 }
 
 impl Process {
@@ -61,7 +40,7 @@ impl Process {
             pid,
             parent: std::os::unix::process::parent_id(),
             program,
-            file: new_file(dir, pid),
+            file: CountsFile::create(dir, pid),
             ..Process::default()
         }
     }
@@ -79,17 +58,7 @@ impl Process {
     pub fn preload_says(&mut self, what: u64, a2: u64, offset: u64, bytes: [u64; 3]) {
         match what {
             op::FOLLOW => self.announced = a2 != 0,
-            op::SKIPPED => {
-                let at = offset as usize;
-                if at > 4096 {
-                    return;
-                }
-                let b: Vec<u8> = bytes.iter().flat_map(|w| w.to_le_bytes()).collect();
-                if self.pending.len() < at + b.len() {
-                    self.pending.resize(at + b.len(), 0);
-                }
-                self.pending[at..at + b.len()].copy_from_slice(&b);
-            }
+            op::SKIPPED => self.pending.put(offset, bytes),
             _ => {}
         }
     }
@@ -99,13 +68,10 @@ impl Process {
     pub fn exec(&mut self) {
         self.skipped_last = !self.announced;
         if !self.announced {
-            let end = self.pending.iter().position(|&b| b == 0);
-            let name = &self.pending[..end.unwrap_or(self.pending.len())];
-            self.skipped
-                .push(String::from_utf8_lossy(name).into_owned());
+            self.skipped.push(self.pending.text());
         }
         self.announced = false;
-        self.pending.clear();
+        self.pending = Name::default();
     }
 
     /// The exec failed: the process goes on and started nothing.
@@ -119,14 +85,7 @@ impl Process {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn name(s: &str) -> [u64; 3] {
-        let mut w = [0u64; 3];
-        for (j, b) in s.bytes().enumerate() {
-            w[j / 8] |= u64::from(b) << (8 * (j % 8));
-        }
-        w
-    }
+    use carmbench_counts::protocol::name_parts;
 
     #[test]
     fn execs_are_followed_when_announced_and_named_when_skipped() {
@@ -141,8 +100,9 @@ mod tests {
         assert!(p.skipped.is_empty());
         // Not announced: skipped, by the name the preload sent in parts.
         let long = "/usr/local/sbin/a-setuid-program";
-        p.preload_says(op::SKIPPED, 0, 24, name(&long[24..]));
-        p.preload_says(op::SKIPPED, 0, 0, name(&long[..24]));
+        for (offset, w) in name_parts(long.as_bytes()).into_iter().rev() {
+            p.preload_says(op::SKIPPED, 0, offset, w);
+        }
         p.exec();
         assert_eq!(p.skipped, [long.to_string()]);
         // A raw exec the preload never saw; it fails: taken back.

@@ -4,9 +4,9 @@
 //! the plugin.
 
 use crate::cache::{Hierarchy, Moved, Private, Spec};
-use crate::classify::{self, Counts, field};
+use crate::classify::{self, Array, field};
 use crate::process::Process;
-use crate::protocol;
+use crate::protocol::{self, op};
 use crate::tally::{Tally, Thread};
 use iced_x86::InstructionInfoFactory;
 use std::cell::Cell;
@@ -85,7 +85,7 @@ static TALLY: OnceLock<Tally> = OnceLock::new();
 /// The folder of the counts files.
 static OUT: OnceLock<PathBuf> = OnceLock::new();
 static PROCESS: Mutex<Option<Process>> = Mutex::new(None);
-/// The simulated caches, when asked for (`carmbench_counts::CACHE_ENV`).
+/// The simulated caches, when asked for (`carmbench_counts::protocol::CACHE_ENV`).
 static CACHES: OnceLock<Hierarchy> = OnceLock::new();
 
 /// The process's state (set at install; replaced in a forked child).
@@ -147,7 +147,7 @@ extern "C" fn on_memory(_vcpu: c_uint, info: u32, _vaddr: u64, udata: *mut c_voi
             qemu_plugin_mem_is_store(info),
         )
     };
-    let mut c: Counts = [0; field::N];
+    let mut c: Array = [0; field::N];
     let (n, bytes) = if store {
         (field::STORES, field::BYTES_STORED)
     } else {
@@ -188,25 +188,12 @@ extern "C" fn on_access(_vcpu: c_uint, info: u32, vaddr: u64, udata: *mut c_void
     if m == Moved::default() {
         return;
     }
-    // Lines to bytes; a sampled line stands for `sample` of them.
-    let spec = h.spec();
-    let bytes = spec.line * spec.sample;
-    let mut c: Counts = [0; field::N];
-    c[field::L2_READ] = m.l2_read * bytes;
-    c[field::L2_WRITE] = m.l2_write * bytes;
-    c[field::L3_READ] = m.l3_read * bytes;
-    c[field::L3_WRITE] = m.l3_write * bytes;
-    c[field::DRAM_READ] = m.dram_read * bytes;
-    c[field::DRAM_WRITE] = m.dram_write * bytes;
-    c[field::L1_HITS] = m.hits[0] * spec.sample;
-    c[field::L2_HITS] = m.hits[1] * spec.sample;
-    c[field::L3_HITS] = m.hits[2] * spec.sample;
-    add_dynamic(udata, &c);
+    add_dynamic(udata, &m.counts(h.spec()));
 }
 
 /// Counts a memory callback found at run time: the thread's, and its
 /// block's (`udata` is the block's id) for its function's point.
-fn add_dynamic(udata: *mut c_void, c: &Counts) {
+fn add_dynamic(udata: *mut c_void, c: &Array) {
     let me = mine();
     me.add(c);
     me.runs
@@ -219,7 +206,7 @@ thread_local! {
 }
 
 extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
-    let mut block: Counts = [0; field::N];
+    let mut block: Array = [0; field::N];
     // SAFETY: QEMU's handles, valid for this callback.
     let n = unsafe { qemu_plugin_tb_n_insns(tb) };
     // The block's place: the host address of its code (the guest's under
@@ -327,16 +314,10 @@ extern "C" fn on_syscall(
         return;
     }
     match op {
-        protocol::DEFINE => {
-            let mut bytes = Vec::with_capacity(24);
-            for w in [a4, a5, a6] {
-                bytes.extend_from_slice(&w.to_le_bytes());
-            }
-            tally().define(region, a3 as usize, &bytes);
-        }
-        protocol::BEGIN => mine().begin(region),
-        protocol::END => mine().end(region),
-        protocol::FOLLOW | protocol::SKIPPED => {
+        op::DEFINE => tally().define(region, a3, [a4, a5, a6]),
+        op::BEGIN => mine().begin(region),
+        op::END => mine().end(region),
+        op::FOLLOW | op::SKIPPED => {
             with_process(|p| p.preload_says(op, region, a3, [a4, a5, a6]));
         }
         _ => {}
@@ -430,8 +411,8 @@ pub unsafe extern "C" fn qemu_plugin_install(
         say(&format!("the output folder {} is missing", dir.display()));
         return 1;
     }
-    if let Ok(spec) = std::env::var(carmbench_counts::CACHE_ENV) {
-        match Spec::parse(&spec) {
+    if let Ok(spec) = std::env::var(carmbench_counts::protocol::CACHE_ENV) {
+        match spec.parse::<Spec>() {
             Ok(s) => {
                 let _ = CACHES.set(Hierarchy::new(s));
             }
@@ -441,7 +422,7 @@ pub unsafe extern "C" fn qemu_plugin_install(
             }
         }
     }
-    let program = std::env::var(carmbench_counts::follow::PROGRAM_ENV).unwrap_or_default();
+    let program = std::env::var(carmbench_counts::protocol::PROGRAM_ENV).unwrap_or_default();
     *PROCESS.lock().unwrap_or_else(|e| e.into_inner()) = Some(Process::start(dir, program));
     // SAFETY: registering this plugin's callbacks.
     unsafe {

@@ -9,7 +9,7 @@
 //! `qemu-user` the guest's files are mapped by the host, by name.
 
 use crate::classify::field;
-use carmbench_counts::{Counts, Site};
+use carmbench_counts::{Counts, Site, TRAFFIC};
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -18,24 +18,24 @@ use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
 /// The counters an instruction's memory callbacks add at run time: its
 /// block's are fixed when it is translated, these are not (the accesses
 /// whose bytes depend on run-time state, and the simulated caches' traffic).
-pub const DYNAMIC: [usize; D] = [
-    field::LOADS,
-    field::STORES,
-    field::BYTES_LOADED,
-    field::BYTES_STORED,
-    field::L2_READ,
-    field::L2_WRITE,
-    field::L3_READ,
-    field::L3_WRITE,
-    field::DRAM_READ,
-    field::DRAM_WRITE,
-    field::L1_HITS,
-    field::L2_HITS,
-    field::L3_HITS,
-];
+pub const DYNAMIC: [usize; D] = {
+    let access = [
+        field::LOADS,
+        field::STORES,
+        field::BYTES_LOADED,
+        field::BYTES_STORED,
+    ];
+    let mut d = [0; D];
+    let mut k = 0;
+    while k < D {
+        d[k] = if k < 4 { access[k] } else { TRAFFIC[k - 4] };
+        k += 1;
+    }
+    d
+};
 
-/// How many [`DYNAMIC`] counters.
-pub const D: usize = 13;
+/// How many [`DYNAMIC`] counters: the accesses' four, then the traffic's.
+pub const D: usize = 4 + TRAFFIC.len();
 
 /// A block's runs, then its [`DYNAMIC`] counters.
 type Tally = [u64; D + 1];

@@ -2,10 +2,11 @@
 //! at exit. A thread only ever writes its own counters, so its updates are
 //! plain loads and stores, without a locked instruction.
 
-use crate::classify::{Counts, field};
+use crate::classify::{Array, field};
 use crate::process::Process;
 use crate::sites::{self, Block, Runs};
 use carmbench_counts::Output;
+use carmbench_counts::protocol::Name;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
@@ -15,16 +16,16 @@ use std::sync::{Arc, Mutex};
 pub struct Thread {
     counts: [AtomicU64; field::N],
     /// Regions open on this thread: number → the counters when each began.
-    open: Mutex<HashMap<u64, Vec<Counts>>>,
+    open: Mutex<HashMap<u64, Vec<Array>>>,
     /// Regions ended on this thread: number → (counts, calls).
-    done: Mutex<HashMap<u64, (Counts, u64)>>,
+    done: Mutex<HashMap<u64, (Array, u64)>>,
     /// How often each block ran on this thread.
     pub runs: Runs,
 }
 
 impl Thread {
     /// Add a block's counts (only from the thread itself).
-    pub fn add(&self, c: &Counts) {
+    pub fn add(&self, c: &Array) {
         for (a, b) in self.counts.iter().zip(c) {
             a.store(a.load(Relaxed) + b, Relaxed);
         }
@@ -39,7 +40,7 @@ impl Thread {
     }
 
     /// Its counters now.
-    pub fn now(&self) -> Counts {
+    pub fn now(&self) -> Array {
         std::array::from_fn(|i| self.counts[i].load(Relaxed))
     }
 
@@ -81,7 +82,7 @@ impl Thread {
 #[derive(Default)]
 pub struct Tally {
     threads: Mutex<Vec<Arc<Thread>>>,
-    names: Mutex<BTreeMap<u64, Vec<u8>>>,
+    names: Mutex<BTreeMap<u64, Name>>,
     /// Every block translated, by id.
     blocks: Mutex<Vec<Block>>,
 }
@@ -109,21 +110,21 @@ impl Tally {
         blocks.len() as u32 - 1
     }
 
-    /// Part of a region's name: `bytes` at `offset`.
-    pub fn define(&self, id: u64, offset: usize, bytes: &[u8]) {
-        let mut names = self.names.lock().unwrap();
-        let n = names.entry(id).or_default();
-        if n.len() < offset + bytes.len() {
-            n.resize(offset + bytes.len(), 0);
-        }
-        n[offset..offset + bytes.len()].copy_from_slice(bytes);
+    /// Part of a region's name: the words at `offset`.
+    pub fn define(&self, id: u64, offset: u64, words: [u64; 3]) {
+        self.names
+            .lock()
+            .unwrap()
+            .entry(id)
+            .or_default()
+            .put(offset, words);
     }
 
     /// The sums over threads, for `process`.
     pub fn output(&self, process: &Process) -> Output {
         let threads = self.threads.lock().unwrap();
         let mut total = [0u64; field::N];
-        let mut regions: BTreeMap<u64, (Counts, u64)> = BTreeMap::new();
+        let mut regions: BTreeMap<u64, (Array, u64)> = BTreeMap::new();
         for t in threads.iter() {
             for (s, x) in total.iter_mut().zip(t.now()) {
                 *s += x;
@@ -153,14 +154,10 @@ impl Tally {
             total: carmbench_counts::Counts::from_array(&total),
             regions: regions
                 .into_iter()
-                .map(|(id, (c, calls))| {
-                    let raw = names.get(&id).cloned().unwrap_or_default();
-                    let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
-                    carmbench_counts::RegionCounts {
-                        name: String::from_utf8_lossy(&raw[..end]).into_owned(),
-                        calls,
-                        counts: carmbench_counts::Counts::from_array(&c),
-                    }
+                .map(|(id, (c, calls))| carmbench_counts::RegionCounts {
+                    name: names.get(&id).map(Name::text).unwrap_or_default(),
+                    calls,
+                    counts: carmbench_counts::Counts::from_array(&c),
                 })
                 .collect(),
             modules,
@@ -172,6 +169,7 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use carmbench_counts::protocol::name_parts;
 
     #[test]
     fn threads_and_regions_sum_exactly() {
@@ -180,7 +178,9 @@ mod tests {
         let mut block = [0; field::N];
         block[field::DP_FMA] = 8;
         block[field::BYTES_LOADED] = 64;
-        tally.define(7, 0, b"triad\0\0\0");
+        for (offset, w) in name_parts(b"triad") {
+            tally.define(7, offset, w);
+        }
         a.add(&block);
         a.begin(7);
         a.add(&block);
@@ -221,8 +221,10 @@ mod tests {
     #[test]
     fn long_names_arrive_in_parts() {
         let tally = Tally::default();
-        tally.define(1, 24, b"second part\0");
-        tally.define(1, 0, b"a name longer than 24 by");
+        let parts = name_parts(b"a name longer than 24 bysecond part");
+        for (offset, w) in parts.into_iter().rev() {
+            tally.define(1, offset, w);
+        }
         let t = tally.thread();
         t.begin(1);
         t.end(1);

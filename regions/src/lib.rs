@@ -27,27 +27,18 @@ pub const OUT_ENV: &str = "CARMBENCH_REGIONS_OUT";
 /// Environment variable listing the events.
 pub const EVENTS_ENV: &str = "CARMBENCH_REGIONS_EVENTS";
 /// Environment variable set when the program runs under carmbench's
-/// emulation: regions are marked with [`emulated::SYSCALL`].
+/// emulation: regions are marked with the plugin's system call ([`emulated`]).
 pub const EMULATED_ENV: &str = "CARMBENCH_REGIONS_EMULATED";
 
 /// Regions marked for the counting plugin of `carmbench profile --counts
-/// emulate`: a system call of a number no kernel uses (natively it returns
-/// ENOSYS), which the plugin sees with its arguments. A region's name goes
-/// out once, 24 bytes per call; begin and end carry only its number, so the
-/// plugin reads no guest memory. The plugin (`qemu-plugin/src/protocol.rs`)
-/// has the same numbers.
+/// emulate`: the plugin's system call ([`carmbench_counts::protocol`]),
+/// which the plugin sees with its arguments. A region's name goes out once,
+/// in parts; begin and end carry only its number, so the plugin reads no
+/// guest memory.
 pub mod emulated {
+    use carmbench_counts::protocol::{self, op};
     use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
-
-    /// The system call number.
-    pub const SYSCALL: i64 = 0xCA7B;
-    /// Part of a name: number, offset, then 24 bytes in three words.
-    pub const DEFINE: u64 = 1;
-    /// A region begins on this thread: its number.
-    pub const BEGIN: u64 = 2;
-    /// A region ends on this thread: its number.
-    pub const END: u64 = 3;
 
     static IDS: OnceLock<Mutex<HashMap<Vec<u8>, u64>>> = OnceLock::new();
 
@@ -62,7 +53,7 @@ pub mod emulated {
 
     fn call(op: u64, id: u64, a3: u64, a4: u64, a5: u64, a6: u64) {
         // SAFETY: an unknown system call number only returns ENOSYS.
-        unsafe { libc::syscall(SYSCALL, op, id, a3, a4, a5, a6) };
+        unsafe { libc::syscall(protocol::SYSCALL, op, id, a3, a4, a5, a6) };
     }
 
     /// The number of `name`, sending the name first when it is new.
@@ -72,14 +63,8 @@ pub mod emulated {
             return id;
         }
         let id = ids.len() as u64 + 1;
-        let mut padded = name.to_vec();
-        padded.push(0);
-        for (k, part) in padded.chunks(24).enumerate() {
-            let mut w = [0u64; 3];
-            for (j, b) in part.iter().enumerate() {
-                w[j / 8] |= u64::from(*b) << (8 * (j % 8));
-            }
-            call(DEFINE, id, (k * 24) as u64, w[0], w[1], w[2]);
+        for (offset, w) in protocol::name_parts(name) {
+            call(op::DEFINE, id, offset, w[0], w[1], w[2]);
         }
         ids.insert(name.to_vec(), id);
         id
@@ -93,7 +78,7 @@ pub mod emulated {
             o.borrow_mut()
                 .push((name.as_ptr() as usize, name.len(), id))
         });
-        call(BEGIN, id, 0, 0, 0, 0);
+        call(op::BEGIN, id, 0, 0, 0, 0);
     }
 
     /// End `name` (one never begun is ignored by the plugin).
@@ -117,7 +102,7 @@ pub mod emulated {
             })
         });
         if let Some(id) = id {
-            call(END, id, 0, 0, 0, 0);
+            call(op::END, id, 0, 0, 0, 0);
         }
     }
 }
