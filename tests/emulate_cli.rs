@@ -91,7 +91,7 @@ fn emulated_profile(dir: &Path, out: &str, more: &[&str], args: &[&str]) -> Comm
     c
 }
 
-fn count(exe: &Path, args: &[&str]) -> carmbench::profile::emulate::Counted {
+fn count(exe: &Path, args: &[&str]) -> carmbench::profile::emulate::Emulated {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     emulator().count(exe.to_str().unwrap(), &args).unwrap()
 }

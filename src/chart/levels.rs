@@ -14,18 +14,14 @@ use plotters::prelude::*;
 /// Dash of the line joining a point's dots.
 const DASH: [u32; 2] = [4, 4];
 
-/// Each level's dot of `a`: (level, bytes, AI, performance); none without
-/// traffic or for a level no byte reached.
+/// Each level's dot of `a` below L1: (level, bytes, AI, performance);
+/// none without traffic or for a level no byte reached.
 pub fn dots(a: &AppPoint) -> Vec<(Level, f64, f64, f64)> {
-    let Some(t) = &a.traffic else {
-        return Vec::new();
-    };
     let perf = a.gflop_per_s();
-    t.levels()
-        .iter()
-        .map(|(l, rw)| (*l, rw.total()))
-        .filter(|(_, b)| *b > 0.0)
-        .map(|(l, b)| (l, b, a.flops / b, perf))
+    crate::results::placement::dots(a, None)
+        .into_iter()
+        .filter(|d| d.level != Level::L1 && d.bytes > 0.0)
+        .map(|d| (d.level, d.bytes, d.ai, perf))
         .collect()
 }
 

@@ -3,7 +3,6 @@
 
 use crate::compare::{self, MachineRoofs, machine_roofs};
 use crate::error::{Error, Result};
-use crate::profile;
 use crate::results::apps::{self, AppPoint};
 use crate::results::{self, Document};
 use clap::Args;
@@ -40,7 +39,7 @@ pub struct PredictArgs {
 
 /// The thread count of the roofs: the one asked for (which must be
 /// measured), else the application's own (or the nearest measured, see
-/// [`profile::roof_threads`]), else the fewest.
+/// [`crate::results::placement::roof_threads`]), else the fewest.
 fn threads_of(doc: &Document, want: Option<usize>, app: Option<usize>) -> Result<usize> {
     let t = doc.thread_counts();
     let chosen = match (want, app) {
@@ -54,7 +53,7 @@ fn threads_of(doc: &Document, want: Option<usize>, app: Option<usize>) -> Result
             )));
         }
         (Some(w), _) => Some(w),
-        (None, Some(n)) => profile::roof_threads(doc, n),
+        (None, Some(n)) => crate::results::placement::roof_threads(doc, n),
         (None, None) => t.first().copied(),
     };
     chosen.ok_or_else(|| Error::input("the results hold no roofs"))

@@ -9,15 +9,22 @@
 //! Every program the command starts is counted too: the preload library
 //! (`follow/`) restarts QEMU with the plugin at each exec, forked children
 //! count from zero, and the plugin writes one file per process; their sum
-//! is the command's W and Q ([`Counted`]).
+//! is the command's W and Q ([`Emulated`]).
 
 use super::command::Found;
+use super::counter::{Block, Counter, Measured, Process, Region};
+use super::native::{self, Watch};
+use super::traffic::Caches;
+use super::warnings::Warning;
+use super::work::Work;
 use crate::error::{Error, Result};
-use crate::results::apps::InstructionMix;
 use carmbench_counts::follow::{self, Config};
+use carmbench_counts::protocol::{CACHE_ENV, CountsFile, PROGRAM_ENV};
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Instant;
 
 /// The plugin's file name, as cargo builds it.
 pub const PLUGIN_FILE: &str = "libcarmbench_qemu_plugin.so";
@@ -32,70 +39,6 @@ pub const QEMU: &str = "qemu-x86_64";
 pub const LEVEL: &str = "x86-64-v3";
 
 pub use carmbench_counts::{Counts, Output, RegionCounts};
-
-use crate::kernels::Precision;
-
-/// The arithmetic most of a count's work is: double and single precision's
-/// flops (None: the FP roofs), unless the narrow types' vector ops outnumber
-/// them, then the integer type with the most ops, BF16 or FP16.
-pub fn dominant(c: &Counts) -> Option<Precision> {
-    let integer = [
-        (Precision::Int8, c.int8_ops),
-        (Precision::Int16, c.int16_ops),
-        (Precision::Int32, c.int32_ops),
-    ]
-    .into_iter()
-    .rev()
-    .max_by_key(|x| x.1)
-    .map(|x| x.0);
-    [
-        (integer, c.integer_ops()),
-        (Some(Precision::Bf16), c.bf16_flops),
-        (Some(Precision::Fp16), c.fp16_flops),
-    ]
-    .into_iter()
-    .filter(|x| x.1 > c.flops())
-    .max_by_key(|x| x.1)
-    .and_then(|x| x.0)
-}
-
-/// W of a count in the unit of the roofs of `precision`: flops of double
-/// and single, all integer ops for an integer type (a dot product's
-/// widening steps are integer work of several widths), BF16 or FP16 flops.
-pub fn work(c: &Counts, precision: Option<Precision>) -> u64 {
-    match precision {
-        Some(p) if p.is_integer() => c.integer_ops(),
-        Some(Precision::Bf16) => c.bf16_flops,
-        Some(Precision::Fp16) => c.fp16_flops,
-        _ => c.flops(),
-    }
-}
-
-/// The instruction mix behind a program's counts.
-pub fn mix(c: &Counts) -> InstructionMix {
-    let f = |x: u64| x as f64;
-    InstructionMix {
-        dp_flops: f(c.dp_fma_flops + c.dp_other_flops),
-        sp_flops: f(c.sp_fma_flops + c.sp_other_flops),
-        fma_flops: f(c.fma_flops()),
-        other_flops: f(c.dp_other_flops + c.sp_other_flops),
-        fp_scalar: f(c.fp_scalar),
-        fp_128: f(c.fp_128),
-        fp_256: f(c.fp_256),
-        fp_512: f(c.fp_512),
-        x87: f(c.x87),
-        bytes_loaded: f(c.bytes_loaded),
-        bytes_stored: f(c.bytes_stored),
-        loads: f(c.loads),
-        stores: f(c.stores),
-        instructions: f(c.instructions),
-        int8_ops: f(c.int8_ops),
-        int16_ops: f(c.int16_ops),
-        int32_ops: f(c.int32_ops),
-        bf16_flops: f(c.bf16_flops),
-        fp16_flops: f(c.fp16_flops),
-    }
-}
 
 /// The emulator, the plugin and the preload library, found.
 #[derive(Debug, Clone)]
@@ -113,7 +56,7 @@ pub struct Emulator {
 /// What the emulated run of a command counted: the sums over every process
 /// it started, and each process.
 #[derive(Debug, Clone, Default)]
-pub struct Counted {
+pub struct Emulated {
     /// The most threads one process ran.
     pub threads: usize,
     /// The whole command.
@@ -222,7 +165,7 @@ impl Emulator {
     /// Run `program` (a path, or a name on `PATH`) with `args` under the
     /// emulator with the plugin, and every program it starts; its output
     /// discarded (the native run shows it), regions marked for the plugin.
-    pub fn count(&self, program: &str, args: &[String]) -> Result<Counted> {
+    pub fn count(&self, program: &str, args: &[String]) -> Result<Emulated> {
         self.count_with_env(program, args, &[])
     }
 
@@ -232,12 +175,12 @@ impl Emulator {
         program: &str,
         args: &[String],
         env: &[(&str, &str)],
-    ) -> Result<Counted> {
+    ) -> Result<Emulated> {
         self.count_found(&super::command::found(program, args)?, env)
     }
 
     /// [`Emulator::count`] of a command already found.
-    pub fn count_found(&self, f: &Found, env: &[(&str, &str)]) -> Result<Counted> {
+    pub fn count_found(&self, f: &Found, env: &[(&str, &str)]) -> Result<Emulated> {
         let launch = f.launch()?;
         let dir = crate::files::scratch_dir("emulate")?;
         let theirs = std::env::var_os("LD_PRELOAD");
@@ -248,7 +191,7 @@ impl Emulator {
         let run = Command::new(&argv[0])
             .args(&argv[1..])
             .env_remove("LD_PRELOAD")
-            .env(follow::PROGRAM_ENV, &f.given)
+            .env(PROGRAM_ENV, &f.given)
             .envs(env.iter().copied())
             .env(carmbench_regions::EMULATED_ENV, "1")
             .env_remove(carmbench_regions::OUT_ENV)
@@ -277,23 +220,19 @@ impl Emulator {
 }
 
 /// Every process's counts in `dir`, summed.
-fn read_processes(dir: &Path) -> Result<Counted> {
+fn read_processes(dir: &Path) -> Result<Emulated> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| Error::Io(format!("cannot read the counts in {}: {e}", dir.display())))?
         .filter_map(|e| Some(e.ok()?.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
-    // process.PID.K.json: by pid, then by the programs one pid ran in turn.
-    let order = |p: &PathBuf| -> (u64, u64) {
-        let n = p
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let mut f = n.split('.').skip(1).map(|x| x.parse().unwrap_or(0));
-        (f.next().unwrap_or(0), f.next().unwrap_or(0))
+    // By pid, then by the programs one pid ran in turn.
+    let order = |p: &PathBuf| {
+        p.file_name()
+            .and_then(|n| CountsFile::parse(&n.to_string_lossy()))
     };
     files.sort_by_key(order);
-    let mut c = Counted::default();
+    let mut c = Emulated::default();
     for p in files {
         let text = std::fs::read_to_string(&p).unwrap_or_default();
         if text.is_empty() {
@@ -314,7 +253,7 @@ fn read_processes(dir: &Path) -> Result<Counted> {
     Ok(c)
 }
 
-impl Counted {
+impl Emulated {
     /// Add one process.
     fn add(&mut self, o: Output) {
         self.threads = self.threads.max(o.threads);
@@ -331,39 +270,140 @@ impl Counted {
         self.processes.push(o);
     }
 
-    /// What was not counted, one line each: programs started natively, and
-    /// processes that ended without their counts.
-    pub fn warnings(&self) -> Vec<String> {
+    /// What was not counted: programs started natively, and processes that
+    /// ended without their counts.
+    pub fn warnings(&self) -> Vec<Warning> {
         let mut w = Vec::new();
         for p in &self.processes {
             for s in &p.skipped {
                 w.push(if s.is_empty() {
-                    format!(
-                        "{} (pid {}) started a program carmbench could not follow{}: it ran natively and its work is not in W and Q",
-                        p.program,
-                        p.pid,
-                        if is_static(&p.program) {
-                            " (a statically linked program starts others with a raw system call)"
-                        } else {
-                            " (popen, or a raw execve system call)"
-                        }
-                    )
+                    Warning::NotFollowed {
+                        program: p.program.clone(),
+                        pid: p.pid,
+                        static_linked: is_static(&p.program),
+                    }
                 } else {
-                    format!(
-                        "{} (pid {}) started {s} natively (set-user-ID, or not an x86-64 program): its work is not in W and Q",
-                        p.program, p.pid
-                    )
+                    Warning::StartedNatively {
+                        program: p.program.clone(),
+                        pid: p.pid,
+                        started: s.clone(),
+                    }
                 });
             }
         }
         if self.lost > 0 {
-            w.push(format!(
-                "{} process(es) ended without their counts (killed by a signal): their work is not in W and Q",
-                self.lost
-            ));
+            w.push(Warning::LostCounts(self.lost));
         }
         w
     }
+}
+
+/// Emulation as a counter: the native run gives the time (sampled, for
+/// functions), the emulated run the work, of the command or of a twin
+/// build counted in its place.
+#[derive(Debug, Clone)]
+pub struct Emulation {
+    /// QEMU, the plugin and the preload library.
+    pub emulator: Emulator,
+    /// The caches to simulate, when asked for.
+    pub caches: Option<Caches>,
+    /// The twin build counted in the command's place.
+    pub twin: Option<Found>,
+}
+
+impl Counter for Emulation {
+    fn measure(&self, found: &Found, sampled: bool) -> Result<Measured> {
+        let watch = match sampled {
+            true => Watch::Sampled(&[]),
+            false => Watch::Time,
+        };
+        let run = native::run(found, watch)?;
+        let t0 = Instant::now();
+        let spec = self.caches.as_ref().map(|c| c.spec.to_string());
+        let env: Vec<(&str, &str)> = spec.iter().map(|s| (CACHE_ENV, s.as_str())).collect();
+        let out = self
+            .emulator
+            .count_found(self.twin.as_ref().unwrap_or(found), &env)?;
+        let emulated = t0.elapsed().as_secs_f64();
+        let mut m = Measured {
+            total: Work::Counted(out.total),
+            seconds: run.seconds,
+            threads: Some(out.threads),
+            source: match &self.twin {
+                Some(t) => format!(
+                    "{}; counted with the twin build {}",
+                    self.emulator.source(),
+                    t.given
+                ),
+                None => self.emulator.source(),
+            },
+            note: Some(format!(
+                "counted under QEMU {} ({LEVEL}, {} process(es), at most {} thread(s) each): native run {:.3} s, emulated run {emulated:.3} s ({:.1}x)",
+                self.emulator.version,
+                out.processes.len(),
+                out.threads,
+                run.seconds,
+                emulated / run.seconds.max(1e-9)
+            )),
+            counted_with: self.twin.as_ref().map(|t| t.given.clone()),
+            warnings: out.warnings(),
+            ..Measured::default()
+        };
+        if run.samples.is_some() {
+            m.blocks = blocks(&out.processes, found, self.twin.as_ref());
+        }
+        m.samples = run.samples;
+        for reg in &out.regions {
+            let Some(timed) = run.regions.iter().find(|t| t.name == reg.name) else {
+                m.warnings.push(Warning::RegionNotTimed(reg.name.clone()));
+                continue;
+            };
+            m.regions.push(Region {
+                name: reg.name.clone(),
+                calls: reg.calls,
+                work: Work::Counted(reg.counts),
+                seconds: timed.seconds,
+            });
+        }
+        if out.processes.len() > 1 {
+            m.processes = (out.processes.iter())
+                .map(|p| Process {
+                    program: p.program.clone(),
+                    pid: p.pid,
+                    work: Work::Counted(p.total),
+                })
+                .collect();
+        }
+        Ok(m)
+    }
+}
+
+/// The blocks of every process's counts, their files named as the native
+/// run of `command` names them: links resolved, and a twin build's own file
+/// standing for the command's.
+pub fn blocks(processes: &[Output], command: &Found, twin: Option<&Found>) -> Vec<Block> {
+    let resolved = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let twin_path = twin.map(|t| resolved(&t.path));
+    let command_path = resolved(&command.path).to_string_lossy().into_owned();
+    let mut paths = HashMap::new();
+    let mut out = Vec::new();
+    for p in processes {
+        for s in &p.sites {
+            let module = p.modules.get(s.module as usize).map_or(String::new(), |m| {
+                let m = super::symbols::canonical(m, &mut paths);
+                match &twin_path {
+                    Some(t) if Path::new(&m) == t => command_path.clone(),
+                    _ => m,
+                }
+            });
+            out.push(Block {
+                module,
+                offset: s.offset,
+                work: Work::Counted(s.counts),
+            });
+        }
+    }
+    out
 }
 
 /// Whether `program` (a path, or a name on `PATH`) is a statically linked
@@ -417,23 +457,6 @@ fn one_line(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn counts_give_w_q_and_the_mix() {
-        let c = Counts {
-            dp_fma_flops: 200,
-            dp_other_flops: 10,
-            sp_other_flops: 4,
-            x87: 7,
-            bytes_loaded: 2400,
-            bytes_stored: 800,
-            ..Counts::default()
-        };
-        assert_eq!((c.flops(), c.fma_flops(), c.bytes()), (214, 200, 3200));
-        let m = mix(&c);
-        assert_eq!((m.dp_flops, m.sp_flops, m.other_flops), (210.0, 4.0, 14.0));
-        assert_eq!(m.x87, 7.0);
-    }
 
     #[test]
     fn failures_under_emulation_are_told_apart() {

@@ -1,6 +1,7 @@
-//! Counting with the PMU: event tables per CPU family
-//! (`configs/events.yaml`), the arithmetic from counts to W (flops) and Q
-//! (bytes requested by the core), and counting a command with perf_event.
+//! The PMU: event tables per CPU family (`configs/events.yaml`), the
+//! arithmetic from counts to W (flops) and Q (bytes requested by the core),
+//! and counting a command with perf_event (the counter is
+//! [`super::counter::Pmu`]).
 
 use crate::error::{Error, Result};
 use crate::machine::cpuid::CpuId;
@@ -13,7 +14,7 @@ pub const EVENTS_YAML: &str = include_str!("../../configs/events.yaml");
 /// What an event counts (see the file's header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Counts {
+pub enum EventKind {
     /// Floating-point operations (FMA = 2).
     Flops,
     /// Floating-point operations of scalable (SVE) instructions, counted per
@@ -40,7 +41,7 @@ pub struct Event {
     /// Unit mask.
     pub umask: u32,
     /// What it counts.
-    pub counts: Counts,
+    pub counts: EventKind,
     /// Bytes per operand (FP events).
     #[serde(default)]
     pub width: Option<u32>,
@@ -139,21 +140,21 @@ pub fn derive(f: &Family, counts: &BTreeMap<String, u64>, access_bytes: Option<f
     for e in &f.events {
         let n = counts.get(&e.name).copied().unwrap_or(0);
         match e.counts {
-            Counts::Flops => flops += n as f64,
-            Counts::ScalableFlops => {
+            EventKind::Flops => flops += n as f64,
+            EventKind::ScalableFlops => {
                 flops += n as f64 * f64::from(crate::arch::sve_bytes()) / 16.0;
             }
-            Counts::FpInstr => {
+            EventKind::FpInstr => {
                 flops += n as f64 * f64::from(e.lanes.unwrap_or(1));
                 wsum += n as f64 * f64::from(e.width.unwrap_or(8));
                 wn += n as f64;
             }
-            Counts::FpWidth => {
+            EventKind::FpWidth => {
                 wsum += n as f64 * f64::from(e.width.unwrap_or(8));
                 wn += n as f64;
             }
-            Counts::Loads => loads += n,
-            Counts::Stores => stores += n,
+            EventKind::Loads => loads += n,
+            EventKind::Stores => stores += n,
         }
     }
     let (w, note) = match access_bytes {
@@ -277,59 +278,6 @@ pub fn count_command(family: &Family, cmd: &mut std::process::Command) -> Result
     })
 }
 
-/// What was counted of a program: the whole run, or one of its regions.
-#[derive(Debug, Clone)]
-pub struct Counted {
-    /// The region's name; `None` for the whole program.
-    pub region: Option<String>,
-    /// W and Q.
-    pub derived: Derived,
-    /// Seconds (the region's, summed over calls and threads).
-    pub seconds: f64,
-    /// Calls of the region (1 for the whole program).
-    pub calls: u64,
-}
-
-/// Count `cmd` with `family`'s events, and the regions it marks with the
-/// regions library (which reads what to count from its environment and
-/// writes a record per region at exit): the whole run first, then each
-/// region. Also the command's exit status.
-pub fn count_program(
-    family: &Family,
-    cmd: &mut std::process::Command,
-    access_bytes: Option<f64>,
-) -> Result<(Vec<Counted>, std::process::ExitStatus)> {
-    let events: Vec<String> = family
-        .events
-        .iter()
-        .map(|e| format!("{}={:x}", e.name, e.config(family.vendor())))
-        .collect();
-    let (run, records) =
-        super::with_regions(cmd, &events.join(","), |cmd| count_command(family, cmd))?;
-    let run = run?;
-    let mut out = vec![Counted {
-        region: None,
-        derived: derive(family, &run.counts, access_bytes),
-        seconds: run.seconds,
-        calls: 1,
-    }];
-    for r in records {
-        if let Some(e) = &r.error {
-            eprintln!(
-                "carmbench: warning: region {} counted without hardware events: {e}",
-                r.name
-            );
-        }
-        out.push(Counted {
-            derived: derive(family, &r.counts, access_bytes),
-            region: Some(r.name),
-            seconds: r.seconds,
-            calls: r.calls,
-        });
-    }
-    Ok((out, run.status))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,12 +301,12 @@ mod tests {
         }
         for f in families() {
             assert!(
-                f.events.iter().any(|e| e.counts == Counts::Loads),
+                f.events.iter().any(|e| e.counts == EventKind::Loads),
                 "{}",
                 f.name
             );
             assert!(
-                f.events.iter().any(|e| e.counts == Counts::Stores),
+                f.events.iter().any(|e| e.counts == EventKind::Stores),
                 "{}",
                 f.name
             );
@@ -366,7 +314,7 @@ mod tests {
             assert!(
                 f.events.iter().any(|e| matches!(
                     e.counts,
-                    Counts::Flops | Counts::ScalableFlops | Counts::FpInstr
+                    EventKind::Flops | EventKind::ScalableFlops | EventKind::FpInstr
                 )) || f.source.contains("no FP operation event"),
                 "{}",
                 f.name
@@ -407,13 +355,17 @@ mod tests {
     #[test]
     fn raw_configs_follow_the_x86_layout() {
         let z = fam("zen5");
-        let ld = z.events.iter().find(|e| e.counts == Counts::Loads).unwrap();
+        let ld = z
+            .events
+            .iter()
+            .find(|e| e.counts == EventKind::Loads)
+            .unwrap();
         assert_eq!(ld.config("AuthenticAMD"), 0x0129);
         let high = Event {
             name: "x".into(),
             event: 0x1C4,
             umask: 0x03,
-            counts: Counts::Loads,
+            counts: EventKind::Loads,
             width: None,
             lanes: None,
         };
@@ -422,7 +374,7 @@ mod tests {
         let st = i
             .events
             .iter()
-            .find(|e| e.counts == Counts::Stores)
+            .find(|e| e.counts == EventKind::Stores)
             .unwrap();
         assert_eq!(st.config("GenuineIntel"), 0x82D0);
         // Arm: the event number itself, 16 bits.

@@ -134,18 +134,18 @@ pub fn run(cmd: &mut Command) -> Result<(ExitStatus, f64, Samples)> {
     run_with_events(cmd, &[])
 }
 
-/// The same, sampling also the raw hardware `events` (name, config) every
-/// [`EVENT_PERIOD`] of each, for what each function does.
-pub fn run_with_events(
-    cmd: &mut Command,
-    events: &[(String, u64)],
-) -> Result<(ExitStatus, f64, Samples)> {
+/// One sampler per CPU and kind: the time's (`None`, which also reports
+/// the mappings) and each hardware event's (its index in `events`).
+type Samplers = Vec<(Option<usize>, perf_event::Sampler)>;
+
+/// The samplers of the time and of `events`, on every CPU, followed into
+/// the children and enabled when the command execs.
+fn samplers(events: &[(String, u64)]) -> Result<Samplers> {
     use perf_event::events::{Raw, Software};
-    use perf_event::{Builder, SampleFlag, data::Record};
+    use perf_event::{Builder, SampleFlag};
     // The kernel maps no buffer of an inherited event on every CPU: one
-    // event per CPU, each followed into the children. The time's events
-    // also report the mappings (None), the hardware ones only samples.
-    let mut samplers: Vec<(Option<usize>, perf_event::Sampler)> = Vec::new();
+    // event per CPU, each followed into the children.
+    let mut samplers = Vec::new();
     for cpu in online_cpus() {
         let mut time = Builder::new(Software::CPU_CLOCK);
         time.sample_period(PERIOD_NS).mmap(true).task(true);
@@ -171,6 +171,51 @@ pub fn run_with_events(
             samplers.push((k, s));
         }
     }
+    Ok(samplers)
+}
+
+/// What the samplers recorded so far: each sample (kind, pid, ip) into
+/// `ips`, the mappings and forks into `maps`; whether there was any.
+fn drain(
+    samplers: &mut Samplers,
+    ips: &mut Vec<(Option<usize>, u32, u64)>,
+    maps: &mut Maps,
+    lost: &mut u64,
+) -> bool {
+    use perf_event::data::Record;
+    let mut any = false;
+    for (kind, sampler) in samplers {
+        while let Some(r) = sampler.next_record() {
+            any = true;
+            match r.parse_record() {
+                Ok(Record::Sample(x)) => {
+                    if let (Some(pid), Some(ip)) = (x.pid(), x.ip()) {
+                        ips.push((*kind, pid, ip));
+                    }
+                }
+                Ok(Record::Mmap(m)) => maps.mapped(
+                    m.pid,
+                    m.addr,
+                    m.len,
+                    m.pgoff,
+                    &m.filename_os().to_string_lossy(),
+                ),
+                Ok(Record::Fork(f)) => maps.forked(f.ppid, f.pid),
+                Ok(Record::Lost(l)) => *lost += l.lost,
+                _ => {}
+            }
+        }
+    }
+    any
+}
+
+/// The same, sampling also the raw hardware `events` (name, config) every
+/// [`EVENT_PERIOD`] of each, for what each function does.
+pub fn run_with_events(
+    cmd: &mut Command,
+    events: &[(String, u64)],
+) -> Result<(ExitStatus, f64, Samples)> {
+    let mut samplers = samplers(events)?;
     let before = children_user_seconds();
     let t0 = Instant::now();
     let mut child = cmd
@@ -178,56 +223,36 @@ pub fn run_with_events(
         .map_err(|e| Error::input(format!("cannot run {:?}: {e}", cmd.get_program())))?;
     let (mut maps, mut s) = (Maps::default(), Samples::default());
     let mut ips: Vec<(Option<usize>, u32, u64)> = Vec::new();
-    let mut status = None;
-    loop {
-        let mut any = false;
-        for (kind, sampler) in &mut samplers {
-            while let Some(r) = sampler.next_record() {
-                any = true;
-                match r.parse_record() {
-                    Ok(Record::Sample(x)) => {
-                        if let (Some(pid), Some(ip)) = (x.pid(), x.ip()) {
-                            ips.push((*kind, pid, ip));
-                        }
-                    }
-                    Ok(Record::Mmap(m)) => maps.mapped(
-                        m.pid,
-                        m.addr,
-                        m.len,
-                        m.pgoff,
-                        &m.filename_os().to_string_lossy(),
-                    ),
-                    Ok(Record::Fork(f)) => maps.forked(f.ppid, f.pid),
-                    Ok(Record::Lost(l)) => s.lost += l.lost,
-                    _ => {}
-                }
-            }
+    // Records are read until the command has ended and none is left.
+    let status = loop {
+        let any = drain(&mut samplers, &mut ips, &mut maps, &mut s.lost);
+        if any {
+            continue;
         }
-        if let Some(st) = status {
-            let seconds = t0.elapsed().as_secs_f64();
-            drop(samplers);
-            s.cpu_seconds = (children_user_seconds() - before).max(0.0);
-            s.event_period = EVENT_PERIOD;
-            for (kind, pid, ip) in ips {
-                let places = match kind {
-                    None => {
-                        s.total += 1;
-                        &mut s.places
-                    }
-                    Some(k) => s.events.entry(events[k].0.clone()).or_default(),
-                };
-                *places.entry(maps.place(pid, ip)).or_default() += 1;
+        match child.try_wait() {
+            Ok(Some(st)) => {
+                drain(&mut samplers, &mut ips, &mut maps, &mut s.lost);
+                break st;
             }
-            return Ok((st, seconds, s));
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(Error::Io(format!("cannot wait for the command: {e}"))),
         }
-        if !any {
-            match child.try_wait() {
-                Ok(Some(st)) => status = Some(st),
-                Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-                Err(e) => return Err(Error::Io(format!("cannot wait for the command: {e}"))),
+    };
+    let seconds = t0.elapsed().as_secs_f64();
+    drop(samplers);
+    s.cpu_seconds = (children_user_seconds() - before).max(0.0);
+    s.event_period = EVENT_PERIOD;
+    for (kind, pid, ip) in ips {
+        let places = match kind {
+            None => {
+                s.total += 1;
+                &mut s.places
             }
-        }
+            Some(k) => s.events.entry(events[k].0.clone()).or_default(),
+        };
+        *places.entry(maps.place(pid, ip)).or_default() += 1;
     }
+    Ok((status, seconds, s))
 }
 
 /// The one line for a refused `perf_event_open`.

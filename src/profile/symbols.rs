@@ -27,6 +27,23 @@ pub fn file_name(module: &str) -> &str {
     module.rsplit('/').next().unwrap_or(module)
 }
 
+/// A module's path as both runs name it: the file itself, links resolved
+/// (a library is found as `/lib/...` by one and `/usr/lib/...` by the
+/// other when `/lib` is a link).
+pub fn canonical(path: &str, cache: &mut HashMap<String, String>) -> String {
+    if path.is_empty() {
+        return String::new();
+    }
+    cache
+        .entry(path.to_string())
+        .or_insert_with(|| {
+            std::fs::canonicalize(Path::new(path))
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_else(|_| path.to_string())
+        })
+        .clone()
+}
+
 /// What the unwind tables of one file say: where functions start, and how
 /// file offsets become addresses.
 #[derive(Debug, Default)]

@@ -6,10 +6,10 @@
 //! that bounds the code (Intel Advisor's memory-level roofline).
 
 use crate::error::{Error, Result};
-use crate::machine::{Level, Machine};
-use crate::results::Document;
-use crate::results::apps::{AppPoint, ReadWrite, Traffic};
+use crate::machine::Machine;
+use crate::results::apps::{ReadWrite, Traffic};
 use carmbench_counts::Counts;
+use carmbench_counts::protocol::{CacheSpec, Geometry};
 
 /// Every how many lines one is simulated by default: the callbacks on
 /// every access cost what they cost, the simulation itself an eighth
@@ -19,8 +19,8 @@ pub const SAMPLE: u64 = 8;
 /// The caches to simulate, as the plugin takes them, and in words.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Caches {
-    /// The plugin's `cache=` spec (`carmbench_counts::CACHE_ENV`).
-    pub spec: String,
+    /// What the plugin simulates (given in `protocol::CACHE_ENV`).
+    pub spec: CacheSpec,
     /// What is simulated, for the apps file and people.
     pub model: String,
 }
@@ -48,16 +48,16 @@ pub fn caches(m: &Machine, sample: u64) -> Result<Caches> {
         None => 8,
     };
     let exclusive = m.cpu_vendor.as_deref().is_some_and(|v| v.contains("AMD"));
-    let spec = format!(
-        "{line}:{}/{}:{}/{}:{}/{}:{}:{sample}",
-        l1.size_bytes,
-        ways(l1),
-        l2.size_bytes,
-        ways(l2),
-        l3.size_bytes,
-        ways(l3),
-        if exclusive { "excl" } else { "nine" }
-    );
+    let geometry = |c: &crate::machine::CacheLevel| Geometry {
+        size: c.size_bytes,
+        ways: ways(c) as u32,
+    };
+    let spec = CacheSpec {
+        line,
+        levels: [geometry(l1), geometry(l2), geometry(l3)],
+        exclusive,
+        sample,
+    };
     let size = crate::units::human_bytes;
     let model = format!(
         "simulated caches: L1d {} {}-way, L2 {} {}-way, L3 {} {}-way {}, {line}-byte lines, LRU, write-back; {}; no prefetcher simulated",
@@ -95,88 +95,4 @@ pub fn of(c: &Counts, model: &str) -> Option<Traffic> {
         model: model.to_string(),
     };
     (c.l1_hits + c.l2_read > 0).then_some(t)
-}
-
-/// One level's dot: the point's work over the bytes at that level.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Dot {
-    /// The level (L1: the bytes the core requested, the CARM point).
-    pub level: Level,
-    /// Bytes there.
-    pub bytes: f64,
-    /// Work over those bytes.
-    pub ai: f64,
-    /// The level's roof at that AI (its bandwidth × AI, at most the peak),
-    /// in the point's unit per second × 1e-9; None without that roof.
-    pub roof: Option<f64>,
-}
-
-/// The dots of `p` against the roofs of `doc` (its own precision's peak,
-/// each level's bandwidth roof of the default mix).
-pub fn dots(doc: &Document, p: &AppPoint) -> Vec<Dot> {
-    let Some(t) = &p.traffic else {
-        return Vec::new();
-    };
-    let threads = super::roof_threads(doc, p.threads.unwrap_or(1)).unwrap_or(1);
-    let view = crate::results::view::View::of_precision(doc, threads, p.precision);
-    let peak = view
-        .as_ref()
-        .and_then(|v| v.default_compute().first().map(|r| r.value()));
-    let bw = |l: Level| {
-        view.as_ref()
-            .and_then(|v| v.bandwidth.iter().find(|r| r.level == Some(l)))
-            .map(|r| r.value())
-    };
-    let mut levels = vec![(Level::L1, p.bytes)];
-    levels.extend(t.levels().iter().map(|(l, rw)| (*l, rw.total())));
-    levels
-        .into_iter()
-        .map(|(level, bytes)| {
-            let ai = p.flops / bytes;
-            let roof = bw(level).map(|b| peak.map_or(ai * b, |k| (ai * b).min(k)));
-            Dot {
-                level,
-                bytes,
-                ai,
-                roof,
-            }
-        })
-        .collect()
-}
-
-/// One line: each level's bytes and AI, and the level whose dot is nearest
-/// its roof (the one that bounds the code).
-pub fn verdict(doc: &Document, p: &AppPoint) -> Option<String> {
-    let dots = dots(doc, p);
-    if dots.is_empty() {
-        return None;
-    }
-    let perf = p.gflop_per_s();
-    let unit = p.precision.map_or("flop", |q| q.unit());
-    let list: Vec<String> = dots
-        .iter()
-        .map(|d| {
-            format!(
-                "{} {} (AI {:.3} {unit}/B)",
-                d.level,
-                crate::units::human_bytes(d.bytes.max(0.0) as u64),
-                d.ai
-            )
-        })
-        .collect();
-    let bound = dots
-        .iter()
-        .filter_map(|d| Some((d, perf / d.roof.filter(|r| *r > 0.0)?)))
-        .filter(|(d, _)| d.bytes > 0.0)
-        .max_by(|a, b| a.1.total_cmp(&b.1));
-    let tail = match bound {
-        Some((d, share)) => format!(
-            "; bound by {}: its dot at {:.0} % of the {} roof",
-            d.level,
-            100.0 * share,
-            d.level
-        ),
-        None => String::new(),
-    };
-    Some(format!("  traffic: {}{tail}", list.join(", ")))
 }

@@ -2,9 +2,9 @@
 //! the points of a program's functions, in a table sorted by a click on
 //! any column.
 
-use crate::profile::placement;
 use crate::results::Document;
 use crate::results::apps::AppPoint;
+use crate::results::placement::placement;
 use maud::{Markup, PreEscaped, html};
 
 /// A row per application, placed against `doc`'s roofs.
@@ -38,7 +38,7 @@ pub fn section(doc: &Document, apps: &[AppPoint]) -> Markup {
         }
         // Simulated traffic: each level's bytes and the level that bounds.
         @for a in apps {
-            @if let Some(v) = crate::profile::traffic::verdict(doc, a) {
+            @if let Some(v) = crate::output::profile::traffic(doc, a) {
                 p.note { (a.name) ":" (v.trim_start().trim_start_matches("traffic:")) }
             }
         }

@@ -20,6 +20,7 @@ pub mod apps;
 pub mod check;
 mod file;
 pub mod flag;
+pub mod placement;
 pub mod sweep;
 pub mod verdict;
 pub mod view;

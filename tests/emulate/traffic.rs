@@ -15,7 +15,8 @@ const STREAM: &str = include_str!("../programs/stream.c");
 /// One repetition's traffic over the footprint, by counter: L2, L3 and
 /// DRAM, read and write, in that order.
 fn per_rep(exe: &Path, caches: &traffic::Caches, mode: &str, t: u64, n: u64, r: u64) -> [f64; 6] {
-    let env = [(carmbench_counts::CACHE_ENV, caches.spec.as_str())];
+    let spec = caches.spec.to_string();
+    let env = [(carmbench_counts::protocol::CACHE_ENV, spec.as_str())];
     let run = |reps: u64| {
         let args: Vec<String> = [
             mode.to_string(),

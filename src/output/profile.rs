@@ -1,0 +1,165 @@
+//! What `profile` prints: each program's and region's place under the
+//! roofs (and its levels' traffic, when simulated), and the table of a
+//! program's functions.
+
+use crate::profile::sample::FEW_SAMPLES;
+use crate::results::Document;
+use crate::results::apps::AppPoint;
+use crate::results::placement::{self, bounding, dots};
+use std::fmt::Write;
+use std::path::Path;
+
+/// A point's unit of work and of rate: flop and GFLOP/s, or op and GOP/s
+/// for integer arithmetic.
+fn units(p: &AppPoint) -> (&'static str, &'static str) {
+    match p.precision.is_some_and(|x| x.is_integer()) {
+        true => ("op", "GOP/s"),
+        false => ("flop", "GFLOP/s"),
+    }
+}
+
+/// The line that places a point under a results file's roofs.
+pub fn placed(doc: &Document, p: &AppPoint) -> String {
+    let (ai, perf) = (p.ai(), p.gflop_per_s());
+    let (u, rate) = units(p);
+    let Some(place) = placement::placement(doc, p, p.threads.unwrap_or(1)) else {
+        return unplaced(p);
+    };
+    match &place.roof {
+        Some((label, v)) => format!(
+            "{}: AI {ai:.3} {u}/B, {perf:.2} {rate}; bound by the {label} ({v:.2} {rate} at this AI, {} thread(s)): {:.1}% of it{}",
+            p.name,
+            place.threads,
+            100.0 * perf / v,
+            place.note()
+        ),
+        None => format!(
+            "{}: AI {ai:.3} {u}/B, {perf:.2} {rate}: above every roof of the {}-thread results; check the counts{}",
+            p.name,
+            place.threads,
+            place.note()
+        ),
+    }
+}
+
+/// A point's line without roofs.
+pub fn unplaced(p: &AppPoint) -> String {
+    let (u, rate) = units(p);
+    format!(
+        "{}: AI {:.3} {u}/B, {:.2} {rate}, {:.3} s",
+        p.name,
+        p.ai(),
+        p.gflop_per_s(),
+        p.seconds
+    )
+}
+
+/// One line: each level's bytes and AI, and the level whose dot is nearest
+/// its roof (the one that bounds the code); none without simulated traffic.
+pub fn traffic(doc: &Document, p: &AppPoint) -> Option<String> {
+    let dots = dots(p, Some(doc));
+    if dots.is_empty() {
+        return None;
+    }
+    let unit = p.precision.map_or("flop", |q| q.unit());
+    let list: Vec<String> = dots
+        .iter()
+        .map(|d| {
+            format!(
+                "{} {} (AI {:.3} {unit}/B)",
+                d.level,
+                crate::units::human_bytes(d.bytes.max(0.0) as u64),
+                d.ai
+            )
+        })
+        .collect();
+    let tail = match bounding(p, &dots) {
+        Some((level, share)) => format!(
+            "; bound by {level}: its dot at {:.0} % of the {level} roof",
+            100.0 * share
+        ),
+        None => String::new(),
+    };
+    Some(format!("  traffic: {}{tail}", list.join(", ")))
+}
+
+/// Each program's and region's place under the roofs (and its levels'
+/// traffic when simulated), or why there is none.
+pub fn placements(points: &[AppPoint], results: Option<&Document>, results_path: &Path) -> String {
+    let mut out = String::new();
+    let programs = points.iter().filter(|p| p.function.is_none());
+    match results {
+        Some(doc) => programs.for_each(|p| {
+            let _ = writeln!(out, "{}", placed(doc, p));
+            if let Some(v) = traffic(doc, p) {
+                let _ = writeln!(out, "{v}");
+            }
+        }),
+        None => {
+            programs.for_each(|p| {
+                let _ = writeln!(out, "{}", unplaced(p));
+            });
+            let _ = writeln!(
+                out,
+                "(no results at {}: run `carmbench run` or give --results to see the bounding roof)",
+                results_path.display()
+            );
+        }
+    }
+    out
+}
+
+/// The bounding roof of a function point and how close it is, or why it
+/// has none.
+fn bound(doc: Option<&Document>, p: &AppPoint) -> String {
+    match (p.placeable(), doc) {
+        (false, _) if p.seconds <= 0.0 => "not placed: no samples".to_string(),
+        (false, _) => "not placed: no FP work".to_string(),
+        (true, None) => String::new(),
+        (true, Some(d)) => match placement::placement(d, p, 1).and_then(|x| x.roof) {
+            Some((label, v)) => format!("{label} {:.0}%", 100.0 * p.gflop_per_s() / v),
+            None => "above every roof".into(),
+        },
+    }
+}
+
+/// The table of a program's function points: time share, seconds, AI,
+/// GFLOP/s, the bounding roof and how close the point is to it.
+pub fn function_table(doc: Option<&Document>, points: &[AppPoint]) -> String {
+    let functions: Vec<&AppPoint> = points.iter().filter(|p| p.function.is_some()).collect();
+    let Some(first) = functions.first().and_then(|p| p.function.as_ref()) else {
+        return String::new();
+    };
+    let samples: u64 = (functions.iter())
+        .filter_map(|p| p.function.as_ref())
+        .map(|f| f.samples)
+        .sum();
+    let mut t = format!(
+        "functions of {} (W and Q: their own work; T: {samples} samples of the CPU time, per core; * fewer than {FEW_SAMPLES} samples):\n{:>6} {:>9} {:>9} {:>9}  {:<28} function (file)\n",
+        first.program, "time", "T s", "flop/B", "GFLOP/s", "bound: % of the roof"
+    );
+    let rate = |v: f64| match v.is_finite() {
+        true => format!("{v:.3}"),
+        false => "-".into(),
+    };
+    for p in functions {
+        let Some(f) = &p.function else { continue };
+        let _ = writeln!(
+            t,
+            "{:>5.1}%{} {:>9.4} {:>9} {:>9}  {:<28} {}{}",
+            100.0 * f.share,
+            if f.samples < FEW_SAMPLES { "*" } else { " " },
+            p.seconds,
+            rate(p.ai()),
+            rate(p.gflop_per_s()),
+            bound(doc, p),
+            p.name,
+            match (f.module.is_empty(), &f.location) {
+                (true, _) => String::new(),
+                (false, None) => format!(" ({})", f.module),
+                (false, Some(at)) => format!(" ({}, {at})", f.module),
+            }
+        );
+    }
+    t
+}

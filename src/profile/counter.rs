@@ -1,0 +1,169 @@
+//! Counting a command: every counter (given by hand, the PMU, emulation)
+//! runs it natively for its time and gives one [`Measured`]: the work of
+//! the whole command, of each process, region and block of code, and where
+//! the native run's time went. The views ([`super::views`]) make the points
+//! from it without asking which counter it was.
+
+use super::command::Found;
+use super::native::{self, Watch};
+use super::pmu::Family;
+use super::sample::Samples;
+use super::warnings::Warning;
+use super::work::Work;
+use crate::error::Result;
+
+/// Counts a command.
+pub trait Counter {
+    /// Run `command` (natively, and counted as this counter counts) and
+    /// say what it did; where its time went too, when `sampled`.
+    fn measure(&self, command: &Found, sampled: bool) -> Result<Measured>;
+}
+
+/// What counting a command found.
+#[derive(Debug, Clone, Default)]
+pub struct Measured {
+    /// The whole command.
+    pub total: Work,
+    /// Seconds the command ran natively.
+    pub seconds: f64,
+    /// The most threads one of its processes ran, when counted.
+    pub threads: Option<usize>,
+    /// Each process it started, when counted apart (emulation).
+    pub processes: Vec<Process>,
+    /// Each region its programs marked.
+    pub regions: Vec<Region>,
+    /// Each block of code that did work, where it is.
+    pub blocks: Vec<Block>,
+    /// Where the native run's time went, when sampled.
+    pub samples: Option<Samples>,
+    /// Where the counts come from, for the apps file.
+    pub source: String,
+    /// How the counting went, for people.
+    pub note: Option<String>,
+    /// The program counted in the command's place (a twin build).
+    pub counted_with: Option<String>,
+    /// What was not counted.
+    pub warnings: Vec<Warning>,
+}
+
+/// One process of the command.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Process {
+    /// The program it ran.
+    pub program: String,
+    /// Its pid in the counted run.
+    pub pid: u32,
+    /// Its work.
+    pub work: Work,
+}
+
+/// One region, its work summed over its calls, threads and processes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Region {
+    /// Its name.
+    pub name: String,
+    /// Calls over all threads and processes.
+    pub calls: u64,
+    /// Its work.
+    pub work: Work,
+    /// Its native seconds, summed over calls and threads.
+    pub seconds: f64,
+}
+
+/// The work of the code at one place of a file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// The file's path, as the native run's samples name it ("" for code
+    /// in no file).
+    pub module: String,
+    /// The offset in the file (the address, for code in no file).
+    pub offset: u64,
+    /// Its work, summed over its runs, threads and processes.
+    pub work: Work,
+}
+
+/// Counts given by hand: the native run gives the time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Manual {
+    /// W.
+    pub flops: f64,
+    /// Q.
+    pub bytes: f64,
+}
+
+impl Counter for Manual {
+    fn measure(&self, command: &Found, _sampled: bool) -> Result<Measured> {
+        let run = native::run(command, Watch::Time)?;
+        Ok(Measured {
+            total: Work::Given {
+                flops: self.flops,
+                bytes: self.bytes,
+            },
+            seconds: run.seconds,
+            source: "manual counts".into(),
+            ..Measured::default()
+        })
+    }
+}
+
+/// The PMU: the native run counted with a CPU family's events; with
+/// functions, a second native run samples them beside the time.
+#[derive(Debug, Clone)]
+pub struct Pmu {
+    /// The events of this CPU.
+    pub family: Family,
+    /// Bytes per load or store, when given.
+    pub access_bytes: Option<f64>,
+}
+
+impl Counter for Pmu {
+    fn measure(&self, command: &Found, sampled: bool) -> Result<Measured> {
+        let run = native::run(command, Watch::Counted(&self.family))?;
+        let mut m = Measured {
+            total: Work::Events(run.events),
+            seconds: run.seconds,
+            source: "perf".into(),
+            ..Measured::default()
+        };
+        for r in run.regions {
+            if let Some(why) = r.error {
+                m.warnings.push(Warning::RegionWithoutEvents {
+                    region: r.name.clone(),
+                    why,
+                });
+            }
+            m.regions.push(Region {
+                name: r.name,
+                calls: r.calls,
+                work: Work::Events(r.counts),
+                seconds: r.seconds,
+            });
+        }
+        if sampled {
+            let events: Vec<(String, u64)> = (self.family.events.iter())
+                .map(|e| (e.name.clone(), e.config(self.family.vendor())))
+                .collect();
+            let again = native::run(command, Watch::Sampled(&events))?;
+            let samples = again.samples.unwrap_or_default();
+            m.blocks = sampled_blocks(&samples);
+            m.samples = Some(samples);
+        }
+        Ok(m)
+    }
+}
+
+/// The blocks of a run's sampled hardware events: each place's samples of
+/// each event, times the events between two samples.
+pub(crate) fn sampled_blocks(s: &Samples) -> Vec<Block> {
+    let mut out = Vec::new();
+    for (event, places) in &s.events {
+        for ((module, offset), n) in places {
+            out.push(Block {
+                module: module.clone(),
+                offset: *offset,
+                work: Work::Events([(event.clone(), n * s.event_period)].into()),
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,159 @@
+//! The command's native run, the one whose time every point carries:
+//! watched by its wall time alone, by samples of where its time went (and
+//! of hardware events beside them), or by the PMU's counts; its regions
+//! timed (and counted) by the regions library either way.
+
+use super::command::Found;
+use super::pmu::{self, Family};
+use super::sample::{self, Samples};
+use crate::error::{Error, Result};
+use carmbench_regions::Record;
+use std::collections::BTreeMap;
+use std::process::{Command, ExitStatus};
+use std::time::Instant;
+
+/// How the native run is watched.
+#[derive(Debug, Clone, Copy)]
+pub enum Watch<'a> {
+    /// Its wall time.
+    Time,
+    /// Sampled: the time per place in the code, and these hardware events
+    /// (name, raw config) per place beside it.
+    Sampled(&'a [(String, u64)]),
+    /// Counted with the PMU: `family`'s events over the whole run and in
+    /// each region.
+    Counted(&'a Family),
+}
+
+/// What the native run gave.
+#[derive(Debug, Clone, Default)]
+pub struct NativeRun {
+    /// Wall time, seconds.
+    pub seconds: f64,
+    /// Where the time went (and the events beside it), when sampled.
+    pub samples: Option<Samples>,
+    /// The PMU's counts by event name, when counted.
+    pub events: BTreeMap<String, u64>,
+    /// Each region the program marked: its time, calls and events.
+    pub regions: Vec<Record>,
+}
+
+/// The command as it runs natively: the program found, its argv[0] as
+/// given.
+pub fn command(f: &Found) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(&f.path);
+    cmd.arg0(&f.given).args(&f.args);
+    cmd
+}
+
+/// Run `f` natively, watched as asked; an error when it fails.
+pub fn run(f: &Found, watch: Watch) -> Result<NativeRun> {
+    let mut cmd = command(f);
+    let events = match watch {
+        Watch::Counted(family) => family
+            .events
+            .iter()
+            .map(|e| format!("{}={:x}", e.name, e.config(family.vendor())))
+            .collect::<Vec<_>>()
+            .join(","),
+        _ => String::new(),
+    };
+    let (run, regions) = with_regions(&mut cmd, &events, |cmd| watched(cmd, &f.given, watch))?;
+    let (status, mut out) = run?;
+    if !status.success() {
+        return Err(failed(&f.given, &status));
+    }
+    out.regions = regions;
+    Ok(out)
+}
+
+/// Run `cmd` as `watch` asks.
+fn watched(cmd: &mut Command, prog: &str, watch: Watch) -> Result<(ExitStatus, NativeRun)> {
+    match watch {
+        Watch::Time => {
+            let t0 = Instant::now();
+            let status = cmd
+                .status()
+                .map_err(|e| Error::input(format!("cannot run '{prog}': {e}")))?;
+            let seconds = t0.elapsed().as_secs_f64();
+            Ok((
+                status,
+                NativeRun {
+                    seconds,
+                    ..NativeRun::default()
+                },
+            ))
+        }
+        Watch::Sampled(events) => {
+            let (status, seconds, s) = sample::run_with_events(cmd, events)?;
+            let samples = Some(s);
+            Ok((
+                status,
+                NativeRun {
+                    seconds,
+                    samples,
+                    ..NativeRun::default()
+                },
+            ))
+        }
+        Watch::Counted(family) => {
+            let r = pmu::count_command(family, cmd)?;
+            let (seconds, events) = (r.seconds, r.counts);
+            Ok((
+                r.status,
+                NativeRun {
+                    seconds,
+                    events,
+                    ..NativeRun::default()
+                },
+            ))
+        }
+    }
+}
+
+/// Run `cmd` with the regions library writing its records to a private
+/// file, counting `events` (empty: time only); what `run` returned and the
+/// records.
+pub fn with_regions<T>(
+    cmd: &mut Command,
+    events: &str,
+    run: impl FnOnce(&mut Command) -> T,
+) -> Result<(T, Vec<Record>)> {
+    let dir = crate::files::scratch_dir("regions")?;
+    let file = dir.join("regions.jsonl");
+    cmd.env(carmbench_regions::OUT_ENV, &file)
+        .env(carmbench_regions::EVENTS_ENV, events)
+        .env_remove(carmbench_regions::EMULATED_ENV);
+    let out = run(cmd);
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&dir);
+    let doc = "the regions record";
+    let records = text
+        .lines()
+        .map(|l| {
+            let r = Record::parse_line(l).map_err(|e| Error::input(format!("{doc}: {e}")))?;
+            crate::results::check::region(&r, doc)?;
+            Ok(r)
+        })
+        .collect::<Result<_>>()?;
+    Ok((out, records))
+}
+
+/// An error for a command that did not exit with 0.
+pub fn failed(prog: &str, status: &ExitStatus) -> Error {
+    use std::os::unix::process::ExitStatusExt;
+    // 132: a shell's report of a child stopped by SIGILL.
+    if status.signal() == Some(libc::SIGILL) || status.code() == Some(128 + libc::SIGILL) {
+        return Error::input(format!(
+            "'{prog}' stopped on an instruction this CPU lacks (SIGILL): it was built for another CPU (e.g. -march=native elsewhere, AVX-512); build it for this one, and to count it by emulation count a twin build with --count-with PROGRAM (e.g. built with -march=x86-64-v3); no point written"
+        ));
+    }
+    Error::input(format!(
+        "'{prog}' {}; no point written",
+        match status.code() {
+            Some(c) => format!("exited with status {c}"),
+            None => format!("was stopped ({status})"),
+        }
+    ))
+}

@@ -1,0 +1,333 @@
+//! What `profile` was asked ([`ProfileArgs`], the flags as typed) resolved
+//! into what it will do ([`ProfilePlan`]): every flag and how flags bear on
+//! one another settled in one place, before the command runs, each refusal
+//! one line naming the cause and the fix.
+
+use super::command::{self, Found};
+use super::counter::{Counter, Manual, Pmu};
+use super::emulate::{Emulation, Emulator};
+use super::traffic::{self, Caches};
+use super::warnings::Warning;
+use crate::error::{Error, Result};
+use crate::files::{self, OutputKind};
+use crate::kernels::Precision;
+use crate::machine::cpuid;
+use crate::results::{self, Document, apps};
+use clap::Args;
+use std::path::{Path, PathBuf};
+
+/// How W and Q are counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CountsMode {
+    /// The PMU where it is usable, else emulation where QEMU is installed.
+    Auto,
+    /// Hardware counters.
+    Pmu,
+    /// QEMU user-mode emulation with carmbench's counting plugin.
+    Emulate,
+    /// Counts given with --flops and --bytes.
+    Manual,
+}
+
+/// `carmbench profile`'s flags, as typed.
+#[derive(Debug, Clone, Args)]
+pub struct ProfileArgs {
+    /// Apps file to write or extend [default: apps.yaml].
+    #[arg(short, long, value_name = "APPS.yaml")]
+    pub output: Option<PathBuf>,
+    /// Name of the point [default: the command's file name].
+    #[arg(long)]
+    pub name: Option<String>,
+    /// How to count flops and bytes: the PMU where usable, else emulation (auto); or one of them.
+    #[arg(long, value_enum, default_value_t = CountsMode::Auto)]
+    pub counts: CountsMode,
+    /// The QEMU counting plugin [default: beside carmbench].
+    #[arg(long, value_name = "PATH")]
+    pub plugin: Option<PathBuf>,
+    /// Manual mode: floating-point operations the command performs (an FMA counts two).
+    #[arg(long, value_name = "N")]
+    pub flops: Option<f64>,
+    /// Manual mode: bytes the command's cores request (loads and stores × width).
+    #[arg(long, value_name = "M")]
+    pub bytes: Option<f64>,
+    /// Bytes per load or store, instead of the estimate from the FP widths.
+    #[arg(long, value_name = "B")]
+    pub access_bytes: Option<f64>,
+    /// Count this program in the command's place, with the command's
+    /// arguments (emulation): a twin build of the same code QEMU can run,
+    /// e.g. built with -march=x86-64-v3 where the command uses AVX-512. The
+    /// time is the command's own.
+    #[arg(long, value_name = "PROGRAM")]
+    pub count_with: Option<String>,
+    /// Simulate the data caches under emulation: each point gets the bytes
+    /// that moved between L1 and L2, L2 and L3, L3 and DRAM, and the level
+    /// that bounds it is named (caches of the results' machine, else this one).
+    #[arg(long)]
+    pub traffic: bool,
+    /// With --traffic: simulate one line in N (a power of two), scaled up;
+    /// 1 simulates every line.
+    #[arg(long, value_name = "N", default_value_t = traffic::SAMPLE, requires = "traffic")]
+    pub traffic_sample: u64,
+    /// A point for each of the N functions that took the most time (default
+    /// 10) and one for the rest: W and Q counted by emulation, time from
+    /// native samples of the software cpu-clock event (no PMU needed).
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
+    pub functions: Option<usize>,
+    /// The arithmetic of the counts, for the roofs the point is placed under:
+    /// dp, sp or a narrow type (int8, int16, bf16, fp16, int32: --flops as
+    /// its operations). Emulation finds it by itself (the type most of the
+    /// work is); the PMU counts dp and sp only.
+    #[arg(long, value_name = "PRECISION")]
+    pub precision: Option<Precision>,
+    /// Threads the command runs (compared with the roofs of that thread count).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Results to compare with [default: carm-results/carm.yaml].
+    #[arg(long, value_name = "RESULTS")]
+    pub results: Option<PathBuf>,
+    /// The command and its arguments, run directly (no shell).
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// How the work is counted, resolved.
+#[derive(Debug, Clone)]
+pub enum Counting {
+    /// Given by hand.
+    Manual(Manual),
+    /// The PMU's events.
+    Pmu(Pmu),
+    /// Emulation.
+    Emulate(Emulation),
+}
+
+impl Counting {
+    /// The counter.
+    pub fn counter(&self) -> &dyn Counter {
+        match self {
+            Counting::Manual(c) => c,
+            Counting::Pmu(c) => c,
+            Counting::Emulate(c) => c,
+        }
+    }
+}
+
+/// What `profile` will do.
+#[derive(Debug, Clone)]
+pub struct ProfilePlan {
+    /// The program's point's name.
+    pub name: String,
+    /// The command.
+    pub command: Found,
+    /// How its work is counted.
+    pub counting: Counting,
+    /// Points for this many of the hottest functions, and the rest.
+    pub functions: Option<usize>,
+    /// The arithmetic the counts are, when given.
+    pub precision: Option<Precision>,
+    /// Threads the command runs, when given.
+    pub threads: Option<usize>,
+    /// The apps file to write or extend.
+    pub out: PathBuf,
+    /// The results the points are placed under.
+    pub results_path: PathBuf,
+    /// Those results, when there are.
+    pub results: Option<Document>,
+    /// What resolving found to say.
+    pub warnings: Vec<Warning>,
+}
+
+/// Why the PMU cannot count a narrow type.
+const NARROW_PMU: &str = "--precision of a narrow type places counts of emulation (--counts emulate) or given by hand (--flops as its ops, --bytes); the PMU counts FP flops of dp and sp";
+
+impl ProfilePlan {
+    /// Settle `a`: everything that can be refused is, before the command
+    /// runs (twice, natively and counted): the apps file, its folder and the
+    /// results, the command, and the flags together.
+    pub fn resolve(a: &ProfileArgs) -> Result<ProfilePlan> {
+        let out = (a.output.clone()).unwrap_or_else(|| PathBuf::from(files::names::APPS));
+        files::check_output(&out, OutputKind::Yaml, &[], "-o")?;
+        if out.exists() {
+            apps::load(&out)?;
+        }
+        let results_path = (a.results.clone()).unwrap_or_else(files::names::default_results);
+        let mut warnings = Vec::new();
+        let results = match (&a.results, results::load(&results_path)) {
+            (_, Ok(doc)) => Some(doc),
+            (Some(_), Err(e)) => return Err(e),
+            (None, Err(_)) if !results_path.exists() => None,
+            (None, Err(e)) => {
+                warnings.push(Warning::ResultsUnreadable(e.to_string()));
+                None
+            }
+        };
+        let caches = match a.traffic {
+            true => Some(caches(results.as_ref(), a.traffic_sample)?),
+            false => None,
+        };
+        let found = command::find(&a.command)?;
+        let counting = counting(a, &found, caches)?;
+        Ok(ProfilePlan {
+            name: a.name.clone().unwrap_or_else(|| default_name(&a.command)),
+            command: found,
+            counting,
+            functions: a.functions,
+            precision: a.precision,
+            threads: a.threads,
+            out,
+            results_path,
+            results,
+            warnings,
+        })
+    }
+}
+
+/// The command's file name.
+fn default_name(command: &[String]) -> String {
+    command.first().map_or("app".into(), |c| {
+        Path::new(c)
+            .file_name()
+            .map_or(c.clone(), |f| f.to_string_lossy().into_owned())
+    })
+}
+
+/// The caches to simulate: those of the machine the roofs were measured
+/// on, else this one's.
+fn caches(results: Option<&Document>, sample: u64) -> Result<Caches> {
+    let live;
+    let machine = match results {
+        Some(doc) => &doc.machine.topology,
+        None => {
+            live = crate::machine::Machine::load(&crate::machine::Source::Live)?;
+            &live
+        }
+    };
+    traffic::caches(machine, sample)
+}
+
+/// How the work is counted, and whether the flags that go with one way of
+/// counting were given with another.
+fn counting(a: &ProfileArgs, found: &Found, caches: Option<Caches>) -> Result<Counting> {
+    let twin = (a.count_with.as_deref())
+        .map(|t| command::found(t, &found.args))
+        .transpose()?;
+    let by_hand = a.flops.is_some() || a.bytes.is_some();
+    if twin.is_some() && (by_hand || matches!(a.counts, CountsMode::Pmu | CountsMode::Manual)) {
+        return Err(Error::input(
+            "--count-with names a twin build to count by emulation: give it with --counts emulate (or auto), without --flops and --bytes",
+        ));
+    }
+    // The PMU counts FP flops; the narrow types' ops by emulation or by hand.
+    let narrow = a.precision.is_some_and(|p| p.own_ops().is_some());
+    if narrow && matches!(a.counts, CountsMode::Pmu) {
+        return Err(Error::input(NARROW_PMU));
+    }
+    let resolved = mode(a)?;
+    let emulating = matches!(resolved, Counting::Emulate(_));
+    if narrow && matches!(resolved, Counting::Pmu(_)) {
+        return Err(Error::input(NARROW_PMU));
+    }
+    if caches.is_some() && !emulating {
+        return Err(Error::input(
+            "--traffic simulates the caches under emulation: give --counts emulate (without --flops and --bytes)",
+        ));
+    }
+    if twin.is_some() && !emulating {
+        return Err(Error::input(
+            "--count-with names a twin build to count by emulation, but the PMU counts here: give --counts emulate",
+        ));
+    }
+    Ok(match resolved {
+        Counting::Emulate(e) => Counting::Emulate(Emulation { caches, twin, ..e }),
+        other => other,
+    })
+}
+
+/// The PMU's events for this CPU, when the PMU counts here.
+fn pmu_here(access_bytes: Option<f64>) -> Result<Pmu> {
+    let id = cpuid::cpuid();
+    let family = super::pmu::family_of(&id).ok_or_else(|| {
+        Error::input(format!(
+            "no PMU event table for this CPU ({} family {:#x} model {:#x}; configs/events.yaml lists Zen 3/4/5, Skylake-SP, Ice Lake-SP, Sapphire Rapids)",
+            id.vendor, id.family, id.model
+        ))
+    })?;
+    super::pmu::usable(&family)?;
+    Ok(Pmu {
+        family,
+        access_bytes,
+    })
+}
+
+/// Emulation, when QEMU, the plugin and the preload library are here.
+fn emulation(plugin: Option<&Path>) -> Result<Counting> {
+    Emulator::find(plugin).map(|emulator| {
+        Counting::Emulate(Emulation {
+            emulator,
+            caches: None,
+            twin: None,
+        })
+    })
+}
+
+/// The flags' own ranges, then the way of counting they ask for.
+fn mode(a: &ProfileArgs) -> Result<Counting> {
+    if let Some(b) = a.access_bytes
+        && !(b.is_finite() && (1.0..=64.0).contains(&b))
+    {
+        return Err(Error::input(format!(
+            "--access-bytes is {b}; give the bytes of one access, 1 to 64"
+        )));
+    }
+    let cpus = crate::machine::online_cpus();
+    if let Some(t) = a.threads.filter(|&t| t == 0 || t > cpus) {
+        return Err(Error::input(format!(
+            "--threads is {t}; give the threads the command runs, 1 to {cpus} (this machine's hardware threads)"
+        )));
+    }
+    let manual = manual(a)?;
+    if a.functions == Some(0) {
+        return Err(Error::input(
+            "--functions 0 shows no function; give how many of the hottest to show (default 10)",
+        ));
+    }
+    if a.functions.is_some() && (manual.is_some() || a.counts == CountsMode::Manual) {
+        return Err(Error::input(
+            "--functions counts each function's flops and bytes (by emulation or the PMU): leave out --flops and --bytes",
+        ));
+    }
+    let plugin = a.plugin.as_deref();
+    match (a.counts, manual) {
+        (CountsMode::Auto | CountsMode::Manual, Some(m)) => Ok(Counting::Manual(m)),
+        (CountsMode::Manual, None) => Err(Error::input(
+            "--counts manual needs --flops N and --bytes M",
+        )),
+        (_, Some(_)) => Err(Error::input(
+            "--flops and --bytes are manual counts; leave out --counts, or count without them",
+        )),
+        (CountsMode::Pmu, None) => pmu_here(a.access_bytes).map(Counting::Pmu),
+        (CountsMode::Emulate, None) => emulation(plugin),
+        (CountsMode::Auto, None) => match pmu_here(a.access_bytes) {
+            Ok(p) => Ok(Counting::Pmu(p)),
+            Err(p) => emulation(plugin).map_err(|e| {
+                Error::input(format!(
+                    "cannot count this command's flops and bytes here: the PMU: {p}; emulation: {e}; or give the counts (--flops N --bytes M)"
+                ))
+            }),
+        },
+    }
+}
+
+/// The counts given by hand, checked; none when neither is given.
+fn manual(a: &ProfileArgs) -> Result<Option<Manual>> {
+    match (a.flops, a.bytes) {
+        (Some(flops), Some(bytes)) => {
+            apps::manual_counts(flops, bytes)?;
+            Ok(Some(Manual { flops, bytes }))
+        }
+        (None, None) => Ok(None),
+        _ => Err(Error::input(
+            "give both --flops and --bytes (manual counts), or neither (counted)",
+        )),
+    }
+}

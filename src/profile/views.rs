@@ -1,0 +1,248 @@
+//! The points of one measured run, as views over its work: the whole
+//! command (with its processes), each hot function (its blocks and
+//! samples), each region. Every point is made by [`point`], whichever
+//! counter measured the run.
+
+use super::counter::Measured;
+use super::functions::{self, FunctionPoint};
+use super::plan::{Counting, ProfilePlan};
+use super::sample::MIN_SECONDS;
+use super::symbols::file_name;
+use super::warnings::Warning;
+use super::work::{Basis, Work, dominant};
+use crate::results::apps::{AppPoint, FunctionInfo, ProcessPoint};
+
+/// Processes listed in a point at most.
+const MAX_PROCESSES: usize = 64;
+
+/// The points of `m`: the program's first, then its functions' (when
+/// asked for and sampled), then its regions'; and what they leave out.
+pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
+    let mut warnings = m.warnings.clone();
+    // The whole command's arithmetic (the one asked for, else the one most
+    // of its work is) is its regions' and functions' too.
+    let precision = plan
+        .precision
+        .or_else(|| m.total.counts().and_then(dominant));
+    let basis = Basis {
+        precision,
+        pmu: match &plan.counting {
+            Counting::Pmu(p) => Some((&p.family, p.access_bytes)),
+            _ => None,
+        },
+        caches: match &plan.counting {
+            Counting::Emulate(e) => e.caches.as_ref().map(|c| c.model.as_str()),
+            _ => None,
+        },
+    };
+    let own = Own {
+        basis,
+        threads: plan.threads.or(m.threads),
+        source: &m.source,
+        counted_with: m.counted_with.as_deref(),
+    };
+    let mut whole = own.point(plan.name.clone(), &m.total, m.seconds, None);
+    whole.processes = processes(m, &basis);
+    let mut out = vec![whole];
+    if let Some(top) = plan.functions {
+        match (&m.samples, too_brief(&out[0], m)) {
+            (_, Some(w)) => warnings.push(w),
+            (None, None) => {}
+            (Some(s), None) => {
+                let fps = functions::hottest(&m.blocks, s, top, &basis);
+                let program = out[0].clone();
+                out.extend(function_points(&fps, &program, &own));
+            }
+        }
+    }
+    for r in &m.regions {
+        let what = format!("region, {} call(s)", r.calls);
+        let name = format!("{}/{}", plan.name, r.name);
+        out.push(own.point(name, &r.work, r.seconds, Some(what)));
+    }
+    (out, warnings)
+}
+
+/// What every point of one run shares.
+struct Own<'a> {
+    basis: Basis<'a>,
+    threads: Option<usize>,
+    source: &'a str,
+    counted_with: Option<&'a str>,
+}
+
+impl Own<'_> {
+    /// The point of `work` in `seconds`; `what` it is, beside where its
+    /// counts come from.
+    fn point(&self, name: String, work: &Work, seconds: f64, what: Option<String>) -> AppPoint {
+        let d = self.basis.derive(work);
+        let mut source = self.source.to_string();
+        if let Some(w) = what {
+            source = format!("{source}; {w}");
+        }
+        if let Some(n) = &d.note {
+            source = format!("{source}: {n}");
+        }
+        AppPoint {
+            threads: self.threads,
+            fma_flops: d.fma_flops,
+            source: Some(source),
+            mix: d.mix,
+            counted_with: self.counted_with.map(String::from),
+            traffic: d.traffic,
+            precision: self.basis.precision,
+            ..AppPoint::new(name, d.flops, d.bytes, seconds)
+        }
+    }
+}
+
+/// The processes that did work (a shell's or make's own bookkeeping is in
+/// the sum, not listed), the largest first when there are very many.
+fn processes(m: &Measured, basis: &Basis) -> Vec<ProcessPoint> {
+    let mut listed: Vec<ProcessPoint> = (m.processes.iter())
+        .map(|p| {
+            let d = basis.derive(&p.work);
+            ProcessPoint {
+                program: p.program.clone(),
+                pid: p.pid,
+                flops: d.flops,
+                bytes: d.bytes,
+                instructions: p.work.counts().map_or(0.0, |c| c.instructions as f64),
+            }
+        })
+        .filter(|p| p.flops > 0.0)
+        .collect();
+    if listed.len() > MAX_PROCESSES {
+        listed.sort_by(|a, b| b.flops.total_cmp(&a.flops));
+        listed.truncate(MAX_PROCESSES);
+    }
+    listed
+}
+
+/// Why a run gives no function points: it ran too briefly to sample.
+fn too_brief(program: &AppPoint, m: &Measured) -> Option<Warning> {
+    let samples = m.samples.as_ref().map_or(0, |s| s.total);
+    (program.seconds < MIN_SECONDS || samples == 0).then(|| Warning::TooBriefForFunctions {
+        program: program.name.clone(),
+        seconds: program.seconds,
+        samples,
+    })
+}
+
+/// The application points of `fps`, functions of the program point
+/// `program`: per core (CPU time), placed against one core's roofs.
+fn function_points(fps: &[FunctionPoint], program: &AppPoint, own: &Own) -> Vec<AppPoint> {
+    let counted = match own.basis.pmu {
+        Some(_) => "its PMU events, sampled",
+        None => "its own instructions",
+    };
+    fps.iter()
+        .map(|p| {
+            let what = match p.members {
+                1 => format!("function, {counted}"),
+                n => format!("the other {n} functions, {counted}"),
+            };
+            let what = format!(
+                "{what}; time from {} native sample(s) of the cpu-clock event",
+                p.cost.samples
+            );
+            AppPoint {
+                threads: Some(1),
+                function: Some(FunctionInfo {
+                    program: program.name.clone(),
+                    module: file_name(&p.function.module).to_string(),
+                    share: p.share,
+                    samples: p.cost.samples,
+                    location: p.location.clone(),
+                }),
+                ..own.point(p.function.name.clone(), &p.cost.work, p.seconds, Some(what))
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::functions::hottest;
+    use crate::profile::functions::tests::{command, process, two_functions};
+    use crate::profile::sample::Samples;
+    use carmbench_counts::Counts;
+
+    #[test]
+    fn the_pmu_samples_give_the_points_emulation_counts_give() {
+        let (me, a, b, _) = two_functions();
+        let zen4 = crate::profile::pmu::families()
+            .into_iter()
+            .find(|f| f.name == "zen4")
+            .unwrap();
+        let p = 1000u64;
+        // Recorded samples: time, FP operations, loads and stores, in the
+        // two functions (a twice, at two of its places).
+        let mut s = Samples {
+            total: 80,
+            cpu_seconds: 0.8,
+            event_period: p,
+            ..Samples::default()
+        };
+        s.places.insert((me.clone(), a), 50);
+        s.places.insert((me.clone(), b + 2), 30);
+        let mut event = |name: &str, at: &[(u64, u64)]| {
+            let places = at.iter().map(|&(o, n)| ((me.clone(), o), n)).collect();
+            s.events.insert(name.to_string(), places);
+        };
+        event("fp_ret_sse_avx_ops.all", &[(a, 30), (a + 2, 10), (b, 5)]);
+        event("ls_dispatch.ld_dispatch", &[(a, 20), (b, 10)]);
+        event("ls_dispatch.store_dispatch", &[(a, 10)]);
+        let program = AppPoint {
+            source: Some("perf".into()),
+            ..AppPoint::new("app", 45.0 * p as f64, 40.0 * p as f64 * 8.0, 1.0)
+        };
+        let own = |basis| Own {
+            basis,
+            threads: None,
+            source: "perf",
+            counted_with: None,
+        };
+        let by_pmu = Basis {
+            pmu: Some((&zen4, Some(8.0))),
+            ..Basis::default()
+        };
+        let blocks = crate::profile::counter::sampled_blocks(&s);
+        let pmu = function_points(&hottest(&blocks, &s, 10, &by_pmu), &program, &own(by_pmu));
+        // The same work counted by emulation, 8-byte accesses.
+        let c = |flops: u64, loads: u64, stores: u64| Counts {
+            dp_other_flops: flops * p,
+            bytes_loaded: 8 * loads * p,
+            bytes_stored: 8 * stores * p,
+            ..Counts::default()
+        };
+        let out = process(&me, &[(0, a, c(40, 20, 10)), (0, b, c(5, 10, 0))]);
+        let blocks = crate::profile::emulate::blocks(&[out], &command(&me), None);
+        let by_emulation = Basis::default();
+        let emulated = function_points(
+            &hottest(&blocks, &s, 10, &by_emulation),
+            &program,
+            &own(by_emulation),
+        );
+        assert_eq!(pmu.len(), 2);
+        for (x, y) in pmu.iter().zip(&emulated) {
+            assert_eq!(x.name, y.name);
+            assert_eq!(
+                (x.flops, x.bytes, x.seconds),
+                (y.flops, y.bytes, y.seconds),
+                "{}",
+                x.name
+            );
+            assert_eq!(x.function, y.function);
+        }
+        assert_eq!(pmu[0].flops, 40.0 * p as f64);
+        assert!(
+            pmu[0]
+                .source
+                .as_ref()
+                .unwrap()
+                .contains("PMU events, sampled")
+        );
+    }
+}
