@@ -10,6 +10,7 @@
 //!   trait, the clock, statistics, steal, the core guard, the campaign loop;
 //! - [`roofs`]: planning, measuring and judging the roofs of `carmbench run`;
 //! - [`validate`]: variable-intensity sweeps against the roofs;
+//! - [`run`]: `carmbench run` end to end: plan, roofs, validation, saved;
 //! - [`results`]: the versioned results document and the apps file;
 //! - [`roofline`]: the model's arithmetic, shared by everything below;
 //! - [`chart`], [`compare`], [`profile`], [`report`]: what reads the results;
@@ -40,6 +41,7 @@ pub mod report;
 pub mod results;
 pub mod roofline;
 pub mod roofs;
+pub mod run;
 pub mod units;
 pub mod validate;
 

@@ -1,7 +1,8 @@
 //! The source layout keeps its shape (docs/layout.md): modules import only
 //! from layers below them, no two files import each other however far round,
-//! a file over 600 lines says in its header why it is long, and no function
-//! runs past 120 lines. Read from the source text, so a new upward import
+//! a file over 600 lines says in its header why it is long, no function
+//! runs past 80 lines (a test's past 120), and a command file stays under
+//! 200 lines. Read from the source text, so a new upward import
 //! fails here before anyone reads the code.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -19,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["results"],
     &["roofs"],
     &["validate"],
-    &["compare", "profile", "fleet"],
+    &["compare", "profile", "fleet", "run"],
     &["chart"],
     &["output"],
     &["report"],
@@ -29,7 +30,12 @@ const LAYERS: &[&[&str]] = &[
 ];
 
 const MAX_FILE_LINES: usize = 600;
-const MAX_FN_LINES: usize = 120;
+/// A function of the crates' own code; a test's (its set-up and checks in
+/// one place) may run longer.
+const MAX_FN_LINES: usize = 80;
+const MAX_TEST_FN_LINES: usize = 120;
+/// A command file parses, calls the library and prints.
+const MAX_COMMAND_LINES: usize = 200;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -246,6 +252,7 @@ fn workspace_files() -> Vec<PathBuf> {
         "qemu-plugin/src",
         "regions/src",
         "counts/src",
+        "follow/src",
         "tests",
     ] {
         rust_files(&root().join(dir), &mut files);
@@ -267,6 +274,16 @@ fn long_files_say_why_and_functions_stay_short() {
                 lines.len()
             ));
         }
+        if lines.len() > MAX_COMMAND_LINES && name.starts_with("src/commands/") {
+            problems.push(format!(
+                "{name}: a command file of {} lines: move the work into the library",
+                lines.len()
+            ));
+        }
+        let max_fn = match name.starts_with("tests/") {
+            true => MAX_TEST_FN_LINES,
+            false => MAX_FN_LINES,
+        };
         for (i, l) in lines.iter().enumerate() {
             let t = l.trim_start();
             let is_fn = [
@@ -290,7 +307,7 @@ fn long_files_say_why_and_functions_stay_short() {
                 .position(|x| *x == close || x.starts_with(&format!("{close} ")))
                 .map(|k| i + k);
             if let Some(e) = end
-                && e - i + 1 > MAX_FN_LINES
+                && e - i + 1 > max_fn
             {
                 problems.push(format!(
                     "{name}:{}: a function of {} lines",

@@ -1,9 +1,11 @@
 //! Fleet mode: every node of a cluster measured through Slurm
 //! ([`slurm`]), each node's results in `DIR/nodes/<node>/carm.yaml`
-//! ([`gather`](mod@gather)), and the nodes judged against their peers ([`analysis`]).
+//! ([`gather`](mod@gather)), and the nodes judged against their peers
+//! ([`analysis`]); what `fleet run` and `fleet report` do ([`run`]).
 
 pub mod analysis;
 pub mod gather;
+pub mod run;
 pub mod slurm;
 
 pub use analysis::{Fleet, analyse};
