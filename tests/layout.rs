@@ -353,3 +353,74 @@ fn the_checks_find_what_they_look_for() {
     ]));
     assert!(p.contains(&vec!["units".to_string(), "num".to_string()]));
 }
+
+/// The items of a Markdown page: table rows, numbered items, headings and
+/// paragraphs, each with the lines that continue it.
+fn items(page: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for line in page.lines() {
+        let t = line.trim_start();
+        let starts = t.is_empty()
+            || t.starts_with('|')
+            || t.starts_with('#')
+            || t.split_once(". ")
+                .is_some_and(|(n, _)| n.parse::<u32>().is_ok());
+        if starts || out.is_empty() {
+            out.push(String::new());
+        }
+        let last = out.last_mut().unwrap();
+        last.push_str(t);
+        last.push(' ');
+    }
+    out
+}
+
+/// Whether `page` names the source file `rel` (relative to the workspace):
+/// a crate's file by its path, one of `src/` by its name in an item that
+/// names its folder.
+fn names_module(page: &str, items: &[String], rel: &str) -> bool {
+    let Some(inner) = rel.strip_prefix("src/") else {
+        return page.contains(rel);
+    };
+    let (dir, file) = inner.rsplit_once('/').unwrap_or(("", inner));
+    let folder = dir.rsplit('/').next().unwrap_or("");
+    items.iter().any(|i| {
+        i.contains(&format!("`{file}`"))
+            || i.contains(&format!("/{file}`"))
+            || i.contains(&format!("`{file}"))
+    }) && (dir.is_empty()
+        || items.iter().any(|i| {
+            i.contains(&format!("{folder}/"))
+                && (i.contains(&format!("`{file}`")) || i.contains(&format!("{folder}/{file}")))
+        }))
+}
+
+#[test]
+fn every_module_is_named_in_the_layout_page() {
+    let page = std::fs::read_to_string(root().join("docs/layout.md")).unwrap();
+    let all = items(&page);
+    let mut missing = Vec::new();
+    for dir in [
+        "src",
+        "qemu-plugin/src",
+        "regions/src",
+        "counts/src",
+        "follow/src",
+    ] {
+        let mut files = Vec::new();
+        rust_files(&root().join(dir), &mut files);
+        for f in files {
+            let rel = f.strip_prefix(root()).unwrap().display().to_string();
+            if !names_module(&page, &all, &rel) {
+                missing.push(rel);
+            }
+        }
+    }
+    assert!(missing.is_empty(), "not in docs/layout.md: {missing:#?}");
+    // The check finds what it looks for.
+    let made_up = "1. **`chart/`**: `carm.rs` (the chart).\n2. `other.rs`\n";
+    let it = items(made_up);
+    assert!(names_module(made_up, &it, "src/chart/carm.rs"));
+    assert!(!names_module(made_up, &it, "src/chart/other.rs"));
+    assert!(!names_module(made_up, &it, "src/chart/legend.rs"));
+}

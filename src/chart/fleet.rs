@@ -6,7 +6,7 @@ use super::canvas::{FONT, draw_px_line, draw_text, palette};
 use super::tips::Tip;
 use crate::error::{Error, Result};
 use crate::fleet::Fleet;
-use crate::fleet::analysis::is_low;
+use crate::fleet::analysis::{Group, RoofStats, is_low};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -51,17 +51,10 @@ impl<'a> FleetChart<'a> {
         super::canvas::svg_with_tips(self.size(), "the fleet chart", |root| self.draw(root))
     }
 
-    fn draw<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-    ) -> std::result::Result<Vec<Tip>, String>
-    where
-        DB::ErrorType: 'static,
-    {
-        let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
-        root.fill(&WHITE).map_err(e)?;
+    /// The ratios to the median, widened to show every node and the
+    /// lines.
+    fn x_range(&self) -> (f64, f64) {
         let f = self.fleet;
-        // Ratios to the median, widened to show every node and the line.
         let ratios = f.groups.iter().flat_map(|g| {
             g.roofs.iter().flat_map(|r| {
                 r.values
@@ -74,7 +67,20 @@ impl<'a> FleetChart<'a> {
         let (lo, hi) = ratios.fold((1.0 - 2.0 * f.threshold, 1.1_f64), |(l, h), x| {
             (l.min(x), h.max(x))
         });
-        let (x0, x1) = (lo - 0.05, hi + 0.05);
+        (lo - 0.05, hi + 0.05)
+    }
+
+    fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+    ) -> std::result::Result<Vec<Tip>, String>
+    where
+        DB::ErrorType: 'static,
+    {
+        let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+        root.fill(&WHITE).map_err(e)?;
+        let f = self.fleet;
+        let (x0, x1) = self.x_range();
         let n = self.rows as f64;
         let mut chart = ChartBuilder::on(root)
             .caption(
@@ -112,60 +118,65 @@ impl<'a> FleetChart<'a> {
         let mut row = 0.0;
         for g in &f.groups {
             for r in &g.roofs {
-                let y = row + 0.5;
-                let name = if f.groups.len() > 1 {
-                    format!("{} · {}", g.cpu, r.roof)
-                } else {
-                    r.roof.clone()
+                let name = match f.groups.len() > 1 {
+                    true => format!("{} · {}", g.cpu, r.roof),
+                    false => r.roof.clone(),
                 };
+                let y = row + 0.5;
                 let left = px(x0, y);
-                draw_text(
-                    root,
-                    &name,
-                    (left.0 - 8, left.1),
-                    palette::BLACK,
-                    (HPos::Right, VPos::Center),
-                    false,
-                )
-                .map_err(e)?;
-                for (node, v) in g.nodes.iter().zip(&r.values) {
-                    let Some(v) = *v else { continue };
-                    if r.median <= 0.0 {
-                        continue;
-                    }
-                    let p = px(v / r.median, y);
-                    let low = g.judged && is_low(v, r.median, r.mad, f.threshold);
-                    let c = if low {
-                        palette::VERMILLION
-                    } else {
-                        palette::BLUE
-                    };
-                    root.draw(&Circle::new(p, 4, c.filled())).map_err(e)?;
-                    if low {
-                        draw_text(
-                            root,
-                            node,
-                            (p.0 + 8, p.1),
-                            c,
-                            (HPos::Left, VPos::Center),
-                            true,
-                        )
-                        .map_err(e)?;
-                    }
-                    tips.push(Tip::dot(
-                        p,
-                        4,
-                        format!(
-                            "{node}: {} {v:.1} {} ({:.1}% of the median {:.1})",
-                            r.roof,
-                            r.unit,
-                            100.0 * v / r.median,
-                            r.median
-                        ),
-                    ));
-                }
+                let (hp, vp) = (HPos::Right, VPos::Center);
+                let at = (left.0 - 8, left.1);
+                draw_text(root, &name, at, palette::BLACK, (hp, vp), false).map_err(e)?;
+                let dot = |v: f64| px(v / r.median, y);
+                tips.extend(self.draw_row(root, g, r, &dot)?);
                 row += 1.0;
             }
+        }
+        Ok(tips)
+    }
+
+    /// The dots of one roof's row: each node's value, an outlier in orange
+    /// and named; `dot` places a value.
+    fn draw_row<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        g: &Group,
+        r: &RoofStats,
+        dot: &dyn Fn(f64) -> (i32, i32),
+    ) -> std::result::Result<Vec<Tip>, String>
+    where
+        DB::ErrorType: 'static,
+    {
+        let e = |x: DrawingAreaErrorKind<DB::ErrorType>| x.to_string();
+        let mut tips = Vec::new();
+        if r.median <= 0.0 {
+            return Ok(tips);
+        }
+        for (node, v) in g.nodes.iter().zip(&r.values) {
+            let Some(v) = *v else { continue };
+            let p = dot(v);
+            let low = g.judged && is_low(v, r.median, r.mad, self.fleet.threshold);
+            let c = if low {
+                palette::VERMILLION
+            } else {
+                palette::BLUE
+            };
+            root.draw(&Circle::new(p, 4, c.filled())).map_err(e)?;
+            if low {
+                let anchor = (HPos::Left, VPos::Center);
+                draw_text(root, node, (p.0 + 8, p.1), c, anchor, true).map_err(e)?;
+            }
+            tips.push(Tip::dot(
+                p,
+                4,
+                format!(
+                    "{node}: {} {v:.1} {} ({:.1}% of the median {:.1})",
+                    r.roof,
+                    r.unit,
+                    100.0 * v / r.median,
+                    r.median
+                ),
+            ));
         }
         Ok(tips)
     }

@@ -66,59 +66,76 @@ where
     )
     .draw()
     .map_err(e)?;
-    let style = (FONT, LABEL_PX).into_font();
-    for &ai in ais {
-        // y = ai·x, clipped to the plot; labelled near its lower end.
-        let xa = x0.max(y0 / ai);
-        let xb = x1.min(y1 / ai);
-        if xa < xb {
-            chart
-                .draw_series(LineSeries::new(
-                    vec![(xa, ai * xa), (xb, ai * xb)],
-                    BLACK.stroke_width(2),
-                ))
-                .map_err(e)?;
-            let xl = (xa.ln() + (xb.ln() - xa.ln()) * 0.12).exp();
-            let p = chart.backend_coord(&(xl, ai * xl));
-            root.draw(&Text::new(
-                format!("AI = {ai}"),
-                (p.0 + 10, p.1),
-                style
-                    .clone()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Left, VPos::Center)),
-            ))
-            .map_err(e)?;
-        }
-    }
+    let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
+    ai_lines(root, &px, ais, ((x0, x1), (y0, y1))).map_err(e)?;
     let mut machines: Vec<&String> = Vec::new();
     for p in points {
         if !machines.contains(&&p.machine) {
             machines.push(&p.machine);
         }
     }
-    let marker = |root: &DrawingArea<DB, Shift>, i: usize, p: (i32, i32), c: RGBColor| match i % 3 {
+    for pt in points {
+        let c = level_colour(pt.level);
+        let p = px(pt.gb_per_s, pt.gflop_per_s);
+        let mi = machines.iter().position(|m| **m == pt.machine).unwrap_or(0);
+        marker(root, mi, p, c).map_err(e)?;
+        let anchor = Pos::new(HPos::Center, VPos::Bottom);
+        let style = (FONT, LABEL_PX).into_font().color(&c).pos(anchor);
+        (root.draw(&Text::new(pt.level.name(), (p.0, p.1 - 12), style))).map_err(e)?;
+    }
+    legend(root, px(x0, y1), &machines).map_err(e)
+}
+
+/// Machine `i`'s marker: a circle, a triangle or a cross, in turn.
+fn marker<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    i: usize,
+    p: (i32, i32),
+    c: RGBColor,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    match i % 3 {
         0 => root.draw(&Circle::new(p, 8, c.filled())),
         1 => root.draw(&TriangleMarker::new(p, 10, c.filled())),
         _ => root.draw(&Cross::new(p, 8, c.stroke_width(3))),
-    };
-    for pt in points {
-        let c = level_colour(pt.level);
-        let p = chart.backend_coord(&(pt.gb_per_s, pt.gflop_per_s));
-        let mi = machines.iter().position(|m| **m == pt.machine).unwrap_or(0);
-        marker(root, mi, p, c).map_err(e)?;
-        root.draw(&Text::new(
-            pt.level.name(),
-            (p.0, p.1 - 12),
-            style
-                .clone()
-                .color(&c)
-                .pos(Pos::new(HPos::Center, VPos::Bottom)),
-        ))
-        .map_err(e)?;
     }
-    // Legend: machines by marker, and how to read the lines.
-    let top_left = chart.backend_coord(&(x0, y1));
+}
+
+/// The lines y = ai·x within `ranges`, each labelled near its lower end;
+/// `px` places a point.
+fn ai_lines<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    px: &dyn Fn(f64, f64) -> (i32, i32),
+    ais: &[f64],
+    ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let anchor = Pos::new(HPos::Left, VPos::Center);
+    let style = (FONT, LABEL_PX).into_font().color(&BLACK).pos(anchor);
+    for &ai in ais {
+        let xa = x0.max(y0 / ai);
+        let xb = x1.min(y1 / ai);
+        if xa >= xb {
+            continue;
+        }
+        let ends = vec![px(xa, ai * xa), px(xb, ai * xb)];
+        root.draw(&PathElement::new(ends, BLACK.stroke_width(2)))?;
+        let xl = (xa.ln() + (xb.ln() - xa.ln()) * 0.12).exp();
+        let p = px(xl, ai * xl);
+        root.draw(&Text::new(
+            format!("AI = {ai}"),
+            (p.0 + 10, p.1),
+            style.clone(),
+        ))?;
+    }
+    Ok(())
+}
+
+/// The legend in the top left corner: machines by marker, and how to read
+/// the lines.
+fn legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    top_left: (i32, i32),
+    machines: &[&String],
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let lines: Vec<String> = machines
         .iter()
         .map(|m| m.to_string())
@@ -129,30 +146,17 @@ where
     let w = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) as i32 * 10 + 60;
     let h = lines.len() as i32 * 26 + 12;
     let (bx, by) = (top_left.0 + 10, top_left.1 + 10);
-    root.draw(&Rectangle::new(
-        [(bx, by), (bx + w, by + h)],
-        WHITE.mix(0.92).filled(),
-    ))
-    .map_err(e)?;
-    root.draw(&Rectangle::new(
-        [(bx, by), (bx + w, by + h)],
-        BLACK.stroke_width(1),
-    ))
-    .map_err(e)?;
+    let corners = [(bx, by), (bx + w, by + h)];
+    root.draw(&Rectangle::new(corners, WHITE.mix(0.92).filled()))?;
+    root.draw(&Rectangle::new(corners, BLACK.stroke_width(1)))?;
+    let anchor = Pos::new(HPos::Left, VPos::Center);
+    let style = (FONT, LABEL_PX).into_font().color(&BLACK).pos(anchor);
     for (i, l) in lines.iter().enumerate() {
         let y = by + 19 + i as i32 * 26;
         if i < machines.len() {
-            marker(root, i, (bx + 20, y), RGBColor(90, 90, 90)).map_err(e)?;
+            marker(root, i, (bx + 20, y), RGBColor(90, 90, 90))?;
         }
-        root.draw(&Text::new(
-            l.clone(),
-            (bx + 40, y),
-            style
-                .clone()
-                .color(&BLACK)
-                .pos(Pos::new(HPos::Left, VPos::Center)),
-        ))
-        .map_err(e)?;
+        root.draw(&Text::new(l.clone(), (bx + 40, y), style.clone()))?;
     }
     Ok(())
 }

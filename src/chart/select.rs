@@ -260,35 +260,8 @@ fn series_of(
             isas_drawn.push(isa);
         }
         for &t in &p.threads {
-            let mut bandwidth: Vec<Roof> = d
-                .roofs
-                .iter()
-                .filter(|r| {
-                    r.usable()
-                        && r.kind == Kind::Bandwidth
-                        && r.isa == isa
-                        && r.threads == t
-                        && r.mix == p.mix
-                })
-                .cloned()
-                .collect();
-            bandwidth.sort_by(|a, b| b.value().total_cmp(&a.value()));
-            let mut compute: Vec<Roof> = d
-                .roofs
-                .iter()
-                .filter(|r| {
-                    r.usable()
-                        && r.kind == Kind::Compute
-                        && r.isa == isa
-                        && r.threads == t
-                        && ((r.precision == p.precision
-                            && r.op.is_some_and(|o| p.ops.contains(&o)))
-                            || r.precision.is_some_and(|q| p.also.contains(&q)))
-                })
-                .cloned()
-                .collect();
-            compute.sort_by(|a, b| b.value().total_cmp(&a.value()));
-            if bandwidth.is_empty() && compute.is_empty() {
+            let one = one_series(d, isa, t, p);
+            if one.bandwidth.is_empty() && one.compute.is_empty() {
                 // A file without what was asked for is said, not dropped.
                 if f.isa.is_some() || f.threads.is_some() {
                     return Err(Error::input(format!(
@@ -298,47 +271,60 @@ fn series_of(
                 }
                 continue;
             }
-            let validation = d
-                .validation
-                .iter()
-                .filter(|v| {
-                    v.isa == isa
-                        && v.threads == t
-                        && Some(v.precision) == p.precision
-                        && Some(v.mix) == p.mix
-                })
-                .filter(|v| {
-                    v.ai > 0.0
-                        && v.gflop_per_s > 0.0
-                        && v.ai.is_finite()
-                        && v.gflop_per_s.is_finite()
-                })
-                .cloned()
-                .collect();
-            let label = if docs.len() > 1 {
-                format!("{name}, {isa}, {t} thread{}", if t == 1 { "" } else { "s" })
-            } else {
-                format!("{t} thread{}", if t == 1 { "" } else { "s" })
+            let plural = if t == 1 { "" } else { "s" };
+            let label = match docs.len() > 1 {
+                true => format!("{name}, {isa}, {t} thread{plural}"),
+                false => format!("{t} thread{plural}"),
             };
-            let partial_overlap = d.coissue.iter().any(|c| {
-                c.partial()
-                    && c.isa == isa
-                    && Some(c.precision) == p.precision
-                    && Some(c.mix) == p.mix
-            });
-            series.push(Series {
-                label,
-                bandwidth,
-                compute,
-                validation,
-                partial_overlap,
-            });
+            series.push(Series { label, ..one });
         }
     }
     if series.is_empty() {
         return Err(Error::input("no roofs match the filters"));
     }
     Ok((series, isas_drawn))
+}
+
+/// The series of `d` for `isa` and `t` threads as `p` picks them,
+/// unlabelled: its roofs, fastest first, and its validation points.
+fn one_series(d: &Document, isa: Isa, t: usize, p: &Picked) -> Series {
+    let usable = |r: &&Roof| r.usable() && r.isa == isa && r.threads == t;
+    let mut bandwidth: Vec<Roof> = (d.roofs.iter())
+        .filter(usable)
+        .filter(|r| r.kind == Kind::Bandwidth && r.mix == p.mix)
+        .cloned()
+        .collect();
+    bandwidth.sort_by(|a, b| b.value().total_cmp(&a.value()));
+    let asked = |r: &&Roof| {
+        (r.precision == p.precision && r.op.is_some_and(|o| p.ops.contains(&o)))
+            || r.precision.is_some_and(|q| p.also.contains(&q))
+    };
+    let mut compute: Vec<Roof> = (d.roofs.iter())
+        .filter(usable)
+        .filter(|r| r.kind == Kind::Compute)
+        .filter(asked)
+        .cloned()
+        .collect();
+    compute.sort_by(|a, b| b.value().total_cmp(&a.value()));
+    let ours = |isa2: Isa, threads: usize, precision, mix| {
+        isa2 == isa && threads == t && Some(precision) == p.precision && Some(mix) == p.mix
+    };
+    let validation = (d.validation.iter())
+        .filter(|v| ours(v.isa, v.threads, v.precision, v.mix))
+        .filter(|v| {
+            v.ai > 0.0 && v.gflop_per_s > 0.0 && v.ai.is_finite() && v.gflop_per_s.is_finite()
+        })
+        .cloned()
+        .collect();
+    let partial_overlap =
+        (d.coissue.iter()).any(|c| c.partial() && ours(c.isa, t, c.precision, c.mix));
+    Series {
+        label: String::new(),
+        bandwidth,
+        compute,
+        validation,
+        partial_overlap,
+    }
 }
 
 /// "Cache-aware Roofline: CPU (µarch) | AVX512 DP | 2ld1st | 1, 2 thread(s) | 4.12 GHz".

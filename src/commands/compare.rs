@@ -100,12 +100,12 @@ fn quadrant_split(a: &CompareArgs, names: &[String], docs: &[Document]) -> Resul
     ))
 }
 
-/// Run the subcommand.
-pub fn run(a: &CompareArgs) -> Result<()> {
+/// Flags that would change nothing are refused, not ignored; outputs are
+/// checked before any table is printed.
+fn check_flags(a: &CompareArgs) -> Result<()> {
     if a.results.len() < 2 && a.output.is_none() && !a.quadrant {
         return Err(Error::input("give at least two results files to compare"));
     }
-    // Flags that would change nothing are refused, not ignored.
     if a.threads.is_some() && a.output.is_none() && !a.quadrant {
         return Err(Error::input(
             "--threads chooses the roofs of the chart (-o FILE) or of the quadrant chart (--quadrant); give one of them",
@@ -121,19 +121,20 @@ pub fn run(a: &CompareArgs) -> Result<()> {
             )));
         }
     }
-    // Outputs checked before any table is printed.
     let inputs: Vec<&Path> = a.results.iter().map(PathBuf::as_path).collect();
     if let Some(out) = &a.output {
         files::check_output(out, OutputKind::Chart, &inputs, "-o")?;
     }
     if a.quadrant {
-        files::check_output(
-            &quadrant_file(a),
-            OutputKind::Chart,
-            &inputs,
-            "--quadrant-output",
-        )?;
+        let q = quadrant_file(a);
+        files::check_output(&q, OutputKind::Chart, &inputs, "--quadrant-output")?;
     }
+    Ok(())
+}
+
+/// The results files, each with roofs (of `--threads`, when given), and
+/// their short names.
+fn load(a: &CompareArgs) -> Result<(Vec<String>, Vec<Document>)> {
     let docs: Vec<Document> = a
         .results
         .iter()
@@ -154,6 +155,13 @@ pub fn run(a: &CompareArgs) -> Result<()> {
             )));
         }
     }
+    Ok((names, docs))
+}
+
+/// Run the subcommand.
+pub fn run(a: &CompareArgs) -> Result<()> {
+    check_flags(a)?;
+    let (names, docs) = load(a)?;
     let refs: Vec<&Document> = docs.iter().collect();
     // Machines with no ISA in common (AVX2 against AVX-512) are compared
     // each at its widest, as `--best-isa` asks: matched by ISA, every row

@@ -35,8 +35,8 @@ pub struct KernelArgs {
     pub first_core: usize,
 }
 
-/// Run the subcommand.
-pub fn run(a: &KernelArgs) -> Result<()> {
+/// The kernel named by `a`, if this CPU runs it.
+fn kernel(a: &KernelArgs) -> Result<&'static kernels::Kernel> {
     let k = kernels::named(&a.name).ok_or_else(|| {
         Error::input(format!(
             "unknown kernel '{}'; known: {}",
@@ -55,7 +55,11 @@ pub fn run(a: &KernelArgs) -> Result<()> {
             k.decl.required_features().join(", ")
         )));
     }
-    let m = Machine::load(&Source::Live)?;
+    Ok(k)
+}
+
+/// The threads and cores asked for, checked against `m`.
+fn check_cores(a: &KernelArgs, m: &Machine) -> Result<()> {
     if a.threads == 0 || a.threads > m.cores {
         return Err(Error::input(format!(
             "--threads {} is not between 1 and the {} cores of this machine",
@@ -72,6 +76,11 @@ pub fn run(a: &KernelArgs) -> Result<()> {
             m.cores - 1
         )));
     }
+    Ok(())
+}
+
+/// The samples, buffer and shape asked for, checked.
+fn check_sizes(a: &KernelArgs, k: &kernels::Kernel, m: &Machine) -> Result<Shape> {
     use crate::config::plan::{MAX_MIN_SAMPLE_MS, MAX_SAMPLES};
     if !(a.min_ms.is_finite() && a.min_ms > 0.0 && a.min_ms <= MAX_MIN_SAMPLE_MS) {
         return Err(Error::input(format!(
@@ -100,17 +109,25 @@ pub fn run(a: &KernelArgs) -> Result<()> {
             a.name
         )));
     }
-    let s = Settings::new(Duration::from_secs_f64(a.min_ms / 1e3), a.samples);
     let most = crate::validate::shapes::MAX_REPEAT;
-    let shape = match a.shape.as_deref() {
-        Some([j, k]) if (1..=most).contains(j) && (1..=most).contains(k) => Shape { j: *j, k: *k },
-        Some(_) => {
-            return Err(Error::input(format!(
-                "--shape takes two counts from 1 to {most}, J,K"
-            )));
+    match a.shape.as_deref() {
+        Some([j, k]) if (1..=most).contains(j) && (1..=most).contains(k) => {
+            Ok(Shape { j: *j, k: *k })
         }
-        None => Shape::ONE,
-    };
+        Some(_) => Err(Error::input(format!(
+            "--shape takes two counts from 1 to {most}, J,K"
+        ))),
+        None => Ok(Shape::ONE),
+    }
+}
+
+/// Run the subcommand.
+pub fn run(a: &KernelArgs) -> Result<()> {
+    let k = kernel(a)?;
+    let m = Machine::load(&Source::Live)?;
+    check_cores(a, &m)?;
+    let shape = check_sizes(a, k, &m)?;
+    let s = Settings::new(Duration::from_secs_f64(a.min_ms / 1e3), a.samples);
     let mut cores = Cores::new(&m.core_first_pu[a.first_core..]);
     let r = cores
         .with_bench(a.threads, pool::alloc_for(k, a.bytes, shape), |b| {

@@ -92,8 +92,8 @@ fn roofs_for(
     Ok((m, note))
 }
 
-/// Run the subcommand.
-pub fn run(a: &PredictArgs) -> Result<()> {
+/// The applications to predict: an apps file's, or one given by hand.
+fn applications(a: &PredictArgs) -> Result<Vec<AppPoint>> {
     let apps: Vec<AppPoint> = match (&a.app, a.flops, a.bytes) {
         (Some(_), _, _) if a.fma_flops.is_some() => {
             return Err(Error::input(
@@ -123,6 +123,12 @@ pub fn run(a: &PredictArgs) -> Result<()> {
             crate::units::num(f)
         )));
     }
+    Ok(apps)
+}
+
+/// Run the subcommand.
+pub fn run(a: &PredictArgs) -> Result<()> {
+    let apps = applications(a)?;
     let on = results::load(&a.on)?;
     let from = a.from.as_ref().map(|p| results::load(p)).transpose()?;
     // Every application's roofs first: an error prints no half a table.

@@ -153,11 +153,9 @@ pub fn is_low(v: f64, median: f64, mad: f64, threshold: f64) -> bool {
     v < median * (1.0 - threshold) && median - v > MAD_FACTOR * MAD_TO_SIGMA * mad
 }
 
-/// One group's statistics and outliers.
-fn group(cpu: String, members: &[(&str, &Document)], threshold: f64) -> (Group, Vec<Outlier>) {
-    let docs: Vec<&Document> = members.iter().map(|m| m.1).collect();
-    let judged = members.len() >= MIN_GROUP;
-    let roofs: Vec<RoofStats> = compare::match_roofs(&docs, false)
+/// The statistics of each roof the group's nodes share.
+fn roof_stats(docs: &[&Document]) -> Vec<RoofStats> {
+    compare::match_roofs(docs, false)
         .into_iter()
         .filter_map(|row| {
             let values: Vec<Option<f64>> = row.cells.iter().map(|c| c.map(|c| c.value)).collect();
@@ -181,33 +179,45 @@ fn group(cpu: String, members: &[(&str, &Document)], threshold: f64) -> (Group, 
                 key: row.key,
             })
         })
-        .collect();
-    let mut outliers = Vec::new();
-    if judged {
-        for (i, (node, _)) in members.iter().enumerate() {
-            let low: Vec<OutlierRoof> = roofs
-                .iter()
-                .filter_map(|r| {
-                    let v = r.values[i]?;
-                    is_low(v, r.median, r.mad, threshold).then(|| OutlierRoof {
-                        roof: r.roof.clone(),
-                        value: v,
-                        median: r.median,
-                        below: 1.0 - v / r.median,
-                    })
+        .collect()
+}
+
+/// The nodes (by index among the group's members) below their group on
+/// some roof, each with those roofs.
+fn outliers(
+    roofs: &[RoofStats],
+    members: &[(&str, &Document)],
+    cpu: &str,
+    threshold: f64,
+) -> Vec<Outlier> {
+    let mut out = Vec::new();
+    for (i, (node, _)) in members.iter().enumerate() {
+        let low: Vec<OutlierRoof> = roofs
+            .iter()
+            .filter_map(|r| {
+                let v = r.values[i]?;
+                is_low(v, r.median, r.mad, threshold).then(|| OutlierRoof {
+                    roof: r.roof.clone(),
+                    value: v,
+                    median: r.median,
+                    below: 1.0 - v / r.median,
                 })
-                .collect();
-            if !low.is_empty() {
-                outliers.push(Outlier {
-                    node: node.to_string(),
-                    cpu: cpu.clone(),
-                    roofs: low,
-                });
-            }
+            })
+            .collect();
+        if !low.is_empty() {
+            out.push(Outlier {
+                node: node.to_string(),
+                cpu: cpu.to_string(),
+                roofs: low,
+            });
         }
     }
-    // Each node's standing: the median of its value / median ratios.
-    let standing: Vec<f64> = (0..members.len())
+    out
+}
+
+/// Each node's standing: the median of its value / median ratios.
+fn standing(roofs: &[RoofStats], nodes: usize) -> Vec<f64> {
+    (0..nodes)
         .map(|i| {
             let ratios: Vec<f64> = roofs
                 .iter()
@@ -220,7 +230,19 @@ fn group(cpu: String, members: &[(&str, &Document)], threshold: f64) -> (Group, 
                 median(&ratios)
             }
         })
-        .collect();
+        .collect()
+}
+
+/// One group's statistics and outliers.
+fn group(cpu: String, members: &[(&str, &Document)], threshold: f64) -> (Group, Vec<Outlier>) {
+    let docs: Vec<&Document> = members.iter().map(|m| m.1).collect();
+    let judged = members.len() >= MIN_GROUP;
+    let roofs = roof_stats(&docs);
+    let outliers = match judged {
+        true => outliers(&roofs, members, &cpu, threshold),
+        false => Vec::new(),
+    };
+    let standing = standing(&roofs, members.len());
     let name = |i: usize| members[i].0.to_string();
     let slowest = (0..members.len())
         .min_by(|&a, &b| standing[a].total_cmp(&standing[b]))

@@ -453,6 +453,24 @@ mod tests {
                 }
             }
         }
+        // Four ISAs' bandwidth, FP and validation kernels; the narrow types'
+        // seven AVX-512 and five AVX2 kernels; the paced load and 2LD1ST
+        // kernels of AVX-512 and AVX2.
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(KERNELS.len(), 4 * (5 + 6 * 2 + 2 * 8) + 7 + 5 + 2 * 2);
+        // And seven narrow-type kernels each for NEON and SVE.
+        #[cfg(target_arch = "aarch64")]
+        assert_eq!(
+            KERNELS
+                .iter()
+                .filter(|k| k.decl.precision.is_some_and(|p| p.own_ops().is_some()))
+                .count(),
+            14
+        );
+    }
+
+    #[test]
+    fn validation_kernels_come_in_plain_and_prefetching_twins() {
         for &isa in Isa::native() {
             for mix in [Mix::Load, Mix::TwoLdOneSt] {
                 for op in [Op::Fma, Op::AddMul] {
@@ -483,20 +501,6 @@ mod tests {
                 }
             }
         }
-        // Four ISAs' bandwidth, FP and validation kernels; the narrow types'
-        // seven AVX-512 and five AVX2 kernels; the paced load and 2LD1ST
-        // kernels of AVX-512 and AVX2.
-        #[cfg(target_arch = "x86_64")]
-        assert_eq!(KERNELS.len(), 4 * (5 + 6 * 2 + 2 * 8) + 7 + 5 + 2 * 2);
-        // And seven narrow-type kernels each for NEON and SVE.
-        #[cfg(target_arch = "aarch64")]
-        assert_eq!(
-            KERNELS
-                .iter()
-                .filter(|k| k.decl.precision.is_some_and(|p| p.own_ops().is_some()))
-                .count(),
-            14
-        );
     }
 
     #[test]

@@ -92,6 +92,13 @@ pub fn render_text(r: &TopologyReport) -> String {
             c.instances
         );
     }
+    buffer_ranges(&mut s, r);
+    isa_and_clock(&mut s, r);
+    s
+}
+
+/// Each thread count's buffer range per level.
+fn buffer_ranges(s: &mut String, r: &TopologyReport) {
     for tr in &r.buffer_ranges {
         let _ = writeln!(
             s,
@@ -121,6 +128,10 @@ pub fn render_text(r: &TopologyReport) -> String {
             );
         }
     }
+}
+
+/// The ISA features benchmarked and skipped, and the clocks.
+fn isa_and_clock(s: &mut String, r: &TopologyReport) {
     if let Some(i) = &r.isa {
         let _ = writeln!(s, "\nISA features  {}", i.features.join(" "));
         let _ = writeln!(
@@ -167,5 +178,4 @@ pub fn render_text(r: &TopologyReport) -> String {
                 .unwrap_or_default()
         );
     }
-    s
 }

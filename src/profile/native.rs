@@ -38,7 +38,7 @@ pub struct NativeRun {
     pub regions: Vec<Record>,
 }
 
-/// The command as it runs natively: the program found, its argv[0] as
+/// The command as it runs natively: the program found, its `argv[0]` as
 /// given.
 pub fn command(f: &Found) -> Command {
     use std::os::unix::process::CommandExt;

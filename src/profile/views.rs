@@ -1,6 +1,6 @@
 //! The points of one measured run, as views over its work: the whole
 //! command (with its processes), each hot function (its blocks and
-//! samples), each region. Every point is made by [`point`], whichever
+//! samples), each region. Every point is made by one function, whichever
 //! counter measured the run.
 
 use super::counter::Measured;

@@ -72,6 +72,23 @@ fn file_sections(name: &str, doc: &Document, several: bool) -> Markup {
     }
 }
 
+/// Every roof of several files side by side, and their ridge points.
+fn comparison(docs: &[(String, Document)]) -> String {
+    let refs: Vec<&Document> = docs.iter().map(|(_, d)| d).collect();
+    let names: Vec<String> = docs.iter().map(|(n, _)| n.clone()).collect();
+    let best_isa = !compare::share_an_isa(&refs);
+    let rows = compare::match_roofs(&refs, best_isa);
+    let ridges = compare::ridge_table(&names, &refs);
+    render(
+        &Comparison {
+            names: &names,
+            rows: &rows,
+            ridges: &ridges,
+        },
+        CompareFormat::Html,
+    )
+}
+
 /// The page of `docs` (short name, document), with `apps` placed on the
 /// first file's roofs.
 pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
@@ -100,21 +117,7 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
         .filter(|a| a.placeable())
         .cloned()
         .collect();
-    let comparison = several.then(|| {
-        let refs: Vec<&Document> = docs.iter().map(|(_, d)| d).collect();
-        let names: Vec<String> = docs.iter().map(|(n, _)| n.clone()).collect();
-        let best_isa = !compare::share_an_isa(&refs);
-        let rows = compare::match_roofs(&refs, best_isa);
-        let ridges = compare::ridge_table(&names, &refs);
-        render(
-            &Comparison {
-                names: &names,
-                rows: &rows,
-                ridges: &ridges,
-            },
-            CompareFormat::Html,
-        )
-    });
+    let comparison = several.then(|| comparison(docs));
     let page = html! {
         (DOCTYPE)
         html lang="en" {

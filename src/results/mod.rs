@@ -18,6 +18,7 @@ pub use sweep::{SweepKey, SweepSummary};
 
 pub mod apps;
 pub mod check;
+mod entry;
 mod file;
 pub mod flag;
 pub mod placement;

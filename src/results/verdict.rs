@@ -100,7 +100,11 @@ impl fmt::Display for Cause {
                 threads,
                 loads_probed,
             } => {
-                let probe = if loads_probed { "FMA or L1 loads" } else { "FMA" };
+                let probe = if loads_probed {
+                    "FMA or L1 loads"
+                } else {
+                    "FMA"
+                };
                 if threads > 1 {
                     write!(
                         f,
@@ -140,6 +144,16 @@ impl fmt::Display for Cause {
                     "loads beside FMAs overlap fully on the cores measured so far: other work on this core is the likelier cause; run again on an idle machine"
                 }
             ),
+            _ => self.against_roofs(f),
+        }
+    }
+}
+
+impl Cause {
+    /// The causes read from where points sit against the roofs.
+    fn against_roofs(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let pct = |x: f64| x * 100.0;
+        match *self {
             Cause::PartialOverlap { overlap } => write!(
                 f,
                 "points near the ridge sit below min(P, AI x B) while those far from it hold: memory and FP work overlap only in part there (overlap {:.0}%)",
@@ -172,6 +186,7 @@ impl fmt::Display for Cause {
                 "the deviation is at the ridge, where memory and FP work must overlap perfectly (overlap {:.0}%)",
                 pct(overlap)
             ),
+            _ => Ok(()),
         }
     }
 }

@@ -28,6 +28,45 @@ pub fn spread(values: &[f64]) -> f64 {
     }
 }
 
+/// The flags of a roof of `task`: its clock, steal, spread, sizes, limits.
+fn flags(
+    task: &RoofTask,
+    ms: &[Measurement],
+    rep: &Measurement,
+    disagree: bool,
+    percent: Option<f64>,
+) -> Vec<Flag> {
+    let drift = ms.iter().map(Measurement::clock_drift).fold(0.0, f64::max);
+    [
+        (drift > DRIFT_LIMIT, Flag::ClockDrift),
+        (ms.iter().any(Measurement::stolen), Flag::Steal),
+        (rep.rates.cv > task.scope.cv_limit(), Flag::HighCv),
+        (disagree, Flag::SizesDisagree),
+        (task.not_isolated, Flag::NotIsolated),
+        (task.capped, Flag::MemoryCapped),
+        (
+            percent.is_some_and(|p| p > ABOVE_LIMIT_PERCENT),
+            Flag::AboveTheoretical,
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(on, f)| on.then_some(f))
+    .collect()
+}
+
+/// Each size's measurement, in GB/s.
+fn sizes(ms: &[Measurement]) -> Vec<SizePoint> {
+    let g = |x: f64| x / 1e9;
+    ms.iter()
+        .map(|m| SizePoint {
+            bytes_per_thread: m.bytes_per_thread,
+            value: g(m.value()),
+            median: g(m.rates.median),
+            cv: m.rates.cv,
+        })
+        .collect()
+}
+
 /// The roof of `task` from its measurements, one per size of its range
 /// (ascending): the median of its plateau's sizes (or of all its sizes,
 /// with `roof_from: median`), with the statistics of the size closest to it.
@@ -67,21 +106,7 @@ pub fn roof_of(task: &RoofTask, ms: &[Measurement], uarch: Option<&Uarch>) -> Ro
         .and_then(|u| u.per_cycle(d, task.level))
         .map(|x| x * task.threads as f64);
     let percent = theoretical.map(|t| 100.0 * per_cycle / t);
-    let flags = [
-        (drift > DRIFT_LIMIT, Flag::ClockDrift),
-        (ms.iter().any(Measurement::stolen), Flag::Steal),
-        (rep.rates.cv > cv_limit, Flag::HighCv),
-        (disagree, Flag::SizesDisagree),
-        (task.not_isolated, Flag::NotIsolated),
-        (task.capped, Flag::MemoryCapped),
-        (
-            percent.is_some_and(|p| p > ABOVE_LIMIT_PERCENT),
-            Flag::AboveTheoretical,
-        ),
-    ]
-    .into_iter()
-    .filter_map(|(on, f)| on.then_some(f))
-    .collect();
+    let flags = flags(task, ms, rep, disagree, percent);
     let g = |x: f64| x / 1e9;
     let bw = d.kind == Kind::Bandwidth;
     Roof {
@@ -104,18 +129,7 @@ pub fn roof_of(task: &RoofTask, ms: &[Measurement], uarch: Option<&Uarch>) -> Ro
         theoretical_per_cycle: theoretical,
         percent_of_theoretical: percent,
         kernel: d.name.to_string(),
-        sizes: if bw {
-            ms.iter()
-                .map(|m| SizePoint {
-                    bytes_per_thread: m.bytes_per_thread,
-                    value: g(m.value()),
-                    median: g(m.rates.median),
-                    cv: m.rates.cv,
-                })
-                .collect()
-        } else {
-            Vec::new()
-        },
+        sizes: if bw { sizes(ms) } else { Vec::new() },
         plateau: plateau.map(|p| [ms[p.first].bytes_per_thread, ms[p.last].bytes_per_thread]),
         knee_bytes: plateau.and_then(|p| Some(ms[p.knee?].bytes_per_thread)),
         flags,

@@ -175,36 +175,8 @@ fn measure_group(
         if ctx.until.is_some_and(|u| bench.now() >= u) {
             break;
         }
-        let mut measure_size = |kernel: &'static Kernel, bytes: u64| -> Result<Measurement> {
-            ctx.bar.set_message(format!(
-                "{} {} {} threads{}",
-                kernel.decl.name,
-                task.level.map_or(String::new(), Level::name),
-                task.threads,
-                if bytes > 0 {
-                    format!(" {}", human_bytes(bytes))
-                } else {
-                    String::new()
-                }
-            ));
-            let measure = |b: &dyn Bench| {
-                measure_steady(
-                    b,
-                    kernel,
-                    bytes,
-                    &ctx.settings,
-                    Shape::ONE,
-                    task.scope.cv_limit(),
-                )
-                .map_err(|e| format!("{}: {e}", kernel.decl.name))
-            };
-            let m = match guard.as_deref_mut() {
-                Some(g) => g.measure(bench, measure).map(|(m, _)| m),
-                None => measure(bench),
-            }
-            .map_err(Error::Io)?;
-            ctx.bar.inc(1);
-            Ok(m)
+        let mut measure_size = |kernel: &'static Kernel, bytes: u64| {
+            measure_size(bench, task, ctx, guard.as_deref_mut(), kernel, bytes)
         };
         let mut ms = Vec::new();
         for &bytes in task.sizes.iter().chain(&task.between) {
@@ -234,6 +206,41 @@ fn measure_group(
         roofs.push((roof, assemble::curve_points(task, &ms, &between)));
     }
     Ok(roofs)
+}
+
+/// One size of `task` measured with `kernel` (the task's, or its paced
+/// form), guarded when a guard is given.
+fn measure_size(
+    bench: &dyn Bench,
+    task: &RoofTask,
+    ctx: &Ctx,
+    guard: Option<&mut CoreGuard>,
+    kernel: &'static Kernel,
+    bytes: u64,
+) -> Result<Measurement> {
+    ctx.bar.set_message(format!(
+        "{} {} {} threads{}",
+        kernel.decl.name,
+        task.level.map_or(String::new(), Level::name),
+        task.threads,
+        if bytes > 0 {
+            format!(" {}", human_bytes(bytes))
+        } else {
+            String::new()
+        }
+    ));
+    let measure = |b: &dyn Bench| {
+        let cv = task.scope.cv_limit();
+        measure_steady(b, kernel, bytes, &ctx.settings, Shape::ONE, cv)
+            .map_err(|e| format!("{}: {e}", kernel.decl.name))
+    };
+    let m = match guard {
+        Some(g) => g.measure(bench, measure).map(|(m, _)| m),
+        None => measure(bench),
+    }
+    .map_err(Error::Io)?;
+    ctx.bar.inc(1);
+    Ok(m)
 }
 
 /// The sizes a cache level's roof asks for beyond its range's, when its

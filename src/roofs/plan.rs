@@ -4,6 +4,7 @@
 use crate::config::plan::{Plan, RoofFrom};
 use crate::error::Result;
 use crate::kernels::{self, Kernel, Mix, Role};
+use crate::machine::isa::Isa;
 use crate::machine::sizing::{self, range_of};
 use crate::machine::{Level, Machine, Scope};
 
@@ -115,78 +116,100 @@ pub fn tasks_where(
         let ranges = sizing::ranges(m, t);
         for &isa in &plan.isa {
             for &level in &plan.levels {
-                let r = range_of(&ranges, level).expect("levels resolved against this machine");
-                let sizes = sizing::sizes_for(r, plan.sizes_per_level);
-                let below = ranges.iter().take_while(|b| b.level < level).last();
-                let between = below.map_or(Vec::new(), |b| sizing::between(b, r));
-                let between_levels: Vec<Level> = between
-                    .iter()
-                    .map(|&x| sizing::holding(&ranges, x))
-                    .collect();
-                for &mix in &plan.mixes {
-                    // Non-temporal stores bypass the caches: they measure DRAM only.
-                    if mix == Mix::NtStore && !level.is_memory() {
-                        continue;
-                    }
-                    let kernel = kernels::find(isa, Role::Bandwidth(mix))
-                        .expect("every mix has a kernel per ISA");
-                    let sizes = spans(kernel, &sizes, &[]);
-                    let (between, between_levels): (Vec<u64>, Vec<Level>) = between
-                        .iter()
-                        .zip(&between_levels)
-                        .map(|(&b, &l)| (span(kernel, b), l))
-                        .filter(|(b, _)| !sizes.contains(b))
-                        .unzip();
-                    keep(RoofTask {
-                        kernel,
-                        level: Some(level),
-                        threads: t,
-                        sizes,
-                        between,
-                        between_levels,
-                        roof_from: plan.roof_from,
-                        not_isolated: !r.isolated,
-                        capped: r.capped,
-                        one_per_thread: r.threads_per_instance == 1 && !level.is_memory(),
-                        scope: m.scope(level),
-                        paced: level
-                            .is_memory()
-                            .then(|| kernels::find(isa, Role::Paced(mix)))
-                            .flatten(),
-                    });
-                }
+                level_tasks(plan, m, &ranges, (t, isa, level))
+                    .into_iter()
+                    .for_each(&mut keep);
             }
-            for &p in &plan.precision {
-                // Double and single: the plan's ops; the narrow types: their
-                // own, where this ISA has a kernel of them (no scalar INT8).
-                // No ops in the plan: no compute roof at all.
-                let ops = match plan.ops.is_empty() {
-                    true => &[][..],
-                    false => p.own_ops().unwrap_or(&plan.ops),
-                };
-                for &op in ops {
-                    let Some(kernel) = kernels::find(isa, Role::Compute(op, p)) else {
-                        continue;
-                    };
-                    keep(RoofTask {
-                        kernel,
-                        level: None,
-                        threads: t,
-                        sizes: vec![0],
-                        between: Vec::new(),
-                        between_levels: Vec::new(),
-                        roof_from: plan.roof_from,
-                        not_isolated: false,
-                        capped: false,
-                        one_per_thread: true,
-                        scope: Scope::Core,
-                        paced: None,
-                    });
-                }
-            }
+            compute_tasks(plan, t, isa).into_iter().for_each(&mut keep);
         }
     }
     Ok((out, skipped))
+}
+
+/// The bandwidth tasks of one level, ISA and thread count: a task per
+/// mix of the plan, over the level's sizes and those between it and the
+/// level above.
+fn level_tasks(
+    plan: &Plan,
+    m: &Machine,
+    ranges: &[sizing::BufferRange],
+    (t, isa, level): (usize, Isa, Level),
+) -> Vec<RoofTask> {
+    let r = range_of(ranges, level).expect("levels resolved against this machine");
+    let sizes = sizing::sizes_for(r, plan.sizes_per_level);
+    let below = ranges.iter().take_while(|b| b.level < level).last();
+    let between = below.map_or(Vec::new(), |b| sizing::between(b, r));
+    let between_levels: Vec<Level> = between
+        .iter()
+        .map(|&x| sizing::holding(ranges, x))
+        .collect();
+    let mut out = Vec::new();
+    for &mix in &plan.mixes {
+        // Non-temporal stores bypass the caches: they measure DRAM only.
+        if mix == Mix::NtStore && !level.is_memory() {
+            continue;
+        }
+        let kernel =
+            kernels::find(isa, Role::Bandwidth(mix)).expect("every mix has a kernel per ISA");
+        let sizes = spans(kernel, &sizes, &[]);
+        let (between, between_levels): (Vec<u64>, Vec<Level>) = between
+            .iter()
+            .zip(&between_levels)
+            .map(|(&b, &l)| (span(kernel, b), l))
+            .filter(|(b, _)| !sizes.contains(b))
+            .unzip();
+        out.push(RoofTask {
+            kernel,
+            level: Some(level),
+            threads: t,
+            sizes,
+            between,
+            between_levels,
+            roof_from: plan.roof_from,
+            not_isolated: !r.isolated,
+            capped: r.capped,
+            one_per_thread: r.threads_per_instance == 1 && !level.is_memory(),
+            scope: m.scope(level),
+            paced: level
+                .is_memory()
+                .then(|| kernels::find(isa, Role::Paced(mix)))
+                .flatten(),
+        });
+    }
+    out
+}
+
+/// The compute tasks of one ISA and thread count. Double and single: the
+/// plan's ops; the narrow types: their own, where this ISA has a kernel of
+/// them (no scalar INT8). No ops in the plan: no compute roof at all.
+fn compute_tasks(plan: &Plan, t: usize, isa: Isa) -> Vec<RoofTask> {
+    let mut out = Vec::new();
+    for &p in &plan.precision {
+        let ops = match plan.ops.is_empty() {
+            true => &[][..],
+            false => p.own_ops().unwrap_or(&plan.ops),
+        };
+        for &op in ops {
+            let Some(kernel) = kernels::find(isa, Role::Compute(op, p)) else {
+                continue;
+            };
+            out.push(RoofTask {
+                kernel,
+                level: None,
+                threads: t,
+                sizes: vec![0],
+                between: Vec::new(),
+                between_levels: Vec::new(),
+                roof_from: plan.roof_from,
+                not_isolated: false,
+                capped: false,
+                one_per_thread: true,
+                scope: Scope::Core,
+                paced: None,
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]

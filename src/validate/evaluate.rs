@@ -8,6 +8,60 @@ use crate::measure::stats::median;
 use crate::results::{CoIssue, ValidationPoint};
 use crate::roofline;
 
+/// One measured point of `sweep` against its expected value, and the
+/// ridge of the roofs it was read against (`now`: the level's bandwidth
+/// measured around the sweep, for levels off the core).
+fn point(
+    sweep: &Sweep,
+    isa: Isa,
+    p: &super::sweep::Point,
+    now: Option<f64>,
+    coissue: Option<&CoIssue>,
+) -> (ValidationPoint, f64) {
+    let own_core = sweep.scope.own_core();
+    let (s, m) = (p.shape, &p.m);
+    let ai = sweep.kernel.decl.intensity(s);
+    let clock = m.clock_ghz();
+    let measured = m.value() / 1e9;
+    let band = if own_core {
+        sweep.bw_per_cycle * clock
+    } else {
+        now.unwrap_or(sweep.bw_gb_per_s)
+    };
+    let peak = sweep.fp_per_cycle * clock;
+    let exp = match coissue {
+        Some(c) => roofline::attainable_overlapping(
+            ai,
+            peak,
+            band,
+            c.overlap(),
+            // Measured on one thread; each thread issues its own bytes.
+            c.issue_ns_per_byte(sweep.kernel.decl.bytes_per_iter(), clock) / sweep.threads as f64,
+        ),
+        None => roofline::attainable(ai, peak, band),
+    };
+    let v = ValidationPoint {
+        level: sweep.level,
+        isa,
+        precision: sweep.precision,
+        threads: sweep.threads,
+        mix: sweep.mix,
+        op: sweep.op,
+        kernel: p.kernel.decl.name.to_string(),
+        j: s.j,
+        k: s.k,
+        bytes_per_thread: m.bytes_per_thread,
+        ai,
+        gflop_per_s: measured,
+        expected_gflop_per_s: exp,
+        clock_ghz: clock,
+        deviation: roofline::deviation(measured, exp),
+        overlap: roofline::overlap(measured, ai, peak, band),
+        reference_gb_per_s: now.filter(|_| !own_core),
+    };
+    (v, roofline::ridge(peak, band))
+}
+
 /// Points and summary of one sweep. The roofs and the sweep run minutes
 /// apart on a shared machine: what is the core's own (FP, its own caches)
 /// is compared per cycle at the point's clock; levels off the core, which
@@ -22,57 +76,13 @@ pub fn evaluate(
     data: &SweepData,
     coissue: Option<&CoIssue>,
 ) -> (LevelResult, Vec<ValidationPoint>) {
-    let own_core = sweep.scope.own_core();
     let now = match (data.before, data.after) {
         (Some(a), Some(b)) => Some((a + b) / 2.0),
         (a, b) => a.or(b),
     };
-    let mut pts = Vec::new();
-    let mut ridges = Vec::new();
-    for p in &data.points {
-        let (s, m) = (p.shape, &p.m);
-        let ai = sweep.kernel.decl.intensity(s);
-        let clock = m.clock_ghz();
-        let measured = m.value() / 1e9;
-        let band = if own_core {
-            sweep.bw_per_cycle * clock
-        } else {
-            now.unwrap_or(sweep.bw_gb_per_s)
-        };
-        let peak = sweep.fp_per_cycle * clock;
-        ridges.push(roofline::ridge(peak, band));
-        let exp = match coissue {
-            Some(c) => roofline::attainable_overlapping(
-                ai,
-                peak,
-                band,
-                c.overlap(),
-                // Measured on one thread; each thread issues its own bytes.
-                c.issue_ns_per_byte(sweep.kernel.decl.bytes_per_iter(), clock)
-                    / sweep.threads as f64,
-            ),
-            None => roofline::attainable(ai, peak, band),
-        };
-        pts.push(ValidationPoint {
-            level: sweep.level,
-            isa,
-            precision: sweep.precision,
-            threads: sweep.threads,
-            mix: sweep.mix,
-            op: sweep.op,
-            kernel: p.kernel.decl.name.to_string(),
-            j: s.j,
-            k: s.k,
-            bytes_per_thread: m.bytes_per_thread,
-            ai,
-            gflop_per_s: measured,
-            expected_gflop_per_s: exp,
-            clock_ghz: clock,
-            deviation: roofline::deviation(measured, exp),
-            overlap: roofline::overlap(measured, ai, peak, band),
-            reference_gb_per_s: now.filter(|_| !own_core),
-        });
-    }
+    let (pts, ridges): (Vec<ValidationPoint>, Vec<f64>) = (data.points.iter())
+        .map(|p| point(sweep, isa, p, now, coissue))
+        .unzip();
     let ridge = median(&ridges);
     let fit = fit(
         &pts.iter().map(|v| (v.ai, v.deviation)).collect::<Vec<_>>(),

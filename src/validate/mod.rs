@@ -298,55 +298,9 @@ pub fn plan_sweeps(doc: &Document, machine: &Machine, o: &Options) -> Result<Vec
                     "run `carmbench run` with that op, precision and thread count",
                 )?;
                 for &mix in &o.mixes {
-                    let role = |prefetching| Role::Validation {
-                        mix,
-                        op,
-                        precision: p,
-                        prefetching,
-                    };
-                    let k = kernels::find(isa, role(false))
-                        .expect("validation kernels cover every mix, op, ISA");
                     for &level in &doc.plan.levels {
-                        let bw = find_roof(
-                            doc,
-                            |r| {
-                                r.kind == Kind::Bandwidth
-                                    && r.level == Some(level)
-                                    && r.mix == Some(mix)
-                                    && r.isa == isa
-                                    && r.threads == t
-                            },
-                            format!("{level} {mix} {isa} {t}-thread"),
-                            "run `carmbench run` with that level (--levels) and mix (--mixes)",
-                        )?;
-                        let range = range_of(&ranges, level).ok_or_else(|| {
-                            Error::input(format!(
-                                "this machine has no level {level}, which the results hold"
-                            ))
-                        })?;
-                        let bytes = sweep_bytes(bw, range);
-                        let scope = machine.scope(level);
-                        let ridge = crate::roofline::ridge(fp.value(), bw.value());
-                        let off_core = !scope.own_core();
-                        sweeps.push(Sweep {
-                            threads: t,
-                            precision: p,
-                            op,
-                            mix,
-                            level,
-                            scope,
-                            kernel: k,
-                            bytes,
-                            fp_per_cycle: fp.per_cycle,
-                            bw_per_cycle: bw.per_cycle,
-                            bw_gb_per_s: bw.value(),
-                            reference: off_core
-                                .then(|| kernels::find(isa, Role::Bandwidth(mix)))
-                                .flatten(),
-                            prefetching: off_core.then(|| kernels::find(isa, role(true))).flatten(),
-                            ridge,
-                            shapes: shapes::shapes(&k.decl, &shapes::targets(&[ridge])),
-                        });
+                        let at = (t, isa, p, op, mix, level);
+                        sweeps.push(sweep(doc, machine, fp, at, &ranges)?);
                     }
                 }
             }
@@ -355,6 +309,63 @@ pub fn plan_sweeps(doc: &Document, machine: &Machine, o: &Options) -> Result<Vec
     // One bench per thread count and level, shared by every sweep there.
     sweeps.sort_by_key(|s| (s.threads, s.level));
     Ok(sweeps)
+}
+
+/// The sweep of one thread count, ISA, precision, op, mix and level
+/// against the FP roof `fp` and the level's bandwidth roof.
+fn sweep(
+    doc: &Document,
+    machine: &Machine,
+    fp: &Roof,
+    (t, isa, p, op, mix, level): (usize, Isa, Precision, Op, Mix, Level),
+    ranges: &[sizing::BufferRange],
+) -> Result<Sweep> {
+    let role = |prefetching| Role::Validation {
+        mix,
+        op,
+        precision: p,
+        prefetching,
+    };
+    let k = kernels::find(isa, role(false)).expect("validation kernels cover every mix, op, ISA");
+    let bw = find_roof(
+        doc,
+        |r| {
+            r.kind == Kind::Bandwidth
+                && r.level == Some(level)
+                && r.mix == Some(mix)
+                && r.isa == isa
+                && r.threads == t
+        },
+        format!("{level} {mix} {isa} {t}-thread"),
+        "run `carmbench run` with that level (--levels) and mix (--mixes)",
+    )?;
+    let range = range_of(ranges, level).ok_or_else(|| {
+        Error::input(format!(
+            "this machine has no level {level}, which the results hold"
+        ))
+    })?;
+    let scope = machine.scope(level);
+    let ridge = crate::roofline::ridge(fp.value(), bw.value());
+    let off_core = !scope.own_core();
+    Ok(Sweep {
+        threads: t,
+        precision: p,
+        op,
+        mix,
+        level,
+        scope,
+        kernel: k,
+        bytes: sweep_bytes(bw, range),
+        fp_per_cycle: fp.per_cycle,
+        bw_per_cycle: bw.per_cycle,
+        bw_gb_per_s: bw.value(),
+        reference: off_core
+            .then(|| kernels::find(isa, Role::Bandwidth(mix)))
+            .flatten(),
+        prefetching: off_core.then(|| kernels::find(isa, role(true))).flatten(),
+        ridge,
+        shapes: shapes::shapes(&k.decl, &shapes::targets(&[ridge])),
+    })
 }
 
 /// Run the sweep on this machine against `doc`'s roofs; the points replace
