@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The test suite: installs what is missing, builds the workspace (the tests
-# run the counting plugin and the regions library beside carmbench), then
-# runs every test, then the AArch64 kernels cross-built and run under
-# emulation (scripts/test-aarch64.sh). The API documentation must build
-# without a warning (a broken link or a stray tag fails here).
+# The test suite: installs what is missing, checks formatting and lints
+# (a warning fails), builds the workspace (the tests run the counting plugin
+# and the regions library beside carmbench), runs every test, then the
+# AArch64 kernels cross-built and run under emulation
+# (scripts/test-aarch64.sh). The API documentation must build without a
+# warning (a broken link or a stray tag fails here).
 #
 # Tests that need a part beside Rust (QEMU, Chromium, Slurm) look for it when
 # they run: missing, they print `skipped: TEST: ...` and count as ignored,
@@ -22,7 +23,9 @@ stage() {
     [ "$s" -eq 0 ] || { [ "$status" -ne 0 ] || status=$s; echo "test.sh: failed: $*" | tee -a "$log"; }
 }
 
-stage cargo build --release --workspace --all-targets --features carmbench/fuzzing
+stage cargo fmt --all --check
+[ "$status" -eq 0 ] && stage cargo clippy --release --workspace --all-targets --features carmbench/fuzzing --quiet -- -D warnings
+[ "$status" -eq 0 ] && stage cargo build --release --workspace --all-targets --features carmbench/fuzzing
 [ "$status" -eq 0 ] && stage cargo test --release --workspace --features carmbench/fuzzing --no-fail-fast "$@"
 [ "$status" -eq 0 ] && RUSTDOCFLAGS="-D warnings" stage cargo doc --no-deps --workspace --quiet
 [ "$status" -eq 0 ] && stage bash scripts/test-aarch64.sh
