@@ -16,10 +16,10 @@ for arg in "$@"; do
     case $arg in
     --tests)
         # gcc builds the programs profiled (python3 launches some of them,
-        # as users' scripts do), qemu-user runs them under the
-        # counting plugin, chromium opens the report, Slurm with munge runs a
+        # as users' scripts do; numpy on OpenBLAS picks its kernels by CPU),
+        # qemu-user runs them under the counting plugin, chromium opens the report, Slurm with munge runs a
         # cluster of 4 nodes on this machine (scripts/slurm-local.sh).
-        groups+=("programs to profile|gcc libc6-dev python3"
+        groups+=("programs to profile|gcc libc6-dev python3 python3-numpy libopenblas0"
             "emulation|qemu-user"
             "the browser test|chromium chromium-driver"
             "the Slurm test|slurmctld slurmd slurm-client munge")

@@ -40,6 +40,10 @@ pub enum Command {
     Predict(PredictArgs),
     /// Run one kernel at one buffer size and print its rate (expert use).
     Kernel(KernelArgs),
+    /// Print what CPUID tells this process, on one line (`profile` runs it
+    /// under QEMU to read the CPU QEMU shows a program).
+    #[command(hide = true)]
+    Cpuid,
 }
 
 /// Collapse clap's multi-line message into one line.
@@ -102,5 +106,9 @@ fn run(cli: Cli) -> crate::Result<()> {
         Command::Profile(a) => commands::profile::run(&a),
         Command::Compare(a) => commands::compare::run(&a),
         Command::Predict(a) => commands::predict::run(&a),
+        Command::Cpuid => {
+            println!("{}", crate::profile::identity::CpuView::here().line());
+            Ok(())
+        }
     }
 }

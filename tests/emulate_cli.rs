@@ -27,6 +27,10 @@ use narrow::*;
 mod traffic;
 use traffic::*;
 
+#[path = "emulate/identity.rs"]
+mod identity;
+use identity::*;
+
 use carmbench::profile::emulate::{Counts, Emulator};
 use carmbench::results::apps;
 use std::path::{Path, PathBuf};
@@ -423,6 +427,9 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Sampling) each_function_is_a_point_with_its_own_w_q_and_time,
         (Part::Qemu, Part::Sampling) stripped_code_is_named_by_file_and_offset_and_short_runs_say_so,
         (Part::Qemu, Part::Sampling) a_before_and_after_pair_draws_arrows_the_way_the_functions_moved,
+        (Part::Qemu, Part::Sampling) a_kernel_chosen_by_cpu_identity_is_the_same_one_emulated,
+        (Part::Qemu, Part::Sampling) a_kernel_for_a_feature_qemu_lacks_is_named_and_paired,
+        (Part::Qemu, Part::Sampling, Part::Numpy) the_blas_kernel_numpy_ran_natively_is_the_one_counted,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

@@ -19,6 +19,8 @@ pub use crate::protocol::{CONFIG_ENV, PROGRAM_ENV};
 const SEP: u8 = 0x1f;
 /// Nested `#!` interpreters followed, as Linux allows.
 const MAX_SCRIPT_DEPTH: usize = 4;
+/// What stands for a comma of the CPU model in the encoded config.
+const COMMA: u8 = 0x1e;
 
 /// What every followed process is started with.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +33,9 @@ pub struct Config {
     pub out: PathBuf,
     /// The preload library.
     pub preload: PathBuf,
+    /// QEMU's `-cpu` value: the CPU every followed program is shown (none:
+    /// QEMU's own model).
+    pub cpu: Option<OsString>,
 }
 
 impl Config {
@@ -51,6 +56,13 @@ impl Config {
                 ));
             }
         }
+        if self
+            .cpu
+            .as_ref()
+            .is_some_and(|c| c.as_bytes().iter().any(|b| *b == SEP || *b == COMMA))
+        {
+            return Err("the CPU model for QEMU holds a control character".into());
+        }
         Ok(())
     }
 
@@ -58,11 +70,13 @@ impl Config {
     pub fn encode(&self) -> OsString {
         let mut v = Vec::new();
         for p in [&self.qemu, &self.plugin, &self.out, &self.preload] {
-            if !v.is_empty() {
-                v.push(SEP);
-            }
             v.extend_from_slice(p.as_os_str().as_bytes());
+            v.push(SEP);
         }
+        // The CPU last, empty for QEMU's own; its commas stand in for
+        // another byte, as QEMU's `-E` splits its value at commas.
+        let cpu = self.cpu.as_deref().map_or(&b""[..], OsStr::as_bytes);
+        v.extend(cpu.iter().map(|&b| if b == b',' { COMMA } else { b }));
         OsString::from_vec(v)
     }
 
@@ -77,6 +91,11 @@ impl Config {
             plugin: f.next()?,
             out: f.next()?,
             preload: f.next()?,
+            cpu: f.next().map(PathBuf::into_os_string).and_then(|c| {
+                let b = c.into_vec();
+                let b = b.iter().map(|&x| if x == COMMA { b',' } else { x });
+                Some(OsString::from_vec(b.collect())).filter(|c| !c.is_empty())
+            }),
         };
         f.next().is_none().then_some(c)
     }
@@ -104,8 +123,11 @@ impl Config {
         plugin.push(&self.plugin);
         plugin.push(",out=");
         plugin.push(&self.out);
-        let mut argv: Vec<OsString> = vec![
-            self.qemu.clone().into(),
+        let mut argv: Vec<OsString> = vec![self.qemu.clone().into()];
+        if let Some(cpu) = &self.cpu {
+            argv.extend(["-cpu".into(), cpu.clone()]);
+        }
+        argv.extend([
             "-plugin".into(),
             plugin,
             "-E".into(),
@@ -119,7 +141,7 @@ impl Config {
             // kernel gives it.
             launch.argv0.clone().unwrap_or_else(|| argv0.to_owned()),
             launch.program.clone().into(),
-        ];
+        ]);
         argv.extend(launch.args.iter().cloned());
         argv.extend(rest.iter().map(|a| a.to_os_string()));
         argv
@@ -310,6 +332,7 @@ mod tests {
             plugin: "/t/libplugin.so".into(),
             out: "/tmp/x".into(),
             preload: "/t/libfollow.so".into(),
+            cpu: None,
         }
     }
 
@@ -317,6 +340,12 @@ mod tests {
     fn the_config_round_trips_and_refuses_commas() {
         let c = cfg();
         assert_eq!(Config::decode(&c.encode()), Some(c.clone()));
+        let with_cpu = Config {
+            cpu: Some("max,family=26,model-id=A,, B".into()),
+            ..c.clone()
+        };
+        assert_eq!(Config::decode(&with_cpu.encode()), Some(with_cpu.clone()));
+        assert!(with_cpu.check().is_ok());
         assert_eq!(Config::decode(OsStr::new("a\x1fb")), None);
         assert!(c.check().is_ok());
         let bad = Config {

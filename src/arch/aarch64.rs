@@ -56,6 +56,21 @@ fn hwcap2() -> u64 {
     unsafe { libc::getauxval(libc::AT_HWCAP2) }
 }
 
+/// x86-64's CPUID feature words: none here.
+pub fn feature_words() -> [u32; super::FEATURE_WORDS.len()] {
+    [0; super::FEATURE_WORDS.len()]
+}
+
+/// x86-64's stepping: none here.
+pub fn stepping() -> u32 {
+    0
+}
+
+/// x86-64's brand string: none here (the MIDR names the CPU).
+pub fn brand() -> String {
+    String::new()
+}
+
 /// Bytes of an SVE vector on this CPU (0 without SVE), read once.
 pub fn sve_bytes() -> u32 {
     static VL: OnceLock<u32> = OnceLock::new();

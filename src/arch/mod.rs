@@ -21,6 +21,34 @@ pub use aarch64::*;
 #[cfg(target_arch = "x86_64")]
 pub use x86_64::*;
 
+/// A register CPUID answers in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reg {
+    /// EAX.
+    Eax,
+    /// EBX.
+    Ebx,
+    /// ECX.
+    Ecx,
+    /// EDX.
+    Edx,
+}
+
+/// The x86-64 CPUID words that hold feature flags: (leaf, subleaf,
+/// register). Leaf 1, leaf 7 and its subleaf 1, extended leaf 0x80000001,
+/// and XSAVE's subleaf 1 of leaf 0xD.
+pub const FEATURE_WORDS: [(u32, u32, Reg); 9] = [
+    (1, 0, Reg::Ecx),
+    (1, 0, Reg::Edx),
+    (7, 0, Reg::Ebx),
+    (7, 0, Reg::Ecx),
+    (7, 0, Reg::Edx),
+    (7, 1, Reg::Eax),
+    (0x8000_0001, 0, Reg::Ecx),
+    (0x8000_0001, 0, Reg::Edx),
+    (0xD, 1, Reg::Eax),
+];
+
 /// Instruction-set families carmbench has kernels for, narrowest first on
 /// each architecture (x86-64: scalar to AVX-512; AArch64: scalar, NEON, SVE).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -92,6 +92,49 @@ pub fn cpu_id() -> CpuId {
     }
 }
 
+/// The CPUID words that hold feature flags, in [`super::FEATURE_WORDS`]
+/// order; a leaf beyond the CPU's highest reads as zeros.
+pub fn feature_words() -> [u32; super::FEATURE_WORDS.len()] {
+    use core::arch::x86_64::{__cpuid, __cpuid_count};
+    let basic = __cpuid(0).eax;
+    let extended = __cpuid(0x8000_0000).eax;
+    super::FEATURE_WORDS.map(|(leaf, sub, reg)| {
+        let top = if leaf >= 0x8000_0000 { extended } else { basic };
+        if leaf > top {
+            return 0;
+        }
+        let r = __cpuid_count(leaf, sub);
+        match reg {
+            super::Reg::Eax => r.eax,
+            super::Reg::Ebx => r.ebx,
+            super::Reg::Ecx => r.ecx,
+            super::Reg::Edx => r.edx,
+        }
+    })
+}
+
+/// This CPU's stepping (CPUID leaf 1).
+pub fn stepping() -> u32 {
+    core::arch::x86_64::__cpuid(1).eax & 0xF
+}
+
+/// This CPU's brand string (CPUID leaves 0x80000002-4), trimmed.
+pub fn brand() -> String {
+    use core::arch::x86_64::__cpuid;
+    if __cpuid(0x8000_0000).eax < 0x8000_0004 {
+        return String::new();
+    }
+    let mut b = Vec::with_capacity(48);
+    for leaf in 0x8000_0002..=0x8000_0004 {
+        let r = __cpuid(leaf);
+        for x in [r.eax, r.ebx, r.ecx, r.edx] {
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end]).trim().to_string()
+}
+
 /// Run `iters` × 128 dependent scalar adds: one cycle each on every x86-64
 /// core known (vector adds are not: `vpaddq zmm` takes two on Zen 5).
 #[inline(never)]

@@ -103,6 +103,8 @@ mod tests {
                 share: 0.5,
                 samples: 100,
                 location: None,
+                counted_as: None,
+                ran_only: None,
             }),
             ..AppPoint::new(name, flops, bytes, seconds)
         }

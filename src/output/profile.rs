@@ -4,7 +4,7 @@
 
 use crate::profile::sample::FEW_SAMPLES;
 use crate::results::Document;
-use crate::results::apps::AppPoint;
+use crate::results::apps::{AppPoint, RanOnly};
 use crate::results::placement::{self, bounding, dots};
 use std::fmt::Write;
 use std::path::Path;
@@ -112,6 +112,11 @@ pub fn placements(points: &[AppPoint], results: Option<&Document>, results_path:
 /// The bounding roof of a function point and how close it is, or why it
 /// has none.
 fn bound(doc: Option<&Document>, p: &AppPoint) -> String {
+    match p.function.as_ref().and_then(|f| f.ran_only) {
+        Some(RanOnly::Natively) => return "not placed: not run emulated".into(),
+        Some(RanOnly::Emulated) => return "not placed: not run natively".into(),
+        None => {}
+    }
     match (p.placeable(), doc) {
         (false, _) if p.seconds <= 0.0 => "not placed: no samples".to_string(),
         (false, _) => "not placed: no FP work".to_string(),
@@ -158,7 +163,10 @@ pub fn function_table(doc: Option<&Document>, points: &[AppPoint]) -> String {
                 (true, _) => String::new(),
                 (false, None) => format!(" ({})", f.module),
                 (false, Some(at)) => format!(" ({}, {at})", f.module),
-            }
+            } + &f
+                .counted_as
+                .as_ref()
+                .map_or(String::new(), |c| format!(" [counted as {c}]"))
         );
     }
     t

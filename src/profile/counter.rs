@@ -11,6 +11,7 @@ use super::sample::Samples;
 use super::warnings::Warning;
 use super::work::Work;
 use crate::error::Result;
+use crate::results::apps::EmulatedCpu;
 
 /// Counts a command.
 pub trait Counter {
@@ -44,6 +45,11 @@ pub struct Measured {
     pub counted_with: Option<String>,
     /// What was not counted.
     pub warnings: Vec<Warning>,
+    /// The work was counted in another run than the time was measured in
+    /// (emulation): the two runs' code is compared.
+    pub separate_runs: bool,
+    /// The CPU the emulated program was shown.
+    pub emulated_cpu: Option<EmulatedCpu>,
 }
 
 /// One process of the command.

@@ -13,6 +13,7 @@
 
 use super::command::Found;
 use super::counter::{Block, Counter, Measured, Process, Region};
+use super::identity::{Flag, Identity};
 use super::native::{self, Watch};
 use super::traffic::Caches;
 use super::warnings::Warning;
@@ -30,12 +31,14 @@ use std::time::Instant;
 pub const PLUGIN_FILE: &str = "libcarmbench_qemu_plugin.so";
 /// The preload library's file name, as cargo builds it.
 pub const PRELOAD_FILE: &str = "libcarmbench_follow.so";
+/// The program that tells what CPU QEMU shows a guest (`carmbench cpuid`).
+pub const PROBE_FILE: &str = "carmbench";
 
 /// The emulator binary.
 pub const QEMU: &str = "qemu-x86_64";
 
-/// The x86-64 level QEMU's default CPU model offers: AVX2 and FMA, no
-/// AVX-512. Programs that dispatch on CPUID take their AVX2 paths there.
+/// The x86-64 level QEMU's own CPU model offers: AVX2 and FMA, no
+/// AVX-512.
 pub const LEVEL: &str = "x86-64-v3";
 
 pub use carmbench_counts::{Counts, Output, RegionCounts};
@@ -51,6 +54,8 @@ pub struct Emulator {
     pub plugin: PathBuf,
     /// The preload library that follows every program the command starts.
     pub preload: PathBuf,
+    /// The CPU every emulated program is shown: this one's, or why not.
+    pub identity: std::result::Result<Identity, String>,
 }
 
 /// What the emulated run of a command counted: the sums over every process
@@ -92,6 +97,12 @@ impl Emulator {
     /// beside this executable) and the preload library (beside the plugin,
     /// else beside this executable). Why not, as one line with the fix.
     pub fn find(plugin: Option<&Path>) -> Result<Emulator> {
+        Self::find_without(plugin, &[])
+    }
+
+    /// [`Emulator::find`], the emulated CPU without the features `without`
+    /// besides those QEMU cannot emulate.
+    pub fn find_without(plugin: Option<&Path>, without: &[&'static Flag]) -> Result<Emulator> {
         // The plugin decodes x86-64 instructions: it cannot count another
         // architecture's programs.
         if cfg!(not(target_arch = "x86_64")) {
@@ -132,11 +143,18 @@ impl Emulator {
                 preload.display()
             )));
         }
+        let probe = beside(PROBE_FILE, Some(&plugin));
+        let probe = match probe.is_file() {
+            true => probe,
+            false => std::env::current_exe().unwrap_or(probe),
+        };
+        let identity = Identity::resolve(&qemu, &probe, without).map_err(|e| e.to_string());
         let e = Emulator {
             qemu,
             version,
             plugin,
             preload,
+            identity,
         };
         e.config(&std::env::temp_dir())
             .check()
@@ -151,15 +169,34 @@ impl Emulator {
             plugin: self.plugin.clone(),
             out: out.to_path_buf(),
             preload: self.preload.clone(),
+            cpu: self.identity.as_ref().ok().map(|i| i.cpu_arg().into()),
         }
     }
 
     /// Where the counts come from, for the apps file.
     pub fn source(&self) -> String {
-        format!(
-            "emulation, qemu {}, {LEVEL}: code that chooses by CPU ran its AVX2 path",
-            self.version
-        )
+        let Ok(id) = &self.identity else {
+            return format!(
+                "emulation, qemu {}, its own CPU model ({LEVEL}): code that chooses by CPU may have run another path than natively",
+                self.version
+            );
+        };
+        let h = &id.host;
+        let mut s = format!(
+            "emulation, qemu {}, as this CPU ({} family {:#x} model {:#x} stepping {})",
+            self.version, h.vendor, h.family, h.model, h.stepping
+        );
+        if !id.hidden.is_empty() {
+            s += &format!(
+                "; hidden from the program, as QEMU cannot emulate them{}: {} (code that needs them ran another path; to count the host's own path, count a twin build of it QEMU runs with --count-with)",
+                match id.withheld.is_empty() {
+                    true => String::new(),
+                    false => format!(" or as asked ({})", id.withheld.join(", ")),
+                },
+                id.hidden.join(", ")
+            );
+        }
+        s
     }
 
     /// Run `program` (a path, or a name on `PATH`) with `args` under the
@@ -311,11 +348,34 @@ pub struct Emulation {
     pub twin: Option<Found>,
 }
 
+impl Emulation {
+    /// How the emulated run went, for people.
+    fn note(&self, out: &Emulated, native: f64, emulated: f64) -> String {
+        format!(
+            "counted under QEMU {} ({}, {} process(es), at most {} thread(s) each): native run {native:.3} s, emulated run {emulated:.3} s ({:.1}x)",
+            self.emulator.version,
+            match &self.emulator.identity {
+                Ok(_) => "as this CPU",
+                Err(_) => LEVEL,
+            },
+            out.processes.len(),
+            out.threads,
+            emulated / native.max(1e-9)
+        )
+    }
+}
+
 impl Counter for Emulation {
     fn measure(&self, found: &Found, sampled: bool) -> Result<Measured> {
-        let watch = match sampled {
-            true => Watch::Sampled(&[]),
-            false => Watch::Time,
+        // Sampled whether or not functions are asked for: where its time
+        // went is compared with where the emulated run's work was.
+        let refused = match sampled {
+            true => None,
+            false => super::sample::available().err(),
+        };
+        let watch = match refused {
+            None => Watch::Sampled(&[]),
+            Some(_) => Watch::Time,
         };
         let run = native::run(found, watch)?;
         let t0 = Instant::now();
@@ -337,18 +397,19 @@ impl Counter for Emulation {
                 ),
                 None => self.emulator.source(),
             },
-            note: Some(format!(
-                "counted under QEMU {} ({LEVEL}, {} process(es), at most {} thread(s) each): native run {:.3} s, emulated run {emulated:.3} s ({:.1}x)",
-                self.emulator.version,
-                out.processes.len(),
-                out.threads,
-                run.seconds,
-                emulated / run.seconds.max(1e-9)
-            )),
+            note: Some(self.note(&out, run.seconds, emulated)),
             counted_with: self.twin.as_ref().map(|t| t.given.clone()),
             warnings: out.warnings(),
+            separate_runs: true,
+            emulated_cpu: self.emulator.identity.as_ref().ok().map(Identity::record),
             ..Measured::default()
         };
+        if let Err(why) = &self.emulator.identity {
+            m.warnings.push(Warning::IdentityNotGiven(why.clone()));
+        }
+        if let Some(why) = refused {
+            m.warnings.push(Warning::PathsNotCompared(why));
+        }
         if run.samples.is_some() {
             m.blocks = blocks(&out.processes, found, self.twin.as_ref());
         }

@@ -15,6 +15,7 @@ use super::counter::Block;
 use super::sample::{FEW_SAMPLES, Samples};
 use super::symbols::{Function, Symbols, canonical};
 use super::work::{Basis, Work};
+use crate::results::apps::RanOnly;
 use std::collections::{BTreeMap, HashMap};
 
 /// What one function cost.
@@ -24,6 +25,11 @@ pub struct Cost {
     pub work: Work,
     /// Native samples of its time.
     pub samples: u64,
+    /// The function whose work it carries: the one that ran in its place
+    /// under emulation.
+    pub counted_as: Option<String>,
+    /// It ran in one of the two runs only, unpaired.
+    pub ran_only: Option<RanOnly>,
 }
 
 impl std::ops::AddAssign<&Cost> for Cost {
@@ -161,21 +167,31 @@ pub fn points(
     out
 }
 
-/// The `top` hottest functions of the blocks and samples, and the rest,
-/// each with where it starts in its sources.
-pub fn hottest(
-    blocks: &[Block],
-    samples: &Samples,
-    top: usize,
-    basis: &Basis,
-) -> Vec<FunctionPoint> {
-    let mut sy = Symbols::default();
-    let c = costs(blocks, samples, &mut sy);
-    let mut pts = points(c, samples, top, basis);
-    for p in &mut pts {
-        p.location = sy.location(&p.function).map(String::from);
+/// The blocks' work and the samples, joined by function, with the names
+/// that joined them.
+pub struct Grouped {
+    /// Each function's cost.
+    pub costs: BTreeMap<Function, Cost>,
+    symbols: Symbols,
+}
+
+impl Grouped {
+    /// Group `blocks` and `samples` by function.
+    pub fn of(blocks: &[Block], samples: &Samples) -> Grouped {
+        let mut symbols = Symbols::default();
+        let costs = costs(blocks, samples, &mut symbols);
+        Grouped { costs, symbols }
     }
-    pts
+
+    /// The `top` hottest functions and the rest, each with where it starts
+    /// in its sources.
+    pub fn hottest(self, samples: &Samples, top: usize, basis: &Basis) -> Vec<FunctionPoint> {
+        let mut pts = points(self.costs, samples, top, basis);
+        for p in &mut pts {
+            p.location = self.symbols.location(&p.function).map(String::from);
+        }
+        pts
+    }
 }
 
 #[cfg(test)]

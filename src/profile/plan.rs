@@ -6,6 +6,7 @@
 use super::command::{self, Found};
 use super::counter::{Counter, Manual, Pmu};
 use super::emulate::{Emulation, Emulator};
+use super::identity::{self, Flag};
 use super::traffic::{self, Caches};
 use super::warnings::Warning;
 use crate::error::{Error, Result};
@@ -79,6 +80,10 @@ pub struct ProfileArgs {
     /// work is); the PMU counts dp and sp only.
     #[arg(long, value_name = "PRECISION")]
     pub precision: Option<Precision>,
+    /// Under emulation, hide these CPU features from the program too (QEMU's
+    /// names: avx2,fma,sse4.2, ...): what its code does without them.
+    #[arg(long, value_name = "FEATURE", value_delimiter = ',')]
+    pub emulate_without: Vec<String>,
     /// Threads the command runs (compared with the roofs of that thread count).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -98,7 +103,7 @@ pub enum Counting {
     /// The PMU's events.
     Pmu(Pmu),
     /// Emulation.
-    Emulate(Emulation),
+    Emulate(Box<Emulation>),
 }
 
 impl Counting {
@@ -107,7 +112,7 @@ impl Counting {
         match self {
             Counting::Manual(c) => c,
             Counting::Pmu(c) => c,
-            Counting::Emulate(c) => c,
+            Counting::Emulate(c) => c.as_ref(),
         }
     }
 }
@@ -237,8 +242,13 @@ fn counting(a: &ProfileArgs, found: &Found, caches: Option<Caches>) -> Result<Co
             "--count-with names a twin build to count by emulation, but the PMU counts here: give --counts emulate",
         ));
     }
+    if !a.emulate_without.is_empty() && !emulating {
+        return Err(Error::input(
+            "--emulate-without hides CPU features from an emulated program: give --counts emulate (without --flops and --bytes)",
+        ));
+    }
     Ok(match resolved {
-        Counting::Emulate(e) => Counting::Emulate(Emulation { caches, twin, ..e }),
+        Counting::Emulate(e) => Counting::Emulate(Box::new(Emulation { caches, twin, ..*e })),
         other => other,
     })
 }
@@ -260,13 +270,13 @@ fn pmu_here(access_bytes: Option<f64>) -> Result<Pmu> {
 }
 
 /// Emulation, when QEMU, the plugin and the preload library are here.
-fn emulation(plugin: Option<&Path>) -> Result<Counting> {
-    Emulator::find(plugin).map(|emulator| {
-        Counting::Emulate(Emulation {
+fn emulation(plugin: Option<&Path>, without: &[&'static Flag]) -> Result<Counting> {
+    Emulator::find_without(plugin, without).map(|emulator| {
+        Counting::Emulate(Box::new(Emulation {
             emulator,
             caches: None,
             twin: None,
-        })
+        }))
     })
 }
 
@@ -297,6 +307,8 @@ fn mode(a: &ProfileArgs) -> Result<Counting> {
         ));
     }
     let plugin = a.plugin.as_deref();
+    let without = without(a)?;
+    let emulation = |plugin| emulation(plugin, &without);
     match (a.counts, manual) {
         (CountsMode::Auto | CountsMode::Manual, Some(m)) => Ok(Counting::Manual(m)),
         (CountsMode::Manual, None) => Err(Error::input(
@@ -316,6 +328,24 @@ fn mode(a: &ProfileArgs) -> Result<Counting> {
             }),
         },
     }
+}
+
+/// The features `--emulate-without` names, each known.
+fn without(a: &ProfileArgs) -> Result<Vec<&'static Flag>> {
+    (a.emulate_without.iter())
+        .map(|n| {
+            identity::flag(n.trim()).ok_or_else(|| {
+                let isa: Vec<&str> = (identity::FLAGS.iter())
+                    .filter(|f| f.isa)
+                    .map(|f| f.name)
+                    .collect();
+                Error::input(format!(
+                    "--emulate-without {n}: no such CPU feature; give QEMU's names: {}",
+                    isa.join(", ")
+                ))
+            })
+        })
+        .collect()
 }
 
 /// The counts given by hand, checked; none when neither is given.

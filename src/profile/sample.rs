@@ -255,6 +255,21 @@ pub fn run_with_events(
     Ok((status, seconds, s))
 }
 
+/// Whether this process may sample its children's time: why not, when it
+/// may not.
+pub fn available() -> std::result::Result<(), String> {
+    use perf_event::Builder;
+    use perf_event::events::Software;
+    Builder::new(Software::CPU_CLOCK)
+        .observe_self()
+        .any_cpu()
+        .sample_period(PERIOD_NS)
+        .enabled(false)
+        .build()
+        .map(drop)
+        .map_err(|e| refused(&e))
+}
+
 /// The one line for a refused `perf_event_open`.
 fn refused(e: &std::io::Error) -> String {
     let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")

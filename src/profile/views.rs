@@ -5,12 +5,13 @@
 
 use super::counter::Measured;
 use super::functions::{self, FunctionPoint};
+use super::paths::{self, Compared};
 use super::plan::{Counting, ProfilePlan};
 use super::sample::MIN_SECONDS;
 use super::symbols::file_name;
 use super::warnings::Warning;
 use super::work::{Basis, Work, dominant};
-use crate::results::apps::{AppPoint, FunctionInfo, ProcessPoint};
+use crate::results::apps::{AppPoint, EmulatedCpu, FunctionInfo, ProcessPoint};
 
 /// Processes listed in a point at most.
 const MAX_PROCESSES: usize = 64;
@@ -43,22 +44,36 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
     };
     let mut whole = own.point(plan.name.clone(), &m.total, m.seconds, None);
     whole.processes = processes(m, &basis);
+    whole.emulated_cpu = m.emulated_cpu.clone();
     let mut out = vec![whole];
-    if let Some(top) = plan.functions {
-        match (&m.samples, too_brief(&out[0], m)) {
-            (_, Some(w)) => warnings.push(w),
-            (None, None) => {}
-            (Some(s), None) => {
-                let fps = functions::hottest(&m.blocks, s, top, &basis);
-                let program = out[0].clone();
-                out.extend(function_points(&fps, &program, &own));
-            }
+    let brief = plan.functions.and_then(|_| too_brief(&out[0], m));
+    let grouped = match (&m.samples, brief) {
+        (_, Some(w)) => {
+            warnings.push(w);
+            None
+        }
+        (Some(s), None) if plan.functions.is_some() || m.separate_runs => {
+            Some((s, functions::Grouped::of(&m.blocks, s)))
+        }
+        _ => None,
+    };
+    if let Some((s, mut g)) = grouped {
+        if m.separate_runs {
+            let c = paths::compare(&g.costs, s.total);
+            warnings.extend(path_warnings(&c, m.emulated_cpu.as_ref()));
+            paths::apply(&mut g.costs, &c);
+        }
+        if let Some(top) = plan.functions {
+            let program = out[0].clone();
+            out.extend(function_points(&g.hottest(s, top, &basis), &program, &own));
         }
     }
     for r in &m.regions {
         let what = format!("region, {} call(s)", r.calls);
         let name = format!("{}/{}", plan.name, r.name);
-        out.push(own.point(name, &r.work, r.seconds, Some(what)));
+        let mut p = own.point(name, &r.work, r.seconds, Some(what));
+        p.emulated_cpu = m.emulated_cpu.clone();
+        out.push(p);
     }
     (out, warnings)
 }
@@ -119,6 +134,35 @@ fn processes(m: &Measured, basis: &Basis) -> Vec<ProcessPoint> {
     listed
 }
 
+/// What the runs' comparison found, one warning per function.
+fn path_warnings(c: &Compared, cpu: Option<&EmulatedCpu>) -> Vec<Warning> {
+    let hidden = cpu.map(|c| c.hidden.clone()).unwrap_or_default();
+    let mut out = Vec::new();
+    for (n, e) in &c.pairs {
+        out.push(Warning::RanInstead {
+            native: n.function.clone(),
+            native_share: n.share,
+            emulated: e.function.name.clone(),
+            emulated_share: e.share,
+            hidden: hidden.clone(),
+        });
+    }
+    for n in &c.native_only {
+        out.push(Warning::NativeOnly {
+            function: n.function.clone(),
+            share: n.share,
+            hidden: hidden.clone(),
+        });
+    }
+    for e in &c.emulated_only {
+        out.push(Warning::EmulatedOnly {
+            function: e.function.clone(),
+            share: e.share,
+        });
+    }
+    out
+}
+
 /// Why a run gives no function points: it ran too briefly to sample.
 fn too_brief(program: &AppPoint, m: &Measured) -> Option<Warning> {
     let samples = m.samples.as_ref().map_or(0, |s| s.total);
@@ -154,6 +198,8 @@ fn function_points(fps: &[FunctionPoint], program: &AppPoint, own: &Own) -> Vec<
                     share: p.share,
                     samples: p.cost.samples,
                     location: p.location.clone(),
+                    counted_as: p.cost.counted_as.clone(),
+                    ran_only: p.cost.ran_only,
                 }),
                 ..own.point(p.function.name.clone(), &p.cost.work, p.seconds, Some(what))
             }
@@ -164,7 +210,7 @@ fn function_points(fps: &[FunctionPoint], program: &AppPoint, own: &Own) -> Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::functions::hottest;
+    use crate::profile::functions::Grouped;
     use crate::profile::functions::tests::{command, process, two_functions};
     use crate::profile::sample::Samples;
     use carmbench_counts::Counts;
@@ -209,7 +255,8 @@ mod tests {
             ..Basis::default()
         };
         let blocks = crate::profile::counter::sampled_blocks(&s);
-        let pmu = function_points(&hottest(&blocks, &s, 10, &by_pmu), &program, &own(by_pmu));
+        let hottest = |blocks: &[_], basis: &Basis| Grouped::of(blocks, &s).hottest(&s, 10, basis);
+        let pmu = function_points(&hottest(&blocks, &by_pmu), &program, &own(by_pmu));
         // The same work counted by emulation, 8-byte accesses.
         let c = |flops: u64, loads: u64, stores: u64| Counts {
             dp_other_flops: flops * p,
@@ -221,7 +268,7 @@ mod tests {
         let blocks = crate::profile::emulate::blocks(&[out], &command(&me), None);
         let by_emulation = Basis::default();
         let emulated = function_points(
-            &hottest(&blocks, &s, 10, &by_emulation),
+            &hottest(&blocks, &by_emulation),
             &program,
             &own(by_emulation),
         );

@@ -1,6 +1,7 @@
 //! What profiling could not count or place, as values: the library gathers
 //! them, the command prints them, one line each.
 
+use super::symbols::{Function, file_name};
 use std::fmt;
 
 /// One thing the points leave out or cannot say.
@@ -51,6 +52,101 @@ pub enum Warning {
     },
     /// A program's or region's point with nothing to place.
     NotPlaced(String),
+    /// A function the native run spent time in ran no instruction under
+    /// emulation, where another function of its file ran in its place.
+    RanInstead {
+        /// The native run's function.
+        native: Function,
+        /// Its share of the native samples.
+        native_share: f64,
+        /// The emulated run's, in the same file.
+        emulated: String,
+        /// Its share of the emulated instructions.
+        emulated_share: f64,
+        /// The host's features the emulated CPU lacked.
+        hidden: Vec<String>,
+    },
+    /// A function the native run spent time in ran no instruction under
+    /// emulation, and none is known to have run in its place.
+    NativeOnly {
+        /// The function.
+        function: Function,
+        /// Its share of the native samples.
+        share: f64,
+        /// The host's features the emulated CPU lacked.
+        hidden: Vec<String>,
+    },
+    /// A function that did real work under emulation got no native sample.
+    EmulatedOnly {
+        /// The function.
+        function: Function,
+        /// Its share of the emulated instructions.
+        share: f64,
+    },
+    /// The native run could not be sampled: whether both runs ran the same
+    /// code was not checked.
+    PathsNotCompared(String),
+    /// QEMU could not be given this CPU's identity.
+    IdentityNotGiven(String),
+}
+
+impl Warning {
+    /// The warnings of the comparison of the native and the emulated run.
+    fn fmt_paths(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::RanInstead {
+                native,
+                native_share,
+                emulated,
+                emulated_share,
+                hidden,
+            } => write!(
+                f,
+                "{} took {:.1} % of the native samples but ran no instruction under emulation, where {emulated} ran in its place ({:.1} % of the instructions): {}; its point has its own time and {emulated}'s W and Q (counted_as), and the program's W and Q count {emulated}",
+                place(native),
+                100.0 * native_share,
+                100.0 * emulated_share,
+                why_path(hidden)
+            ),
+            Warning::NativeOnly {
+                function,
+                share,
+                hidden,
+            } => write!(
+                f,
+                "{} took {:.1} % of the native samples but ran no instruction under emulation: {}; W and Q count other code than the native run executed there, and its point is not placed",
+                place(function),
+                100.0 * share,
+                why_path(hidden)
+            ),
+            Warning::EmulatedOnly { function, share } => write!(
+                f,
+                "{} did {:.1} % of the emulated instructions but got no native sample: the emulated run took a path the native run did not, and W and Q count it",
+                place(function),
+                100.0 * share
+            ),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Why a path differs, in words: the features the emulated CPU lacked.
+fn why_path(hidden: &[String]) -> String {
+    match hidden.is_empty() {
+        true => "the program chose its path by something the emulated CPU answers otherwise".into(),
+        false => format!(
+            "the host's path likely needs a feature QEMU cannot emulate ({})",
+            hidden.join(", ")
+        ),
+    }
+}
+
+/// "name (file)".
+fn place(f: &Function) -> String {
+    match f.module.is_empty() {
+        true => f.name.clone(),
+        false => format!("{} ({})", f.name, file_name(&f.module)),
+    }
 }
 
 impl fmt::Display for Warning {
@@ -104,6 +200,15 @@ impl fmt::Display for Warning {
             Warning::NotPlaced(p) => {
                 write!(f, "{p} has no counted flops or bytes; it cannot be placed")
             }
+            Warning::PathsNotCompared(why) => write!(
+                f,
+                "the native run could not be sampled ({why}): whether the emulated run executed the same code was not checked"
+            ),
+            Warning::IdentityNotGiven(why) => write!(
+                f,
+                "{why}: the emulated program saw QEMU's own CPU, and code that chooses its path by CPU may have run another path than natively"
+            ),
+            _ => self.fmt_paths(f),
         }
     }
 }

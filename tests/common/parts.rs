@@ -21,7 +21,13 @@ pub enum Part {
     Slurm,
     /// The kernel's software cpu-clock event, sampled (`perf_event_open`).
     Sampling,
+    /// Debian's Python with numpy on OpenBLAS.
+    Numpy,
 }
+
+/// Debian's own Python, the one `python3-numpy` is built for (a `python3`
+/// earlier on `PATH` may be another).
+pub const DEBIAN_PYTHON: &str = "/usr/bin/python3";
 
 /// A program on `PATH`, or in the sbin folders a user's `PATH` may lack.
 fn program(name: &str, sbin: bool) -> Option<PathBuf> {
@@ -41,6 +47,7 @@ impl Part {
             Part::Chromium => "Chromium with chromedriver",
             Part::Slurm => "Slurm (slurmctld, slurmd, srun, sinfo, scontrol, munged)",
             Part::Sampling => "sampling with the software cpu-clock event (perf_event_open)",
+            Part::Numpy => "Debian's numpy with OpenBLAS (/usr/bin/python3)",
         }
     }
 
@@ -53,6 +60,7 @@ impl Part {
             Part::Sampling => {
                 "sysctl kernel.perf_event_paranoid=2 (as root; a container also needs perf_event_open allowed)"
             }
+            Part::Numpy => "apt-get install python3-numpy libopenblas0",
         }
     }
 
@@ -72,6 +80,10 @@ impl Part {
                 .iter()
                 .all(|p| program(p, true).is_some()),
             Part::Sampling => carmbench::profile::sample::run(&mut Command::new("true")).is_ok(),
+            Part::Numpy => Command::new(DEBIAN_PYTHON)
+                .args(["-c", "import numpy"])
+                .output()
+                .is_ok_and(|o| o.status.success()),
         }
     }
 }

@@ -2,17 +2,15 @@
 //! requested by the core) and time T, placed on the chart at AI = W/Q and
 //! performance W/T. Written by `carmbench profile` or by hand.
 
-use super::check::{Entry, POINT_RANGE};
 use crate::error::{Error, Result};
-use crate::units::num;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Version of the apps file layout: 2 adds each point's processes and the
 /// twin build counted in its place, 3 the points of a program's functions;
-/// files of schemas 1 and 2 are still read. 3 also holds the precision of a
+/// files of schemas 1 to 3 are still read. 3 also holds the precision of a
 /// point's work.
-pub const APPS_SCHEMA: u32 = 3;
+pub const APPS_SCHEMA: u32 = 4;
 
 /// One application (or region of one).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -34,7 +32,7 @@ pub struct AppPoint {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fma_flops: Option<f64>,
     /// Where the counts came from ("perf", "manual", "emulation, qemu 7.2,
-    /// x86-64-v3", ...).
+    /// as this CPU ...", ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// The instruction mix behind the counts, when they were counted
@@ -62,6 +60,35 @@ pub struct AppPoint {
     /// core requested.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traffic: Option<Traffic>,
+    /// The CPU the emulated program was shown, when counted by emulation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulated_cpu: Option<EmulatedCpu>,
+}
+
+/// The CPU an emulated program was shown: the host's identity, and the
+/// host's features it did not get.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct EmulatedCpu {
+    /// CPUID vendor string.
+    pub vendor: String,
+    /// Family.
+    pub family: u32,
+    /// Model.
+    pub model: u32,
+    /// Stepping.
+    pub stepping: u32,
+    /// Brand string.
+    #[serde(default)]
+    pub brand: String,
+    /// The host's instruction-set features the program did not get (QEMU
+    /// cannot emulate them, or they were left out on request), by QEMU's
+    /// names: code that needs them took another path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hidden: Vec<String>,
+    /// Features of QEMU's model the host lacks, turned off.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub masked: Vec<String>,
 }
 
 /// Bytes read from and written to one level by the level above it.
@@ -131,6 +158,25 @@ pub struct FunctionInfo {
     /// line tables.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<String>,
+    /// Under emulation the program ran this other function in its place
+    /// (the host's path needs what the emulated CPU lacks): the point's W
+    /// and Q are that function's, its time this one's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_as: Option<String>,
+    /// It ran in one of the two runs only, with no function of the other
+    /// paired with it: its point is not placed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ran_only: Option<RanOnly>,
+}
+
+/// The one run a function ran in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RanOnly {
+    /// Natively: it has time and no work.
+    Natively,
+    /// Under emulation: it has work and no time.
+    Emulated,
 }
 
 /// One process of a profiled command and what it counted.
@@ -222,6 +268,7 @@ impl AppPoint {
             traffic: None,
             function: None,
             precision: None,
+            emulated_cpu: None,
         }
     }
 
@@ -314,121 +361,92 @@ pub fn add_points(path: &Path, points: Vec<AppPoint>) -> Result<()> {
 }
 
 /// How to mend an apps file.
-const APPS_FIX: &str = "correct the apps file, or write it again with `carmbench profile`";
-
-fn check_mix(e: &Entry, m: &InstructionMix) -> Result<()> {
-    for (f, v) in [
-        ("mix.dp_flops", m.dp_flops),
-        ("mix.sp_flops", m.sp_flops),
-        ("mix.fma_flops", m.fma_flops),
-        ("mix.other_flops", m.other_flops),
-        ("mix.fp_scalar", m.fp_scalar),
-        ("mix.fp_128", m.fp_128),
-        ("mix.fp_256", m.fp_256),
-        ("mix.fp_512", m.fp_512),
-        ("mix.x87", m.x87),
-        ("mix.bytes_loaded", m.bytes_loaded),
-        ("mix.bytes_stored", m.bytes_stored),
-        ("mix.loads", m.loads),
-        ("mix.stores", m.stores),
-        ("mix.instructions", m.instructions),
-        ("mix.int8_ops", m.int8_ops),
-        ("mix.int16_ops", m.int16_ops),
-        ("mix.int32_ops", m.int32_ops),
-        ("mix.bf16_flops", m.bf16_flops),
-        ("mix.fp16_flops", m.fp16_flops),
-    ] {
-        e.non_negative(f, v)?;
-    }
-    Ok(())
-}
-
-fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
-    let e = Entry::new(doc, format!("application '{}'", a.name), APPS_FIX);
-    if a.name.trim().is_empty() {
-        return Err(e.fail("name", "empty", "each point needs a name"));
-    }
-    // A function may do no FP work (a copy) or miss the samples: listed,
-    // not drawn.
-    if a.function.is_some() && !a.placeable() {
-        e.non_negative("flops", a.flops)?;
-        e.non_negative("bytes", a.bytes)?;
-        e.non_negative("seconds", a.seconds)?;
-    } else {
-        e.positive("flops", a.flops)?;
-        e.positive("bytes", a.bytes)?;
-        e.positive("seconds", a.seconds)?;
-        e.plottable("its AI (flop/B)", a.ai(), "flops / bytes")?;
-        e.plottable("its GFLOP/s", a.gflop_per_s(), "flops / seconds")?;
-    }
-    if let Some(t) = a.threads {
-        e.at_least("threads", t as u64, 1)?;
-    }
-    if let Some(f) = a.fma_flops {
-        e.non_negative("fma_flops", f)?;
-        e.ordered(("fma_flops", f), ("flops", a.flops))?;
-    }
-    if let Some(m) = &a.mix {
-        check_mix(&e, m)?;
-    }
-    if let Some(t) = &a.traffic {
-        for (f, v) in [
-            ("traffic.L2.read", t.l2.read),
-            ("traffic.L2.write", t.l2.write),
-            ("traffic.L3.read", t.l3.read),
-            ("traffic.L3.write", t.l3.write),
-            ("traffic.DRAM.read", t.dram.read),
-            ("traffic.DRAM.write", t.dram.write),
-        ] {
-            e.non_negative(f, v)?;
-        }
-    }
-    if let Some(f) = &a.function {
-        e.non_negative("function.share", f.share)?;
-        e.ordered(("function.share", f.share), ("1", 1.0))?;
-        if f.program.trim().is_empty() {
-            return Err(e.fail("function.program", "empty", "name the program's point"));
-        }
-    }
-    for p in &a.processes {
-        e.non_negative("processes.flops", p.flops)?;
-        e.non_negative("processes.bytes", p.bytes)?;
-        e.non_negative("processes.instructions", p.instructions)?;
-    }
-    Ok(())
-}
-
-/// Counts given by hand (`--flops`, `--bytes`): positive, finite, and an
-/// intensity inside [`POINT_RANGE`].
-pub fn manual_counts(flops: f64, bytes: f64) -> Result<()> {
-    if !(flops > 0.0 && bytes > 0.0 && flops.is_finite() && bytes.is_finite()) {
-        return Err(Error::input("--flops and --bytes must be positive numbers"));
-    }
-    let (lo, hi) = POINT_RANGE;
-    if !(lo..=hi).contains(&(flops / bytes)) {
-        return Err(Error::input(format!(
-            "--flops / --bytes is {} flop/B; an intensity outside {} to {} cannot be right: check the counts",
-            num(flops / bytes),
-            num(lo),
-            num(hi)
-        )));
-    }
-    Ok(())
-}
-
-/// Check one application point, as an apps file `doc` would hold it.
-pub fn check_point(a: &AppPoint, doc: &str) -> Result<()> {
-    check_app(doc, a)
-}
-
-/// Check an apps file read from `doc`.
-pub fn check(f: &AppsFile, doc: &str) -> Result<()> {
-    f.applications.iter().try_for_each(|a| check_app(doc, a))
-}
+mod check;
+pub use check::{check, check_point, manual_counts};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cpu_an_emulated_program_was_shown_is_checked() {
+        let cpu = EmulatedCpu {
+            vendor: "AuthenticAMD".into(),
+            family: 0x1A,
+            model: 2,
+            stepping: 1,
+            brand: "AMD EPYC".into(),
+            hidden: vec!["avx512f".into(), "avx-vnni".into(), "sse4.2".into()],
+            masked: vec!["monitor".into()],
+        };
+        let with = |c: EmulatedCpu| AppsFile {
+            schema: APPS_SCHEMA,
+            applications: vec![AppPoint {
+                emulated_cpu: Some(c),
+                ..AppPoint::new("app", 1e9, 1e9, 1.0)
+            }],
+        };
+        assert!(check(&with(cpu.clone()), "a").is_ok());
+        for (bad, field) in [
+            (
+                EmulatedCpu {
+                    vendor: "AuthenticAMDx".into(),
+                    ..cpu.clone()
+                },
+                "emulated_cpu.vendor",
+            ),
+            (
+                EmulatedCpu {
+                    model: 256,
+                    ..cpu.clone()
+                },
+                "emulated_cpu.model",
+            ),
+            (
+                EmulatedCpu {
+                    stepping: 16,
+                    ..cpu.clone()
+                },
+                "emulated_cpu.stepping",
+            ),
+            (
+                EmulatedCpu {
+                    family: 0x10F,
+                    ..cpu.clone()
+                },
+                "emulated_cpu.family",
+            ),
+            (
+                EmulatedCpu {
+                    hidden: vec!["AVX512F".into()],
+                    ..cpu.clone()
+                },
+                "emulated_cpu.hidden",
+            ),
+            (
+                EmulatedCpu {
+                    masked: vec!["x".into(), "x".into()],
+                    ..cpu.clone()
+                },
+                "emulated_cpu.masked",
+            ),
+            (
+                EmulatedCpu {
+                    brand: "\u{1}".into(),
+                    ..cpu.clone()
+                },
+                "emulated_cpu.brand",
+            ),
+        ] {
+            let e = check(&with(bad), "a").unwrap_err().to_string();
+            assert!(e.contains(field), "{field}: {e}");
+        }
+        // And it round-trips through the file's text.
+        let text = serde_yaml::to_string(&with(cpu.clone())).unwrap();
+        assert!(text.contains("hidden:") && text.contains("- avx512f"));
+        let back = parse(&text, "a").unwrap();
+        assert_eq!(back.applications[0].emulated_cpu.as_ref(), Some(&cpu));
+    }
 
     #[test]
     fn damaged_points_are_named_with_their_field() {

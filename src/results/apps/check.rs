@@ -1,0 +1,173 @@
+//! An apps file's points checked when read and before they are written:
+//! each number finite and in its range, each name present, the CPU an
+//! emulated program was shown in CPUID's ranges.
+
+use super::{AppPoint, AppsFile, EmulatedCpu, InstructionMix};
+use crate::error::{Error, Result};
+use crate::results::check::{Entry, POINT_RANGE};
+use crate::units::num;
+
+const APPS_FIX: &str = "correct the apps file, or write it again with `carmbench profile`";
+
+fn check_mix(e: &Entry, m: &InstructionMix) -> Result<()> {
+    for (f, v) in [
+        ("mix.dp_flops", m.dp_flops),
+        ("mix.sp_flops", m.sp_flops),
+        ("mix.fma_flops", m.fma_flops),
+        ("mix.other_flops", m.other_flops),
+        ("mix.fp_scalar", m.fp_scalar),
+        ("mix.fp_128", m.fp_128),
+        ("mix.fp_256", m.fp_256),
+        ("mix.fp_512", m.fp_512),
+        ("mix.x87", m.x87),
+        ("mix.bytes_loaded", m.bytes_loaded),
+        ("mix.bytes_stored", m.bytes_stored),
+        ("mix.loads", m.loads),
+        ("mix.stores", m.stores),
+        ("mix.instructions", m.instructions),
+        ("mix.int8_ops", m.int8_ops),
+        ("mix.int16_ops", m.int16_ops),
+        ("mix.int32_ops", m.int32_ops),
+        ("mix.bf16_flops", m.bf16_flops),
+        ("mix.fp16_flops", m.fp16_flops),
+    ] {
+        e.non_negative(f, v)?;
+    }
+    Ok(())
+}
+
+fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
+    let e = Entry::new(doc, format!("application '{}'", a.name), APPS_FIX);
+    if a.name.trim().is_empty() {
+        return Err(e.fail("name", "empty", "each point needs a name"));
+    }
+    // A function may do no FP work (a copy) or miss the samples: listed,
+    // not drawn.
+    if a.function.is_some() && !a.placeable() {
+        e.non_negative("flops", a.flops)?;
+        e.non_negative("bytes", a.bytes)?;
+        e.non_negative("seconds", a.seconds)?;
+    } else {
+        e.positive("flops", a.flops)?;
+        e.positive("bytes", a.bytes)?;
+        e.positive("seconds", a.seconds)?;
+        e.plottable("its AI (flop/B)", a.ai(), "flops / bytes")?;
+        e.plottable("its GFLOP/s", a.gflop_per_s(), "flops / seconds")?;
+    }
+    if let Some(t) = a.threads {
+        e.at_least("threads", t as u64, 1)?;
+    }
+    if let Some(f) = a.fma_flops {
+        e.non_negative("fma_flops", f)?;
+        e.ordered(("fma_flops", f), ("flops", a.flops))?;
+    }
+    if let Some(m) = &a.mix {
+        check_mix(&e, m)?;
+    }
+    if let Some(t) = &a.traffic {
+        for (f, v) in [
+            ("traffic.L2.read", t.l2.read),
+            ("traffic.L2.write", t.l2.write),
+            ("traffic.L3.read", t.l3.read),
+            ("traffic.L3.write", t.l3.write),
+            ("traffic.DRAM.read", t.dram.read),
+            ("traffic.DRAM.write", t.dram.write),
+        ] {
+            e.non_negative(f, v)?;
+        }
+    }
+    if let Some(f) = &a.function {
+        e.non_negative("function.share", f.share)?;
+        e.ordered(("function.share", f.share), ("1", 1.0))?;
+        if f.program.trim().is_empty() {
+            return Err(e.fail("function.program", "empty", "name the program's point"));
+        }
+        if f.counted_as.as_ref().is_some_and(|c| c.trim().is_empty()) {
+            return Err(e.fail("function.counted_as", "empty", "name the function counted"));
+        }
+    }
+    if let Some(c) = &a.emulated_cpu {
+        check_cpu(&e, c)?;
+    }
+    for p in &a.processes {
+        e.non_negative("processes.flops", p.flops)?;
+        e.non_negative("processes.bytes", p.bytes)?;
+        e.non_negative("processes.instructions", p.instructions)?;
+    }
+    Ok(())
+}
+
+/// The CPU an emulated program was shown: CPUID's ranges, and feature
+/// names as QEMU spells them, each once.
+fn check_cpu(e: &Entry, c: &EmulatedCpu) -> Result<()> {
+    let printable = |s: &str| s.chars().all(|c| c.is_ascii_graphic() || c == ' ');
+    if c.vendor.len() > 12 || !printable(&c.vendor) {
+        return Err(e.fail(
+            "emulated_cpu.vendor",
+            &c.vendor,
+            "a CPUID vendor string of 12 ASCII characters at most",
+        ));
+    }
+    if c.brand.len() > 48 || !printable(&c.brand) {
+        return Err(e.fail(
+            "emulated_cpu.brand",
+            &c.brand,
+            "a CPUID brand string of 48 ASCII characters at most",
+        ));
+    }
+    for (field, v, most) in [
+        ("emulated_cpu.family", c.family, 0xF + 0xFF),
+        ("emulated_cpu.model", c.model, 0xFF),
+        ("emulated_cpu.stepping", c.stepping, 0xF),
+    ] {
+        e.ordered((field, f64::from(v)), (&format!("{most}"), f64::from(most)))?;
+    }
+    for (field, names) in [
+        ("emulated_cpu.hidden", &c.hidden),
+        ("emulated_cpu.masked", &c.masked),
+    ] {
+        for (i, n) in names.iter().enumerate() {
+            let word =
+                |ch: char| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-' || ch == '.';
+            if n.is_empty() || n.len() > 32 || !n.chars().all(word) {
+                return Err(e.fail(
+                    field,
+                    n,
+                    "CPU feature names as QEMU spells them (avx512f, sse4.2, avx-vnni)",
+                ));
+            }
+            if names[..i].contains(n) {
+                return Err(e.fail(field, n, "each feature named once"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Counts given by hand (`--flops`, `--bytes`): positive, finite, and an
+/// intensity inside [`POINT_RANGE`].
+pub fn manual_counts(flops: f64, bytes: f64) -> Result<()> {
+    if !(flops > 0.0 && bytes > 0.0 && flops.is_finite() && bytes.is_finite()) {
+        return Err(Error::input("--flops and --bytes must be positive numbers"));
+    }
+    let (lo, hi) = POINT_RANGE;
+    if !(lo..=hi).contains(&(flops / bytes)) {
+        return Err(Error::input(format!(
+            "--flops / --bytes is {} flop/B; an intensity outside {} to {} cannot be right: check the counts",
+            num(flops / bytes),
+            num(lo),
+            num(hi)
+        )));
+    }
+    Ok(())
+}
+
+/// Check one application point, as an apps file `doc` would hold it.
+pub fn check_point(a: &AppPoint, doc: &str) -> Result<()> {
+    check_app(doc, a)
+}
+
+/// Check an apps file read from `doc`.
+pub fn check(f: &AppsFile, doc: &str) -> Result<()> {
+    f.applications.iter().try_for_each(|a| check_app(doc, a))
+}
