@@ -170,7 +170,12 @@ fn best_match(
             .as_ref()
             .map_or("", |e| e.function.name.as_str())
     };
+    // Code without a symbol is named by its file and address: alike by
+    // its file only.
     let alike = |a: &str, b: &str| {
+        if a.contains("+0x") || b.contains("+0x") {
+            return None;
+        }
         let c = common_start(a, b);
         (c >= 4 && 2 * c >= a.len().min(b.len())).then_some(c)
     };
@@ -273,6 +278,19 @@ mod tests {
             (f("/a", "main"), cost(5, 100)),
         ]);
         assert_eq!(compare(&same_file, 50).pairs.len(), 1);
+    }
+
+    #[test]
+    fn code_without_symbols_is_not_paired_by_its_name() {
+        let lib = "/lib/_umath.so";
+        let costs = BTreeMap::from([
+            (f(lib, "_umath.so+0xc78e0"), cost(400, 0)),
+            (f(lib, "_umath.so+0xca7b0"), cost(400, 0)),
+            (f(lib, "_umath.so+0xdcab0"), cost(0, 9000)),
+        ]);
+        let c = compare(&costs, 1000);
+        assert!(c.pairs.is_empty(), "{c:?}");
+        assert_eq!((c.native_only.len(), c.emulated_only.len()), (2, 1));
     }
 
     #[test]

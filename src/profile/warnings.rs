@@ -135,8 +135,12 @@ fn why_path(hidden: &[String]) -> String {
     match hidden.is_empty() {
         true => "the program chose its path by something the emulated CPU answers otherwise".into(),
         false => format!(
-            "the host's path likely needs a feature QEMU cannot emulate ({})",
-            hidden.join(", ")
+            "the host's path likely needs a feature QEMU cannot emulate ({}{})",
+            hidden[..hidden.len().min(4)].join(", "),
+            match hidden.len() > 4 {
+                true => format!(" and {} more: emulated_cpu.hidden", hidden.len() - 4),
+                false => String::new(),
+            }
         ),
     }
 }
