@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-const KEYS: [&str; 18] = [
+const KEYS: [&str; 19] = [
     "kind",
     "mix",
     "op",
@@ -26,6 +26,7 @@ const KEYS: [&str; 18] = [
     "dot",
     "madd",
     "mmla",
+    "alu",
     "needs",
     "prefetch",
     "pace",
@@ -133,7 +134,7 @@ fn main() {
             .unwrap();
             writeln!(
                 table,
-                "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, declared_width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {}, dots: {}, madds: {}, mmlas: {}, needs: {:?}, prefetch: {}, pace: {} }}, entry: {sym} }},",
+                "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, declared_width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {}, dots: {}, madds: {}, mmlas: {}, alus: {}, needs: {:?}, prefetch: {}, pace: {} }}, entry: {sym} }},",
                 variant(kind),
                 opt("mix", "Mix"),
                 opt("op", "Op"),
@@ -149,6 +150,7 @@ fn main() {
                 num("dot"),
                 num("madd"),
                 num("mmla"),
+                num("alu"),
                 get("needs"),
                 num("prefetch"),
                 num("pace"),

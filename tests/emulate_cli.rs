@@ -31,6 +31,10 @@ use traffic::*;
 mod identity;
 use identity::*;
 
+#[path = "emulate/integer.rs"]
+mod integer;
+use integer::*;
+
 use carmbench::profile::emulate::{Counts, Emulator};
 use carmbench::results::apps;
 use std::path::{Path, PathBuf};
@@ -430,6 +434,7 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Sampling) a_kernel_chosen_by_cpu_identity_is_the_same_one_emulated,
         (Part::Qemu, Part::Sampling) a_kernel_for_a_feature_qemu_lacks_is_named_and_paired,
         (Part::Qemu, Part::Sampling, Part::Numpy) the_blas_kernel_numpy_ran_natively_is_the_one_counted,
+        (Part::Qemu, Part::Sampling) integer_kernels_are_counted_exactly_and_placed_under_the_integer_roofs,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

@@ -56,6 +56,8 @@ struct Counts {
     dots: u32,
     /// `vpmaddwd` whose result the next `vpaddd` adds into a chain.
     madds: u32,
+    /// Integer ALU instructions other than adds (and, or, xor, sub).
+    alus: u32,
     /// Memory operand sizes in bytes.
     mem_widths: Vec<u32>,
     /// Bytes each access touches: (base register, first byte, last byte,
@@ -162,7 +164,29 @@ fn count_narrow(c: &mut Counts, madd_results: &mut Vec<String>, i: &Insn, kind: 
     }
 }
 
-fn count(body: &[Insn]) -> Counts {
+/// Count one integer ALU instruction of an integer kernel (precision
+/// `int`): on the general registers (not the loop's counters r8 and r9),
+/// or a 64-bit lane add of a vector.
+fn count_integer(c: &mut Counts, m: &str, operands: &str) -> bool {
+    let dst = operands.split(',').next().unwrap_or("").trim();
+    let vector = matches!(m, "paddq" | "vpaddq");
+    let gpr = matches!(m, "add" | "and" | "or" | "xor" | "sub")
+        && !matches!(dst, "r8" | "r9")
+        && !operands.contains('[');
+    if !(vector || gpr) {
+        return false;
+    }
+    c.precisions.push('q');
+    c.fp_widths
+        .push(if vector { reg_width(operands) } else { 8 });
+    match m {
+        "add" | "paddq" | "vpaddq" => c.adds += 1,
+        _ => c.alus += 1,
+    }
+    true
+}
+
+fn count(body: &[Insn], integer: bool) -> Counts {
     let mut c = Counts::default();
     // The registers `vpmaddwd` wrote that no `vpaddd` has added yet.
     let mut madd_results: Vec<String> = Vec::new();
@@ -179,6 +203,9 @@ fn count(body: &[Insn]) -> Counts {
         };
         let ops: Vec<&str> = i.operands.splitn(2, ',').collect();
         let is_mem = |o: &str| o.contains('[');
+        if integer && count_integer(&mut c, m, &i.operands) {
+            continue;
+        }
         // Loop control: pointer/counter arithmetic on general registers.
         if matches!(m, "add" | "sub" | "dec" | "inc" | "cmp") || m.starts_with('j') {
             assert!(
@@ -276,8 +303,13 @@ fn count(body: &[Insn]) -> Counts {
     c
 }
 
+/// Whether `d` counts integer ALU work (its adds are not loop control).
+fn integer(d: &Decl) -> bool {
+    d.precision == Some(carmbench::kernels::Precision::Int)
+}
+
 fn check(d: &Decl, body: &[Insn]) {
-    let c = count(body);
+    let c = count(body, integer(d));
     check_counts(d, body, c);
 }
 
@@ -305,7 +337,7 @@ fn check_validation(d: &Decl, code: &[Insn]) {
         .filter(|i| !inner.contains(&i.addr))
         .cloned()
         .collect();
-    let (mem, fp) = (count(&mem_only), count(fp_loop));
+    let (mem, fp) = (count(&mem_only, false), count(fp_loop, false));
     assert_eq!(
         mem.adds + mem.muls + mem.fmas + mem.divs,
         0,
@@ -390,6 +422,7 @@ fn check_counts(d: &Decl, body: &[Insn], c: Counts) {
     assert_eq!(c.divs, d.divs, "divs of {ctx}");
     assert_eq!(c.dots, d.dots, "dot products of {ctx}");
     assert_eq!(c.madds, d.madds, "vpmaddwd + vpaddd pairs of {ctx}");
+    assert_eq!(c.alus, d.alus, "integer ALU ops of {ctx}");
     assert_eq!(d.mmlas, 0, "no x86 matrix multiply-accumulate: {ctx}");
     assert_eq!(c.paces.len() as u32, d.pace, "pacing adds of {ctx}");
     for (reg, w) in &c.paces {

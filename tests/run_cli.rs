@@ -148,6 +148,11 @@ fn narrow_types_are_measured_with_their_own_ops_where_the_cpu_has_them() {
     let narrow: Vec<_> = KERNELS
         .iter()
         .filter(|k| k.decl.kind == Kind::Compute)
+        .filter(|k| {
+            k.decl
+                .precision
+                .is_some_and(|p| doc.plan.precision.contains(&p))
+        })
         .filter(|k| k.decl.precision.is_some_and(|p| p.own_ops().is_some()))
         .filter(|k| doc.plan.isa.contains(&k.decl.isa))
         .collect();

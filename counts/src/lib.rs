@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 
 /// The version of the layout below: 2 has one file per process, 3 the
 /// counts of each piece of code ([`Site`]), 4 the narrow types' ops and the
-/// simulated caches' traffic.
-pub const VERSION: u32 = 4;
+/// simulated caches' traffic, 5 every integer op (scalar by width, vector
+/// by lane) and the compares beside them.
+pub const VERSION: u32 = 5;
 
 /// The counter table, written once: each counter's field in [`Counts`],
 /// its index in the plugin's arrays ([`field`]) and its doc.
@@ -82,13 +83,29 @@ counters! {
     bytes_loaded = BYTES_LOADED,
     /// Bytes written.
     bytes_stored = BYTES_STORED,
-    /// Ops of vector instructions on 8-bit integers (a multiply and an add
-    /// each: VPDPBUSD, VPMADDUBSW; VPADDB).
+    /// Ops of vector integer instructions on 8-bit lanes, one per lane (a
+    /// dot product's multiply and add each: VPDPBUSD, VPMADDUBSW; VPADDB,
+    /// VPMINUB, ...).
     int8_ops = INT8_OPS,
-    /// On 16-bit integers (VPDPWSSD, VPMADDWD, VPMULLW, VPADDW).
+    /// On 16-bit lanes (VPDPWSSD, VPMADDWD, VPMULLW, VPADDW, ...).
     int16_ops = INT16_OPS,
-    /// On 32-bit integers (VPADDD, VPSUBD, VPMULLD).
+    /// On 32-bit lanes (VPADDD, VPSUBD, VPMULLD, VPSLLD, ...).
     int32_ops = INT32_OPS,
+    /// On 64-bit lanes, and the bitwise ones without a lane size (VPADDQ,
+    /// VPAND, VPXOR, ...).
+    int64_ops = INT64_OPS,
+    /// Integer ops of the general registers on 8-bit operands (add, sub,
+    /// and, shifts, ...: the definition is in docs/profile.md).
+    scalar_int8_ops = SCALAR_INT8_OPS,
+    /// On 16-bit operands.
+    scalar_int16_ops = SCALAR_INT16_OPS,
+    /// On 32-bit operands.
+    scalar_int32_ops = SCALAR_INT32_OPS,
+    /// On 64-bit operands.
+    scalar_int64_ops = SCALAR_INT64_OPS,
+    /// Integer compares and tests (CMP, TEST, PCMPEQ, VPCMP, VPTESTM: one per
+    /// lane), counted beside the ops, not among them.
+    int_compares = INT_COMPARES,
     /// BF16 flops (VDPBF16PS: a multiply and an add per BF16 pair).
     bf16_flops = BF16_FLOPS,
     /// Half-precision flops (AVX512_FP16: an FMA two per lane).
@@ -142,9 +159,21 @@ impl Counts {
         self.dp_fma_flops + self.sp_fma_flops
     }
 
-    /// Integer ops of vector instructions, all widths.
-    pub fn integer_ops(&self) -> u64 {
+    /// Integer ops of vector instructions on narrow lanes (8, 16 and 32
+    /// bits): the narrow types' work.
+    pub fn narrow_ops(&self) -> u64 {
         self.int8_ops + self.int16_ops + self.int32_ops
+    }
+
+    /// Integer ops of the general registers, every width.
+    pub fn scalar_int_ops(&self) -> u64 {
+        self.scalar_int8_ops + self.scalar_int16_ops + self.scalar_int32_ops + self.scalar_int64_ops
+    }
+
+    /// Every integer op: vector lanes of every width and the general
+    /// registers'.
+    pub fn integer_ops(&self) -> u64 {
+        self.narrow_ops() + self.int64_ops + self.scalar_int_ops()
     }
 
     /// Q: bytes requested, loaded and stored.

@@ -64,20 +64,17 @@ fn fp_kind(m: &str) -> Option<(FpOp, bool, bool)> {
         .then_some((FpOp::Simple, double, packed))
 }
 
-/// The counter and ops of a narrow-type vector instruction of `width`
-/// bytes, written without its `v` prefix: one op per multiply and one per
-/// add, so a dot product of 4 INT8 pairs into a 32-bit lane is 8 and
-/// VPMADDUBSW's pair of products summed into 16 bits is 3.
+/// The counter and ops of a narrow type's multiply-add of `width` bytes,
+/// written without its `v` prefix: one op per multiply and one per add, so
+/// a dot product of 4 INT8 pairs into a 32-bit lane is 8 and VPMADDUBSW's
+/// pair of products summed into 16 bits is 3. The other vector integer
+/// instructions are counted by [`crate::integer`], one op per lane.
 fn narrow_ops(m: &str, width: u64) -> Option<(usize, u64)> {
     let (slot, ops) = match m {
         "pdpbusd" | "pdpbusds" => (field::INT8_OPS, 2 * width),
         "pmaddubsw" => (field::INT8_OPS, 3 * width / 2),
-        "paddb" | "psubb" | "paddsb" | "paddusb" | "psubsb" | "psubusb" => (field::INT8_OPS, width),
         "pdpwssd" | "pdpwssds" => (field::INT16_OPS, width),
         "pmaddwd" => (field::INT16_OPS, 3 * width / 4),
-        "paddw" | "psubw" | "paddsw" | "paddusw" | "psubsw" | "psubusw" | "pmullw" | "pmulhw"
-        | "pmulhuw" | "pmulhrsw" => (field::INT16_OPS, width / 2),
-        "paddd" | "psubd" | "pmulld" => (field::INT32_OPS, width / 4),
         "dpbf16ps" => (field::BF16_FLOPS, width),
         _ => return None,
     };
@@ -199,6 +196,8 @@ pub fn classify(i: &Instruction, info: &mut InstructionInfoFactory) -> Insn {
         }
     } else if let Some((slot, ops)) = narrow_ops(bare, u64::from(vector_bytes(i))) {
         c[slot] = ops;
+    } else if let Some((slot, ops)) = crate::integer::counts(i, &name, bare) {
+        c[slot] = ops;
     } else if let Some(flops) = fp16_flops(bare, u64::from(vector_bytes(i))) {
         c[field::FP16_FLOPS] = flops;
     } else if is_x87_arith(&name) {
@@ -297,7 +296,10 @@ mod tests {
 
     /// Assemble one instruction with GNU as and return its bytes.
     fn assemble(text: &str) -> Vec<u8> {
-        let dir = std::env::temp_dir().join(format!("classify-{}", std::process::id()));
+        // A folder of its own: tests run side by side.
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("classify-{}-{k}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let (src, obj, bin) = (dir.join("a.s"), dir.join("a.o"), dir.join("a.bin"));
         std::fs::write(&src, format!(".intel_syntax noprefix\n{text}\n")).unwrap();
@@ -316,7 +318,9 @@ mod tests {
                 .unwrap()
                 .success();
         assert!(ok, "as {text}");
-        std::fs::read(&bin).unwrap()
+        let bytes = std::fs::read(&bin).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        bytes
     }
 
     #[test]
@@ -342,10 +346,88 @@ mod tests {
             let fp = i.counts[DP_FMA] + i.counts[DP_OTHER] + i.counts[SP_FMA] + i.counts[SP_OTHER];
             assert_eq!(fp, 0, "{text}: no FP32/FP64 flops");
         }
-        // A 64-bit add or a compare: none.
+        // A 64-bit add or a compare: no narrow type's op.
         for text in ["vpaddq ymm0, ymm1, ymm2", "vpcmpeqb ymm0, ymm1, ymm2"] {
             let i = count(&assemble(text));
-            assert_eq!(i.counts[INT8_OPS..].iter().sum::<u64>(), 0, "{text}");
+            assert_eq!(
+                i.counts[INT8_OPS..=INT32_OPS].iter().sum::<u64>(),
+                0,
+                "{text}"
+            );
+        }
+    }
+
+    /// Every integer counter of one instruction, by name.
+    fn integer(text: &str) -> Vec<(&'static str, u64)> {
+        let i = count(&assemble(text));
+        let names = [
+            ("int8", INT8_OPS),
+            ("int16", INT16_OPS),
+            ("int32", INT32_OPS),
+            ("int64", INT64_OPS),
+            ("s8", SCALAR_INT8_OPS),
+            ("s16", SCALAR_INT16_OPS),
+            ("s32", SCALAR_INT32_OPS),
+            ("s64", SCALAR_INT64_OPS),
+            ("cmp", INT_COMPARES),
+        ];
+        names
+            .iter()
+            .filter(|(_, f)| i.counts[*f] > 0)
+            .map(|(n, f)| (*n, i.counts[*f]))
+            .collect()
+    }
+
+    #[test]
+    fn integer_ops_count_one_per_instruction_or_lane_and_compares_apart() {
+        for (text, want) in [
+            // The general registers: one op, by the operand's width.
+            ("add rax, rbx", vec![("s64", 1)]),
+            ("add ecx, 5", vec![("s32", 1)]),
+            ("imul r8w, r9w", vec![("s16", 1)]),
+            ("xor al, 0x5a", vec![("s8", 1)]),
+            ("shr rdx, 3", vec![("s64", 1)]),
+            ("rol eax, cl", vec![("s32", 1)]),
+            ("popcnt rax, rbx", vec![("s64", 1)]),
+            ("tzcnt ecx, edx", vec![("s32", 1)]),
+            ("bt rax, 7", vec![("s64", 1)]),
+            ("bextr rax, rbx, rcx", vec![("s64", 1)]),
+            ("neg qword ptr [rdi]", vec![("s64", 1)]),
+            ("inc byte ptr [rdi+rax]", vec![("s8", 1)]),
+            ("div rcx", vec![("s64", 1)]),
+            ("adc rax, rdx", vec![("s64", 1)]),
+            // Compares, beside.
+            ("cmp rax, rbx", vec![("cmp", 1)]),
+            ("test cl, 1", vec![("cmp", 1)]),
+            // Not ops: moves, LEA, the stack, branches' companions, idioms.
+            ("mov rax, rbx", vec![]),
+            ("lea rax, [rbx+rcx*8+4]", vec![]),
+            ("push rbp", vec![]),
+            ("sub rsp, 0x28", vec![]),
+            ("and rsp, -16", vec![]),
+            ("xor eax, eax", vec![]),
+            ("sub r9, r9", vec![]),
+            ("movzx eax, byte ptr [rdi]", vec![]),
+            // Vectors: one op per lane of the size the suffix names.
+            ("vpaddq ymm0, ymm1, ymm2", vec![("int64", 4)]),
+            ("vpaddb zmm0, zmm1, zmm2", vec![("int8", 64)]),
+            ("paddw xmm0, xmm1", vec![("int16", 8)]),
+            ("vpminub ymm0, ymm1, ymm2", vec![("int8", 32)]),
+            ("vpsrld ymm0, ymm1, 3", vec![("int32", 8)]),
+            ("vpand ymm0, ymm1, ymm2", vec![("int64", 4)]),
+            ("vpternlogd zmm0, zmm1, zmm2, 0x96", vec![("int32", 16)]),
+            ("vpmuludq ymm0, ymm1, ymm2", vec![("int64", 4)]),
+            ("psadbw xmm0, xmm1", vec![("int8", 16)]),
+            ("vpcmpeqb ymm0, ymm1, ymm2", vec![("cmp", 32)]),
+            ("vpcmpub k1, zmm1, zmm2, 1", vec![("cmp", 64)]),
+            ("vpxor xmm0, xmm0, xmm0", vec![]),
+            ("vpcmpeqd ymm3, ymm3, ymm3", vec![]),
+            ("vpshufb ymm0, ymm1, ymm2", vec![]),
+            ("vpunpcklbw ymm0, ymm1, ymm2", vec![]),
+            // FP logic is neither integer work nor flops.
+            ("xorps xmm0, xmm1", vec![]),
+        ] {
+            assert_eq!(integer(text), want, "{text}");
         }
     }
 

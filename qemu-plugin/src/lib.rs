@@ -18,6 +18,7 @@
 
 pub mod cache;
 pub mod classify;
+pub mod integer;
 pub mod process;
 pub mod protocol;
 pub mod sites;

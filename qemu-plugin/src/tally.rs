@@ -12,7 +12,6 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 /// One thread's counters and regions.
-#[derive(Default)]
 pub struct Thread {
     counts: [AtomicU64; field::N],
     /// Regions open on this thread: number → the counters when each began.
@@ -21,6 +20,17 @@ pub struct Thread {
     done: Mutex<HashMap<u64, (Array, u64)>>,
     /// How often each block ran on this thread.
     pub runs: Runs,
+}
+
+impl Default for Thread {
+    fn default() -> Self {
+        Thread {
+            counts: std::array::from_fn(|_| AtomicU64::new(0)),
+            open: Mutex::default(),
+            done: Mutex::default(),
+            runs: Runs::default(),
+        }
+    }
 }
 
 impl Thread {

@@ -29,6 +29,7 @@ fn op_title(op: Option<Op>) -> &'static str {
         Some(Op::Dot) => "DOT",
         Some(Op::Madd) => "MADD+ADD",
         Some(Op::Mmla) => "MMLA",
+        Some(Op::Alu) => "ALU",
         None => "?",
     }
 }
@@ -37,8 +38,14 @@ fn op_title(op: Option<Op>) -> &'static str {
 /// "DOT INT8: 910.3 GOP/s, 246.2 op/cycle" for integer arithmetic.
 pub fn flat_text(r: &Roof) -> String {
     let unit = r.precision.map_or("flop", Precision::unit);
+    // Integer ALU roofs of the general registers and of vectors are drawn
+    // together: named by their ISA.
+    let isa = match r.precision {
+        Some(Precision::Int) => format!(" {}", r.isa),
+        _ => String::new(),
+    };
     format!(
-        "{} {}: {:.1} G{}/s, {:.1} {unit}/cycle",
+        "{} {}{isa}: {:.1} G{}/s, {:.1} {unit}/cycle",
         op_title(r.op),
         r.precision.map_or("", Precision::name).to_uppercase(),
         r.value(),

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::kernels::{Kind, Mix, Op, Precision};
 use crate::machine::isa::Isa;
 use crate::results::apps::AppPoint;
-use crate::results::view::{default_mix, default_ops, default_precision, distinct};
+use crate::results::view::{default_mix, default_ops, default_precision, distinct, shown_with};
 use crate::results::{Document, Roof, ValidationPoint};
 
 /// What to draw (None: the default).
@@ -53,6 +53,8 @@ pub struct Selection {
     pub apps: Vec<AppPoint>,
     /// Thread counts of the roofs drawn.
     pub threads: Vec<usize>,
+    /// Precisions whose compute roofs are drawn.
+    pub precisions: Vec<Precision>,
     /// Points that moved between two profiles, each drawn as an arrow from
     /// where it was to where it is.
     pub moves: Vec<Move>,
@@ -81,20 +83,29 @@ impl Selection {
     }
 
     /// A line for each application point that ran a thread count whose
-    /// roofs are not drawn: it is shown against other roofs, and said so.
+    /// roofs are not drawn, or whose work's roofs are not: it is shown
+    /// against other roofs, and said so.
     pub fn app_notes(&self) -> Vec<String> {
         let drawn: Vec<String> = self.threads.iter().map(|t| t.to_string()).collect();
-        self.apps
-            .iter()
-            .filter_map(|a| {
-                let n = a.threads.filter(|n| !self.threads.contains(n))?;
-                Some(format!(
-                    "{} ran {n} thread(s), whose roofs are not drawn (measured or asked for: {}); it is shown against those",
+        let threads = self.apps.iter().filter_map(|a| {
+            let n = a.threads.filter(|n| !self.threads.contains(n))?;
+            Some(format!(
+                "{} ran {n} thread(s), whose roofs are not drawn (measured or asked for: {}); it is shown against those",
+                a.name,
+                drawn.join(", ")
+            ))
+        });
+        let work = self.apps.iter().filter_map(|a| {
+            let p = a.precision.unwrap_or(Precision::Dp);
+            (!self.precisions.contains(&p)).then(|| {
+                format!(
+                    "{}'s work is {} ops, whose roofs these results lack (measure them with `carmbench run --precision {p}`): it is drawn without them",
                     a.name,
-                    drawn.join(", ")
-                ))
+                    p.name()
+                )
             })
-            .collect()
+        });
+        threads.chain(work).collect()
     }
 }
 
@@ -122,11 +133,14 @@ fn choose<T: Copy + PartialEq + std::fmt::Display>(
 /// The precisions of the points' work, double precision's first, when any
 /// is not double precision (the charts' default): each point goes under its
 /// own type's roofs.
-pub fn apps_precisions(apps: &[AppPoint]) -> Option<Vec<Precision>> {
+pub fn apps_precisions(apps: &[AppPoint], docs: &[(String, Document)]) -> Option<Vec<Precision>> {
+    let measured =
+        |p: Precision| (docs.iter()).any(|(_, d)| d.roofs.iter().any(|r| r.precision == Some(p)));
     let mut v: Vec<Precision> = Vec::new();
     for a in apps {
         let p = a.precision.unwrap_or(Precision::Dp);
-        if !v.contains(&p) {
+        // A type these results lack is drawn without its roofs (and said).
+        if !v.contains(&p) && measured(p) {
             v.push(p);
         }
     }
@@ -138,11 +152,14 @@ pub fn apps_precisions(apps: &[AppPoint]) -> Option<Vec<Precision>> {
 pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> Result<Selection> {
     let p = pick(docs, f)?;
     let (series, isas_drawn) = series_of(docs, f, &p)?;
+    let mut precisions: Vec<Precision> = p.precision.into_iter().collect();
+    precisions.extend(p.also.iter().copied());
     Ok(Selection {
         title: title(docs, &p, &isas_drawn),
         series,
         apps,
         threads: p.threads,
+        precisions,
         moves: Vec::new(),
     })
 }
@@ -288,7 +305,7 @@ fn series_of(
 /// The series of `d` for `isa` and `t` threads as `p` picks them,
 /// unlabelled: its roofs, fastest first, and its validation points.
 fn one_series(d: &Document, isa: Isa, t: usize, p: &Picked) -> Series {
-    let usable = |r: &&Roof| r.usable() && r.isa == isa && r.threads == t;
+    let usable = |r: &&Roof| r.usable() && r.threads == t && shown_with(r, isa);
     let mut bandwidth: Vec<Roof> = (d.roofs.iter())
         .filter(usable)
         .filter(|r| r.kind == Kind::Bandwidth && r.mix == p.mix)

@@ -85,7 +85,7 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         precision: a
             .precision
             .clone()
-            .or_else(|| chart::select::apps_precisions(&all_apps)),
+            .or_else(|| chart::select::apps_precisions(&all_apps, &docs)),
         threads: a.threads.clone(),
         mix: a.mix,
         ops: a.ops.clone(),

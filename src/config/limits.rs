@@ -1,7 +1,7 @@
 //! Theoretical per-core limits per microarchitecture (`configs/limits.yaml`)
 //! and the % of the limit each roof reaches.
 
-use crate::kernels::{Decl, Kind, Mix};
+use crate::kernels::{Decl, Kind, Mix, Precision};
 use crate::machine::Level;
 use crate::machine::cpuid::{self, CpuId};
 use serde::{Deserialize, Serialize};
@@ -161,9 +161,13 @@ impl Uarch {
 }
 
 /// The key of a compute kernel's rate: double and single by op ("fma"); the
-/// narrow types by op and precision ("dot_int8"), their own pipes' rates.
+/// narrow types by op and precision ("dot_int8"), their own pipes' rates;
+/// integer ALU work of the general registers apart from the vector one's
+/// ("add_int_scalar": other units).
 fn op_key(d: &Decl) -> Option<String> {
+    let scalar = d.isa == crate::machine::isa::Isa::Scalar;
     match d.precision? {
+        Precision::Int if scalar => Some(format!("{}_int_scalar", d.op?.name())),
         p if p.own_ops().is_some() => Some(format!("{}_{}", d.op?.name(), p.name())),
         _ => Some(d.op?.name().to_string()),
     }
@@ -231,6 +235,7 @@ mod tests {
             dots: 0,
             madds: 0,
             mmlas: 0,
+            alus: 0,
             needs: None,
             prefetch: 0,
             pace: 0,

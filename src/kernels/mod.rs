@@ -69,6 +69,9 @@ pub enum Op {
     /// Matrix multiply-accumulate (Arm SMMLA, BFMMLA): a 2×K by K×2 block
     /// product into 2×2 wider lanes, four ops per input element.
     Mmla,
+    /// Integer ALU instructions mixed: add, sub, and, or, xor in turn (the
+    /// simple operations every integer ALU does).
+    Alu,
 }
 
 /// Arithmetic precision: of the elements a compute kernel's instructions
@@ -90,6 +93,10 @@ pub enum Precision {
     Int16,
     /// 8-bit integers.
     Int8,
+    /// Integer ALU work of any width, scalar (the general registers) and
+    /// vector (64-bit lanes): what integer code does beside the narrow types'
+    /// dot products.
+    Int,
 }
 
 macro_rules! names {
@@ -117,8 +124,8 @@ macro_rules! names {
     };
 }
 names!(Mix { Load => "load", Store => "store", TwoLdOneSt => "2ld1st", OneLdOneSt => "1ld1st", NtStore => "nt_store" });
-names!(Op { Add => "add", Mul => "mul", AddMul => "addmul", Fma => "fma", FmaAdd => "fma_add", Div => "div", Dot => "dot", Madd => "madd", Mmla => "mmla" });
-names!(Precision { Dp => "dp", Sp => "sp", Fp16 => "fp16", Bf16 => "bf16", Int32 => "int32", Int16 => "int16", Int8 => "int8" });
+names!(Op { Add => "add", Mul => "mul", AddMul => "addmul", Fma => "fma", FmaAdd => "fma_add", Div => "div", Dot => "dot", Madd => "madd", Mmla => "mmla", Alu => "alu" });
+names!(Precision { Dp => "dp", Sp => "sp", Fp16 => "fp16", Bf16 => "bf16", Int32 => "int32", Int16 => "int16", Int8 => "int8", Int => "int" });
 
 impl Op {
     /// The FP ops measured in double and single precision (all but the
@@ -133,7 +140,7 @@ impl Precision {
     /// Bytes of one element.
     pub fn bytes(self) -> u32 {
         match self {
-            Precision::Dp => 8,
+            Precision::Dp | Precision::Int => 8,
             Precision::Sp | Precision::Int32 => 4,
             Precision::Fp16 | Precision::Bf16 | Precision::Int16 => 2,
             Precision::Int8 => 1,
@@ -142,7 +149,10 @@ impl Precision {
 
     /// Integer arithmetic: its roofs count operations, not flops.
     pub fn is_integer(self) -> bool {
-        matches!(self, Precision::Int32 | Precision::Int16 | Precision::Int8)
+        matches!(
+            self,
+            Precision::Int32 | Precision::Int16 | Precision::Int8 | Precision::Int
+        )
     }
 
     /// The unit of its work: "op" for integers, "flop" else.
@@ -161,6 +171,7 @@ impl Precision {
             Precision::Int16 => Some(&[Op::Dot, Op::Madd]),
             Precision::Bf16 | Precision::Int8 => Some(&[Op::Dot, Op::Mmla]),
             Precision::Int32 => Some(&[Op::Add, Op::Mul]),
+            Precision::Int => Some(&[Op::Add, Op::Alu]),
         }
     }
 }
@@ -206,6 +217,9 @@ pub struct Decl {
     /// Matrix multiply-accumulate instructions per iteration (four ops per
     /// input element).
     pub mmlas: u32,
+    /// Integer ALU instructions per iteration other than adds (sub, and,
+    /// or, xor: one op per lane each).
+    pub alus: u32,
     /// A CPU feature the kernel needs beyond its ISA family's (VNNI, BF16).
     pub needs: Option<&'static str>,
     /// Validation kernels: how far ahead, in bytes, each memory unit
@@ -288,7 +302,14 @@ impl Decl {
     }
     /// Arithmetic instructions per iteration.
     pub fn fp_instructions(&self) -> u32 {
-        self.adds + self.muls + self.fmas + self.divs + self.dots + 2 * self.madds + self.mmlas
+        self.adds
+            + self.muls
+            + self.fmas
+            + self.divs
+            + self.dots
+            + 2 * self.madds
+            + self.mmlas
+            + self.alus
     }
     /// Operations per iteration: flops, or integer ops (an FMA is two, a
     /// dot product two per input element, a matrix multiply-accumulate
@@ -298,6 +319,7 @@ impl Decl {
             self.adds
                 + self.muls
                 + self.divs
+                + self.alus
                 + 2 * (self.fmas + self.dots + self.madds)
                 + 4 * self.mmlas,
         ) * u64::from(self.lanes())
@@ -442,9 +464,12 @@ mod tests {
                     assert!(own || k.is_none(), "{op} {isa} {p}");
                     // The widest ISA has every own op its architecture has:
                     // matrix multiply-accumulates are Arm's, VPMADDWD and
-                    // INT16 dot products x86's.
+                    // INT16 dot products x86's; integer ALU work has x86
+                    // kernels only so far, its mix on the general registers.
                     let arm_only = *op == Op::Mmla;
-                    let x86_only = *op == Op::Madd || *p == Precision::Int16;
+                    let x86_only =
+                        *op == Op::Madd || *p == Precision::Int16 || *p == Precision::Int;
+                    let arm_only = arm_only || *op == Op::Alu;
                     let complete =
                         (isa == Isa::Avx512 && !arm_only) || (isa == Isa::Sve && !x86_only);
                     if complete {
@@ -455,9 +480,13 @@ mod tests {
         }
         // Four ISAs' bandwidth, FP and validation kernels; the narrow types'
         // seven AVX-512 and five AVX2 kernels; the paced load and 2LD1ST
-        // kernels of AVX-512 and AVX2.
+        // kernels of AVX-512 and AVX2; integer adds of every ISA and the
+        // scalar ALU mix.
         #[cfg(target_arch = "x86_64")]
-        assert_eq!(KERNELS.len(), 4 * (5 + 6 * 2 + 2 * 8) + 7 + 5 + 2 * 2);
+        assert_eq!(
+            KERNELS.len(),
+            4 * (5 + 6 * 2 + 2 * 8) + 7 + 5 + 2 * 2 + 4 + 1
+        );
         // And seven narrow-type kernels each for NEON and SVE.
         #[cfg(target_arch = "aarch64")]
         assert_eq!(

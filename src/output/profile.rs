@@ -42,6 +42,15 @@ pub fn placed(doc: &Document, p: &AppPoint) -> String {
     }
 }
 
+/// What a point's W counts: "flop", or the integer type's ops ("int",
+/// "int8").
+fn work(p: &AppPoint) -> &'static str {
+    match p.precision {
+        Some(q) if q.is_integer() => q.name(),
+        _ => "flop",
+    }
+}
+
 /// A point's line without roofs.
 pub fn unplaced(p: &AppPoint) -> String {
     let (u, rate) = units(p);
@@ -117,9 +126,16 @@ fn bound(doc: Option<&Document>, p: &AppPoint) -> String {
         Some(RanOnly::Emulated) => return "not placed: not run natively".into(),
         None => {}
     }
+    let by_bandwidth = || {
+        let b = placement::by_bandwidth(doc?, p, 1)?;
+        Some(format!("{} bandwidth {:.0}%", b.level, 100.0 * b.share))
+    };
     match (p.placeable(), doc) {
         (false, _) if p.seconds <= 0.0 => "not placed: no samples".to_string(),
-        (false, _) => "not placed: no FP work".to_string(),
+        (false, _) if p.flops == 0.0 && p.bytes > 0.0 => {
+            by_bandwidth().unwrap_or_else(|| "no arithmetic: by bandwidth".into())
+        }
+        (false, _) => "not placed: no work".to_string(),
         (true, None) => String::new(),
         (true, Some(d)) => match placement::placement(d, p, 1).and_then(|x| x.roof) {
             Some((label, v)) => format!("{label} {:.0}%", 100.0 * p.gflop_per_s() / v),
@@ -140,8 +156,8 @@ pub fn function_table(doc: Option<&Document>, points: &[AppPoint]) -> String {
         .map(|f| f.samples)
         .sum();
     let mut t = format!(
-        "functions of {} (W and Q: their own work; T: {samples} samples of the CPU time, per core; * fewer than {FEW_SAMPLES} samples):\n{:>6} {:>9} {:>9} {:>9}  {:<28} function (file)\n",
-        first.program, "time", "T s", "flop/B", "GFLOP/s", "bound: % of the roof"
+        "functions of {} (W and Q: their own work, flops or integer ops as `work` says; T: {samples} samples of the CPU time, per core; * fewer than {FEW_SAMPLES} samples):\n{:>6} {:>9} {:>9} {:>9} {:<6}  {:<28} function (file)\n",
+        first.program, "time", "T s", "W/Q", "G/s", "work", "bound: % of the roof"
     );
     let rate = |v: f64| match v.is_finite() {
         true => format!("{v:.3}"),
@@ -151,12 +167,13 @@ pub fn function_table(doc: Option<&Document>, points: &[AppPoint]) -> String {
         let Some(f) = &p.function else { continue };
         let _ = writeln!(
             t,
-            "{:>5.1}%{} {:>9.4} {:>9} {:>9}  {:<28} {}{}",
+            "{:>5.1}%{} {:>9.4} {:>9} {:>9} {:<6}  {:<28} {}{}",
             100.0 * f.share,
             if f.samples < FEW_SAMPLES { "*" } else { " " },
             p.seconds,
             rate(p.ai()),
             rate(p.gflop_per_s()),
+            work(p),
             bound(doc, p),
             p.name,
             match (f.module.is_empty(), &f.location) {

@@ -11,6 +11,7 @@ use super::sample::MIN_SECONDS;
 use super::symbols::file_name;
 use super::warnings::Warning;
 use super::work::{Basis, Work, dominant};
+use crate::kernels::Precision;
 use crate::results::apps::{AppPoint, EmulatedCpu, FunctionInfo, ProcessPoint};
 
 /// Processes listed in a point at most.
@@ -20,8 +21,9 @@ const MAX_PROCESSES: usize = 64;
 /// asked for and sampled), then its regions'; and what they leave out.
 pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
     let mut warnings = m.warnings.clone();
-    // The whole command's arithmetic (the one asked for, else the one most
-    // of its work is) is its regions' and functions' too.
+    // The whole command's arithmetic: the one asked for, else the one most
+    // of its work is (each region's and function's its own, by the same
+    // rule).
     let precision = plan
         .precision
         .or_else(|| m.total.counts().and_then(dominant));
@@ -38,6 +40,7 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
     };
     let own = Own {
         basis,
+        asked: plan.precision,
         threads: plan.threads.or(m.threads),
         source: &m.source,
         counted_with: m.counted_with.as_deref(),
@@ -81,6 +84,8 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
 /// What every point of one run shares.
 struct Own<'a> {
     basis: Basis<'a>,
+    /// The arithmetic asked for (`--precision`), else each point's own.
+    asked: Option<Precision>,
     threads: Option<usize>,
     source: &'a str,
     counted_with: Option<&'a str>,
@@ -90,7 +95,15 @@ impl Own<'_> {
     /// The point of `work` in `seconds`; `what` it is, beside where its
     /// counts come from.
     fn point(&self, name: String, work: &Work, seconds: f64, what: Option<String>) -> AppPoint {
-        let d = self.basis.derive(work);
+        let precision = match work.counts() {
+            Some(c) => self.asked.or_else(|| dominant(c)),
+            None => self.basis.precision,
+        };
+        let basis = Basis {
+            precision,
+            ..self.basis
+        };
+        let d = basis.derive(work);
         let mut source = self.source.to_string();
         if let Some(w) = what {
             source = format!("{source}; {w}");
@@ -105,7 +118,7 @@ impl Own<'_> {
             mix: d.mix,
             counted_with: self.counted_with.map(String::from),
             traffic: d.traffic,
-            precision: self.basis.precision,
+            precision,
             ..AppPoint::new(name, d.flops, d.bytes, seconds)
         }
     }
@@ -246,6 +259,7 @@ mod tests {
         };
         let own = |basis| Own {
             basis,
+            asked: None,
             threads: None,
             source: "perf",
             counted_with: None,

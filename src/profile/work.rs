@@ -10,6 +10,9 @@ use std::collections::BTreeMap;
 
 /// What was counted of one piece of a run (the program, a process, a
 /// region, a block of code), before it becomes W and Q.
+// Most values are emulation's counts (one per block of code): boxing them
+// would add an allocation each for nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Work {
     /// Given by hand: W and Q themselves.
@@ -131,11 +134,18 @@ impl Basis<'_> {
     }
 }
 
+/// How many integer ops to one flop make a count's work integer work: every
+/// loop does some integer work beside its flops (its index, its pointers),
+/// which does not make FP code integer code.
+pub const INTEGER_OVER_FLOPS: u64 = 4;
+
 /// The arithmetic most of a count's work is: double and single precision's
-/// flops (None: the FP roofs), unless the narrow types' vector ops outnumber
-/// them, then the integer type with the most ops, BF16 or FP16.
+/// flops (None: the FP roofs), unless a narrow type's vector ops outnumber
+/// them (that type, or BF16 or FP16 flops), or its integer ALU work
+/// outnumbers them [`INTEGER_OVER_FLOPS`] to one (`Int`).
 pub fn dominant(c: &Counts) -> Option<Precision> {
-    let integer = [
+    let flops = c.flops();
+    let narrow = [
         (Precision::Int8, c.int8_ops),
         (Precision::Int16, c.int16_ops),
         (Precision::Int32, c.int32_ops),
@@ -144,23 +154,35 @@ pub fn dominant(c: &Counts) -> Option<Precision> {
     .rev()
     .max_by_key(|x| x.1)
     .map(|x| x.0);
+    // Vector lanes of a narrow type, or the general registers' work.
+    let alu = c.int64_ops + c.scalar_int_ops();
+    let integer = match c.narrow_ops() >= alu {
+        true => (narrow, c.narrow_ops(), flops),
+        false => (
+            Some(Precision::Int),
+            c.integer_ops(),
+            INTEGER_OVER_FLOPS * flops,
+        ),
+    };
     [
-        (integer, c.integer_ops()),
-        (Some(Precision::Bf16), c.bf16_flops),
-        (Some(Precision::Fp16), c.fp16_flops),
+        integer,
+        (Some(Precision::Bf16), c.bf16_flops, flops),
+        (Some(Precision::Fp16), c.fp16_flops, flops),
     ]
     .into_iter()
-    .filter(|x| x.1 > c.flops())
+    .filter(|x| x.1 > x.2)
     .max_by_key(|x| x.1)
     .and_then(|x| x.0)
 }
 
 /// W of a count in the unit of the roofs of `precision`: flops of double
-/// and single, all integer ops for an integer type (a dot product's
-/// widening steps are integer work of several widths), BF16 or FP16 flops.
+/// and single; for a narrow integer type its vector lanes' ops of every
+/// narrow width (a dot product's widening steps are integer work of several
+/// widths); for integer ALU work every integer op; BF16 or FP16 flops.
 pub fn work(c: &Counts, precision: Option<Precision>) -> u64 {
     match precision {
-        Some(p) if p.is_integer() => c.integer_ops(),
+        Some(Precision::Int) => c.integer_ops(),
+        Some(p) if p.is_integer() => c.narrow_ops(),
         Some(Precision::Bf16) => c.bf16_flops,
         Some(Precision::Fp16) => c.fp16_flops,
         _ => c.flops(),
@@ -188,6 +210,14 @@ pub fn mix(c: &Counts) -> InstructionMix {
         int8_ops: f(c.int8_ops),
         int16_ops: f(c.int16_ops),
         int32_ops: f(c.int32_ops),
+        int64_ops: f(c.int64_ops),
+        scalar_int_ops: [
+            f(c.scalar_int8_ops),
+            f(c.scalar_int16_ops),
+            f(c.scalar_int32_ops),
+            f(c.scalar_int64_ops),
+        ],
+        int_compares: f(c.int_compares),
         bf16_flops: f(c.bf16_flops),
         fp16_flops: f(c.fp16_flops),
     }
@@ -217,6 +247,26 @@ mod tests {
             (d.flops, d.bytes, d.fma_flops),
             (214.0, 3200.0, Some(200.0))
         );
+    }
+
+    #[test]
+    fn integer_work_places_a_count_when_it_outnumbers_the_flops() {
+        let c = |flops, scalar, narrow| Counts {
+            dp_other_flops: flops,
+            scalar_int64_ops: scalar,
+            int8_ops: narrow,
+            ..Counts::default()
+        };
+        // A loop's index beside its flops: FP code still.
+        assert_eq!(dominant(&c(100, 300, 0)), None);
+        assert_eq!(dominant(&c(100, 401, 0)), Some(Precision::Int));
+        assert_eq!(dominant(&c(0, 5, 0)), Some(Precision::Int));
+        // A narrow type's vector lanes: theirs, one to one.
+        assert_eq!(dominant(&c(100, 10, 101)), Some(Precision::Int8));
+        assert_eq!(dominant(&c(100, 10, 100)), None);
+        let k = c(0, 7, 3);
+        assert_eq!(work(&k, Some(Precision::Int)), 10);
+        assert_eq!(work(&k, Some(Precision::Int8)), 3);
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub fn section(doc: &Document, apps: &[AppPoint]) -> Markup {
         div.scroll {
             table.apps {
                 thead { tr {
-                    th { "Application" } th { "AI (flop/B)" } th { "GFLOP/s" } th { "Seconds" }
+                    th { "Application" } th { "Work" } th { "AI (per byte)" } th { "G/s" } th { "Seconds" }
                     th { "Bound by" } th { "Of that roof" }
                 } }
                 tbody {
@@ -21,6 +21,7 @@ pub fn section(doc: &Document, apps: &[AppPoint]) -> Markup {
                         @let place = placement(doc, a, a.threads.unwrap_or(1));
                         tr {
                             td { (a.name) }
+                            td { (work(a)) }
                             td.n { (format!("{:.3}", a.ai())) }
                             td.n { (format!("{:.2}", a.gflop_per_s())) }
                             td.n { (format!("{:.3}", a.seconds)) }
@@ -73,6 +74,27 @@ document.querySelectorAll('table.sortable').forEach(function (t) {
 });
 "#;
 
+/// What placed a point: its W's unit (flops, or the integer type's ops).
+fn work(a: &AppPoint) -> String {
+    match a.precision {
+        Some(p) if p.is_integer() => format!("{} ops", p.name()),
+        Some(p) => format!("{} flops", p.name()),
+        None => "flops".into(),
+    }
+}
+
+/// Why a function has no roof: above them all, placed by its bandwidth
+/// (no arithmetic), or no place.
+fn unplaced(doc: &Document, a: &AppPoint) -> String {
+    if a.placeable() {
+        return "above every roof".into();
+    }
+    match crate::results::placement::by_bandwidth(doc, a, 1).filter(|_| a.flops == 0.0) {
+        Some(b) => format!("{} bandwidth {:.0}%", b.level, 100.0 * b.share),
+        None => "not placed: no work or no samples".into(),
+    }
+}
+
 /// A number cell that sorts by its value.
 fn cell(v: f64, text: String) -> Markup {
     let key = if v.is_finite() { v } else { 0.0 };
@@ -92,7 +114,7 @@ pub fn functions(doc: &Document, points: &[&AppPoint]) -> Markup {
             table.functions.sortable {
                 thead { tr {
                     th { "Program" } th { "Function" } th { "File" } th { "Source" } th { "Time" } th { "Seconds" }
-                    th { "Samples" } th { "AI (flop/B)" } th { "GFLOP/s" } th { "Bound by" } th { "Of that roof" }
+                    th { "Samples" } th { "AI (per byte)" } th { "G/s" } th { "Bound by" } th { "Of that roof" } th { "Work" }
                 } }
                 tbody {
                     @for a in &points {
@@ -114,8 +136,9 @@ pub fn functions(doc: &Document, points: &[&AppPoint]) -> Markup {
                                     td { (label) }
                                     (cell(a.gflop_per_s() / v, format!("{:.0}%", 100.0 * a.gflop_per_s() / v)))
                                 }
-                                None => { td { (if a.placeable() { "above every roof" } else { "not placed: no FP work" }) } (cell(0.0, "-".into())) }
+                                None => { td { (unplaced(doc, a)) } (cell(0.0, "-".into())) }
                             }
+                            td { (work(a)) }
                         }
                     }
                 }

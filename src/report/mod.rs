@@ -108,7 +108,7 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
     let placeable: Vec<AppPoint> = apps.iter().filter(|a| a.placeable()).cloned().collect();
     // Points of a narrow type's work go under that type's roofs.
     let filter = Filter {
-        precision: chart::select::apps_precisions(&placeable),
+        precision: chart::select::apps_precisions(&placeable, docs),
         ..Filter::default()
     };
     let carm = chart::select(docs, &filter, placeable).and_then(|s| chart::svg(&s));

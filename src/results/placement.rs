@@ -60,7 +60,13 @@ pub fn placement(doc: &Document, p: &AppPoint, threads: usize) -> Option<Placeme
     let peaks: Vec<(String, f64)> = v
         .default_compute()
         .iter()
-        .map(|r| (format!("{} peak", r.label()), r.value()))
+        .map(|r| match r.precision {
+            // The general registers' integer roofs beside a vector ISA's.
+            Some(crate::kernels::Precision::Int) => {
+                (format!("{} {} peak", r.label(), r.isa), r.value())
+            }
+            _ => (format!("{} peak", r.label()), r.value()),
+        })
         .collect();
     Some(Placement {
         threads: t,
@@ -128,4 +134,35 @@ pub fn bounding(p: &AppPoint, dots: &[Dot]) -> Option<(Level, f64)> {
         .filter(|d| d.bytes > 0.0)
         .filter_map(|d| Some((d.level, perf / d.roof.filter(|r| *r > 0.0)?)))
         .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// Where code without arithmetic (a copy) sits: its bandwidth, Q over T,
+/// against the level roof nearest it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ByBandwidth {
+    /// Its bytes per second, × 1e-9.
+    pub gb_per_s: f64,
+    /// The level whose roof is nearest (by ratio).
+    pub level: Level,
+    /// Its bandwidth over that roof.
+    pub share: f64,
+}
+
+/// `p`'s bandwidth against the bandwidth roofs of `doc` for `threads`, when
+/// it moved bytes in a known time.
+pub fn by_bandwidth(doc: &Document, p: &AppPoint, threads: usize) -> Option<ByBandwidth> {
+    if !(p.bytes > 0.0 && p.seconds > 0.0) {
+        return None;
+    }
+    let v = View::of(doc, roof_threads(doc, threads)?)?;
+    let gb_per_s = p.bytes / p.seconds / 1e9;
+    let off = |r: f64| (gb_per_s / r).ln().abs();
+    let nearest = (v.bandwidth.iter())
+        .filter(|r| r.value() > 0.0 && r.level.is_some())
+        .min_by(|a, b| off(a.value()).total_cmp(&off(b.value())))?;
+    Some(ByBandwidth {
+        gb_per_s,
+        level: nearest.level?,
+        share: gb_per_s / nearest.value(),
+    })
 }

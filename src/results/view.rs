@@ -7,6 +7,14 @@ use super::{Document, Roof};
 use crate::kernels::{Kind, Mix, Op, Precision};
 use crate::machine::isa::Isa;
 
+/// Whether roof `r` is drawn with the roofs of `isa`: its own, and the
+/// integer ALU roofs of the general registers beside any vector ISA's (the
+/// roofs integer code is mostly under).
+pub fn shown_with(r: &Roof, isa: Isa) -> bool {
+    r.isa == isa
+        || (r.kind == Kind::Compute && r.precision == Some(Precision::Int) && r.isa == Isa::Scalar)
+}
+
 /// The widest ISA among `roofs` with a usable value.
 pub fn widest_isa<'a>(roofs: impl IntoIterator<Item = &'a Roof>) -> Option<Isa> {
     roofs
@@ -79,13 +87,13 @@ impl<'a> View<'a> {
             .collect();
         let has = |r: &&Roof| precision.is_none_or(|p| r.precision == Some(p));
         let isa = widest_isa(rs.iter().copied().filter(has))?;
-        let rs: Vec<&Roof> = rs.into_iter().filter(|r| r.isa == isa).collect();
+        let rs: Vec<&Roof> = rs.into_iter().filter(|r| shown_with(r, isa)).collect();
         let mix = default_mix(&distinct(&rs, |r| r.mix));
         let precision = precision.or_else(|| default_precision(&distinct(&rs, |r| r.precision)));
         let mut bandwidth: Vec<&Roof> = rs
             .iter()
             .copied()
-            .filter(|r| r.kind == Kind::Bandwidth && r.mix == mix)
+            .filter(|r| r.kind == Kind::Bandwidth && r.mix == mix && r.isa == isa)
             .collect();
         bandwidth.sort_by(|a, b| b.value().total_cmp(&a.value()));
         let mut compute: Vec<&Roof> = rs

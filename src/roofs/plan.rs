@@ -3,7 +3,7 @@
 
 use crate::config::plan::{Plan, RoofFrom};
 use crate::error::Result;
-use crate::kernels::{self, Kernel, Mix, Role};
+use crate::kernels::{self, Kernel, Mix, Precision, Role};
 use crate::machine::isa::Isa;
 use crate::machine::sizing::{self, range_of};
 use crate::machine::{Level, Machine, Scope};
@@ -122,6 +122,17 @@ pub fn tasks_where(
             }
             compute_tasks(plan, t, isa).into_iter().for_each(&mut keep);
         }
+        // Integer code runs mostly on the general registers: their roofs are
+        // measured whatever vector ISA the plan names.
+        if plan.precision.contains(&Precision::Int) && !plan.isa.contains(&Isa::Scalar) {
+            let only_int = Plan {
+                precision: vec![Precision::Int],
+                ..plan.clone()
+            };
+            compute_tasks(&only_int, t, Isa::Scalar)
+                .into_iter()
+                .for_each(&mut keep);
+        }
     }
     Ok((out, skipped))
 }
@@ -220,7 +231,11 @@ pub(crate) mod tests {
 
     /// The tasks of the default plan with `yaml` laid over it, on `m`.
     pub fn tasks_with(m: &Machine, yaml: &str) -> Vec<RoofTask> {
-        let pf = PlanFile::default_plan().overlay(PlanFile::parse(yaml, "t").unwrap());
+        // The default's precisions but the integer ALU work's (whose
+        // scalar roofs any ISA adds), unless `yaml` names them.
+        let fp = PlanFile::parse("precision: [dp, int8, bf16]", "t").unwrap();
+        let pf =
+            (PlanFile::default_plan().overlay(fp)).overlay(PlanFile::parse(yaml, "t").unwrap());
         tasks(&plan::resolve(&pf, m, false).unwrap(), m).unwrap().0
     }
 
@@ -349,6 +364,40 @@ pub(crate) mod tests {
         );
         let l2 = tc.iter().find(|t| t.level == Some(Level::L2)).unwrap();
         assert_eq!(l2.scope, Scope::Shared);
+    }
+
+    #[test]
+    fn integer_alu_roofs_are_measured_on_the_general_registers_whatever_the_isa() {
+        let m = synthetic(
+            "pack:1 numa:1(memory=64GiB) l3:1(size=32MiB) core:2 l2:1(size=1MiB) l1d:1(size=48KiB) pu:1",
+        );
+        let pf = PlanFile::default_plan().overlay(
+            PlanFile::parse(
+                "isa: [avx2]
+threads: [1]",
+                "t",
+            )
+            .unwrap(),
+        );
+        let plan = plan::resolve(&pf, &m, false).unwrap();
+        assert!(
+            plan.precision.contains(&Precision::Int),
+            "in the default plan"
+        );
+        let (todo, _) = tasks_where(&plan, &m, |_| true).unwrap();
+        let int: Vec<(Isa, Option<crate::kernels::Op>)> = (todo.iter())
+            .filter(|t| t.kernel.decl.precision == Some(Precision::Int))
+            .map(|t| (t.kernel.decl.isa, t.kernel.decl.op))
+            .collect();
+        use crate::kernels::Op;
+        for want in [
+            (Isa::Avx2, Some(Op::Add)),
+            (Isa::Scalar, Some(Op::Add)),
+            (Isa::Scalar, Some(Op::Alu)),
+        ] {
+            assert!(int.contains(&want), "{want:?} in {int:?}");
+        }
+        assert_eq!(int.len(), 3);
     }
 
     #[test]

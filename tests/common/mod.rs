@@ -433,5 +433,6 @@ pub fn precision_char(p: carmbench::kernels::Precision) -> char {
         Int32 => 'i',
         Int16 => 'w',
         Int8 => 'b',
+        Int => 'q',
     }
 }

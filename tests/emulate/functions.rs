@@ -109,12 +109,20 @@ pub fn each_function_is_a_point_with_its_own_w_q_and_time() {
         "{at:?}"
     );
     let copy = get("copy");
-    assert_eq!(copy.flops, 0.0);
+    // No flop: its work is its loop's integer ops, under the integer roofs.
+    let flops_of = |a: &apps::AppPoint| a.mix.as_ref().map_or(0.0, |m| m.dp_flops + m.sp_flops);
+    assert_eq!(flops_of(copy), 0.0);
+    assert_eq!(copy.precision, Some(carmbench::kernels::Precision::Int));
     near("copy Q", copy.bytes, 16.0 * n * r, 0.02);
-    // The functions (with the rest) are the whole program, exactly.
-    let sum = |f: fn(&&apps::AppPoint) -> f64| funcs.iter().map(f).sum::<f64>();
-    assert_eq!(sum(|a| a.flops), whole.flops);
-    assert_eq!(sum(|a| a.bytes), whole.bytes);
+    // The functions (with the rest) are the whole program, exactly: its
+    // flops (the functions of FP work have them as W) and bytes.
+    assert_eq!(
+        whole.precision, None,
+        "FP code: its loops' indices do not make it integer code"
+    );
+    let sum = |f: &dyn Fn(&apps::AppPoint) -> f64| funcs.iter().map(|a| f(a)).sum::<f64>();
+    assert_eq!(sum(&flops_of), whole.flops);
+    assert_eq!(sum(&|a| a.bytes), whole.bytes);
     // Time shares among the three, as the samples and the program's own
     // clock see them, within 10 points.
     let own = own_times(&stderr);

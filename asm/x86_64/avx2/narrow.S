@@ -83,3 +83,16 @@ BEGIN avx2_int32_mul
 .endr
     NEXT
     END avx2_int32_mul
+
+# Integer ALU work of 64-bit lanes (precision `int`, the vector side of the integer
+# roofs): VPADDQ, twelve chains.
+# @kernel avx2_int_add kind=compute op=add isa=avx2 precision=int width=32 add=12
+BEGIN avx2_int_add
+    NINIT2 1, 0
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11
+    vpaddq ymm\i, ymm\i, ymm15
+.endr
+    NEXT
+    END avx2_int_add

@@ -97,3 +97,16 @@ BEGIN avx512_int32_mul
 .endr
     NEXT
     END avx512_int32_mul
+
+# Integer ALU work of 64-bit lanes (precision `int`, the vector side of the integer
+# roofs): VPADDQ, sixteen chains.
+# @kernel avx512_int_add kind=compute op=add isa=avx512 precision=int width=64 add=16
+BEGIN avx512_int_add
+    NINIT 1, 0
+    OUTER
+    INNER
+.irp i,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15
+    vpaddq zmm\i, zmm\i, zmm31
+.endr
+    NEXT
+    END avx512_int_add

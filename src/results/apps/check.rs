@@ -28,6 +28,12 @@ fn check_mix(e: &Entry, m: &InstructionMix) -> Result<()> {
         ("mix.int8_ops", m.int8_ops),
         ("mix.int16_ops", m.int16_ops),
         ("mix.int32_ops", m.int32_ops),
+        ("mix.int64_ops", m.int64_ops),
+        (
+            "mix.scalar_int_ops",
+            m.scalar_int_ops.iter().copied().fold(0.0, f64::min),
+        ),
+        ("mix.int_compares", m.int_compares),
         ("mix.bf16_flops", m.bf16_flops),
         ("mix.fp16_flops", m.fp16_flops),
     ] {

@@ -228,8 +228,8 @@ pub struct InstructionMix {
     pub stores: f64,
     /// Instructions executed.
     pub instructions: f64,
-    /// Ops of vector instructions on 8-bit integers (a multiply and an add
-    /// each).
+    /// Ops of vector instructions on 8-bit integers (one per lane; a dot
+    /// product's multiply and add each).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub int8_ops: f64,
     /// On 16-bit integers.
@@ -238,6 +238,16 @@ pub struct InstructionMix {
     /// On 32-bit integers.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub int32_ops: f64,
+    /// On 64-bit lanes (and the bitwise ops without a lane size).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub int64_ops: f64,
+    /// Integer ops of the general registers on 8, 16, 32 and 64-bit
+    /// operands.
+    #[serde(default, skip_serializing_if = "all_zero")]
+    pub scalar_int_ops: [f64; 4],
+    /// Integer compares and tests (beside the ops, not among them).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub int_compares: f64,
     /// BF16 flops.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub bf16_flops: f64,
@@ -248,6 +258,10 @@ pub struct InstructionMix {
 
 fn is_zero(x: &f64) -> bool {
     *x == 0.0
+}
+
+fn all_zero(x: &[f64; 4]) -> bool {
+    x.iter().all(|v| *v == 0.0)
 }
 
 impl AppPoint {
