@@ -23,7 +23,11 @@ pub fn placed(doc: &Document, p: &AppPoint) -> String {
     let (ai, perf) = (p.ai(), p.gflop_per_s());
     let (u, rate) = units(p);
     let Some(place) = placement::placement(doc, p, p.threads.unwrap_or(1)) else {
-        return unplaced(p);
+        let q = p.precision.map_or("dp", |q| q.name());
+        return format!(
+            "{}; these results have no {q} roofs (measure them with `carmbench run --precision {q}`)",
+            unplaced(p)
+        );
     };
     match &place.roof {
         Some((label, v)) => format!(
@@ -47,7 +51,9 @@ pub fn placed(doc: &Document, p: &AppPoint) -> String {
 fn work(p: &AppPoint) -> &'static str {
     match p.precision {
         Some(q) if q.is_integer() => q.name(),
-        _ => "flop",
+        _ if p.flops == 0.0 => "-",
+        Some(q) => q.name(),
+        None => "flop",
     }
 }
 
@@ -137,9 +143,10 @@ fn bound(doc: Option<&Document>, p: &AppPoint) -> String {
         }
         (false, _) => "not placed: no work".to_string(),
         (true, None) => String::new(),
-        (true, Some(d)) => match placement::placement(d, p, 1).and_then(|x| x.roof) {
-            Some((label, v)) => format!("{label} {:.0}%", 100.0 * p.gflop_per_s() / v),
-            None => "above every roof".into(),
+        (true, Some(d)) => match placement::placement(d, p, 1).map(|x| x.roof) {
+            Some(Some((label, v))) => format!("{label} {:.0}%", 100.0 * p.gflop_per_s() / v),
+            Some(None) => "above every roof".into(),
+            None => format!("no {} roofs measured", work(p)),
         },
     }
 }

@@ -87,7 +87,10 @@ fn work(a: &AppPoint) -> String {
 /// (no arithmetic), or no place.
 fn unplaced(doc: &Document, a: &AppPoint) -> String {
     if a.placeable() {
-        return "above every roof".into();
+        return match crate::results::placement::placement(doc, a, 1) {
+            Some(_) => "above every roof".into(),
+            None => format!("no {} roofs measured", work(a)),
+        };
     }
     match crate::results::placement::by_bandwidth(doc, a, 1).filter(|_| a.flops == 0.0) {
         Some(b) => format!("{} bandwidth {:.0}%", b.level, 100.0 * b.share),
