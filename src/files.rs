@@ -86,18 +86,50 @@ pub fn read_input(path: &Path, what: &str) -> Result<String> {
 /// Write `text` to `path` through a temporary file in the same directory and
 /// a rename, so an existing file is replaced whole or not at all.
 pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let dir = folder_of(path);
-    let name = path
+    read_only(path, "the output")?;
+    // Through a link to its target: the link stays a link.
+    let target = resolved(path);
+    let dir = folder_of(&target);
+    let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    // A file replaced keeps its permissions.
+    let mode = std::fs::metadata(&target).ok().map(|m| m.permissions());
     std::fs::write(&tmp, text)
-        .and_then(|_| std::fs::rename(&tmp, path))
+        .and_then(|_| mode.map_or(Ok(()), |m| std::fs::set_permissions(&tmp, m)))
+        .and_then(|_| std::fs::rename(&tmp, &target))
         .map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
             Error::Io(format!("cannot write {}: {e}", path.display()))
         })
+}
+
+/// The file a path names: a link's target (followed however deep; where a
+/// target is missing, the link's own text taken from its folder).
+pub fn resolved(path: &Path) -> PathBuf {
+    if !std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return path.to_path_buf();
+    }
+    std::fs::canonicalize(path).unwrap_or_else(|_| match std::fs::read_link(path) {
+        Ok(t) if t.is_absolute() => t,
+        Ok(t) => folder_of(path).join(t),
+        Err(_) => path.to_path_buf(),
+    })
+}
+
+/// An error when `path` exists and nobody may write it (mode 444): a file
+/// its owner made read-only is not replaced, even by root.
+fn read_only(path: &Path, flag: &str) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    match std::fs::metadata(resolved(path)) {
+        Ok(m) if m.is_file() && m.permissions().mode() & 0o222 == 0 => Err(Error::input(format!(
+            "{flag} {} is read-only; make it writable (chmod u+w) or give another file",
+            path.display()
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The folder a file goes to ("." for a bare name).
@@ -175,7 +207,31 @@ pub fn check_output(path: &Path, kind: OutputKind, inputs: &[&Path], flag: &str)
             path.display()
         )));
     }
-    writable_folder(folder_of(path), flag)
+    read_only(path, flag)?;
+    writable_folder(folder_of(&resolved(path)), flag)
+}
+
+/// Run `f` while holding the lock of `path`'s folder: two carmbench writing
+/// one file (reading it, adding to it, writing it back) take turns, so
+/// neither loses the other's part. An advisory lock (`flock`) on the
+/// folder, which is never replaced as the file is.
+pub fn locked<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    use std::os::fd::AsRawFd;
+    let dir = folder_of(&resolved(path)).to_path_buf();
+    let handle = std::fs::File::open(&dir)
+        .map_err(|e| Error::Io(format!("cannot open {}: {e}", dir.display())))?;
+    // SAFETY: flock on a descriptor this function owns; released when the
+    // file is closed.
+    if unsafe { libc::flock(handle.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        return Err(Error::Io(format!(
+            "cannot lock {}: {}",
+            dir.display(),
+            std::io::Error::last_os_error()
+        )));
+    }
+    let out = f();
+    drop(handle);
+    out
 }
 
 /// Check that `dir` exists (made when missing) and takes a new file: what a

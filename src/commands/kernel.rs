@@ -66,14 +66,16 @@ fn check_cores(a: &KernelArgs, m: &Machine) -> Result<()> {
             a.threads, m.cores
         )));
     }
-    if a.first_core + a.threads > m.cores {
+    if a.first_core
+        .checked_add(a.threads)
+        .is_none_or(|end| end > m.cores)
+    {
         return Err(Error::input(format!(
-            "--first-core {} with --threads {} needs cores {} to {}, but this machine has cores 0 to {}; give a smaller --first-core",
+            "--first-core {} with --threads {} needs cores past the last one, but this machine has cores 0 to {}; give a --first-core of at most {}",
             a.first_core,
             a.threads,
-            a.first_core,
-            a.first_core + a.threads - 1,
-            m.cores - 1
+            m.cores - 1,
+            m.cores - a.threads
         )));
     }
     Ok(())

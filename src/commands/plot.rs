@@ -93,6 +93,14 @@ pub fn run(a: &PlotArgs) -> Result<()> {
     let moved = match &a.before {
         Some(p) => {
             let before = results::apps::load(p)?.applications;
+            for (file, points) in [(p.as_path(), &before[..]), (Path::new("--apps"), &all_apps)] {
+                for n in crate::compare::profiles::twice(points) {
+                    eprintln!(
+                        "carmbench: warning: {} has {n} twice; the first is compared",
+                        file.display()
+                    );
+                }
+            }
             let (changes, gone, new) = crate::compare::profiles::changes(&before, &all_apps);
             print!("{}", crate::compare::profiles::table(&changes, &gone, &new));
             changes

@@ -1,7 +1,7 @@
 //! `carmbench predict`: an application's time and bound on a machine,
 //! T = W / min(P, AI × B), with the peak adjusted for its FMA share.
 
-use crate::compare::{self, MachineRoofs, machine_roofs};
+use crate::compare::{self, MachineRoofs, machine_roofs, machine_roofs_of};
 use crate::error::{Error, Result};
 use crate::results::apps::{self, AppPoint};
 use crate::results::{self, Document};
@@ -59,8 +59,17 @@ fn threads_of(doc: &Document, want: Option<usize>, app: Option<usize>) -> Result
     chosen.ok_or_else(|| Error::input("the results hold no roofs"))
 }
 
-fn roofs_of(doc: &Document, threads: usize, flag: &str) -> Result<MachineRoofs> {
-    machine_roofs(doc, threads).ok_or_else(|| Error::input(format!("no usable roofs in {flag}")))
+fn roofs_of(doc: &Document, threads: usize, flag: &str, app: &AppPoint) -> Result<MachineRoofs> {
+    machine_roofs(doc, threads)
+        .ok_or_else(|| Error::input(format!("no usable roofs in {flag}")))?;
+    // The application's own arithmetic: an INT8 point under INT8 roofs.
+    machine_roofs_of(doc, threads, app.precision).ok_or_else(|| {
+        let p = app.precision.map_or("dp", |p| p.name());
+        Error::input(format!(
+            "{flag} has no {p} roofs for {}, whose work is {p} ops; measure them with `carmbench run --precision {p}`",
+            app.name
+        ))
+    })
 }
 
 /// The roofs an application is predicted under, on `doc` (`flag` names it),
@@ -72,7 +81,7 @@ fn roofs_for(
     flag: &str,
 ) -> Result<(MachineRoofs, String)> {
     let t = threads_of(doc, a.threads, app.threads)?;
-    let m = roofs_of(doc, t, flag)?;
+    let m = roofs_of(doc, t, flag, app)?;
     if let Some(l) = a.level.filter(|l| !m.levels.iter().any(|(x, _)| x == l)) {
         return Err(Error::input(format!(
             "{flag} has no {l} roof with {t} thread(s); it has {}",

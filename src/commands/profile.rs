@@ -42,8 +42,14 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
         "wrote {} ({} point(s)); draw with: carmbench plot {} --apps {}",
         plan.out.display(),
         profiled.points.len(),
-        plan.results_path.display(),
-        plan.out.display()
+        quoted(&plan.results_path),
+        quoted(&plan.out)
     );
     Ok(())
+}
+
+/// A path as a shell word, so the hint can be pasted as it is.
+fn quoted(p: &std::path::Path) -> String {
+    let text = p.to_string_lossy();
+    shlex::try_quote(&text).map_or_else(|_| text.to_string(), |q| q.into_owned())
 }

@@ -195,7 +195,17 @@ pub struct MachineRoofs {
 
 /// The default roofs of `doc` for `threads`.
 pub fn machine_roofs(doc: &Document, threads: usize) -> Option<MachineRoofs> {
-    let v = View::of(doc, threads)?;
+    machine_roofs_of(doc, threads, None)
+}
+
+/// [`machine_roofs`] with the compute roofs of `precision` (the default's
+/// when `None`); `None` when the results lack them.
+pub fn machine_roofs_of(
+    doc: &Document,
+    threads: usize,
+    precision: Option<crate::kernels::Precision>,
+) -> Option<MachineRoofs> {
+    let v = View::of_precision(doc, threads, precision)?;
     let mut levels: Vec<(Level, f64)> = v
         .bandwidth
         .iter()

@@ -42,6 +42,20 @@ pub fn changes(before: &[AppPoint], after: &[AppPoint]) -> (Vec<Change>, Vec<Str
     (matched, gone, new)
 }
 
+/// The names that stand for two points or more in `points` (the same
+/// name, or the same function of the same program): only the first of
+/// each is matched, which a reader must be told.
+pub fn twice(points: &[AppPoint]) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out: Vec<String> = Vec::new();
+    for p in points {
+        if !seen.insert(key(p)) && !out.contains(&p.name) {
+            out.push(p.name.clone());
+        }
+    }
+    out
+}
+
 /// "×1.52" for a ratio, "-" when either side is zero or not finite.
 fn ratio(after: f64, before: f64) -> String {
     let r = after / before;
@@ -137,6 +151,9 @@ mod tests {
             "{row}"
         );
         assert!(t.contains("only before: kernel, setup") && t.contains("only after: solve"));
+        assert!(twice(&before).is_empty());
+        let doubled = [before[0].clone(), after[0].clone(), before[0].clone()];
+        assert_eq!(twice(&doubled), [before[0].name.clone()]);
         assert_eq!(ratio(1.0, 0.0), "-");
     }
 }

@@ -80,8 +80,17 @@ pub fn traffic(doc: &Document, p: &AppPoint) -> Option<String> {
     let list: Vec<String> = dots
         .iter()
         .map(|d| {
+            // Sampled levels say how far their bytes may be off.
+            let error = match (d.level, &p.traffic) {
+                (crate::machine::Level::L1, _) | (_, None) => 0.0,
+                (_, Some(t)) => t.expected_error(d.bytes),
+            };
+            let error = match error >= 0.01 {
+                true => format!(", ±{:.0} % sampled", 100.0 * error),
+                false => String::new(),
+            };
             format!(
-                "{} {} (AI {:.3} {unit}/B)",
+                "{} {} (AI {:.3} {unit}/B{error})",
                 d.level,
                 crate::units::human_bytes(d.bytes.max(0.0) as u64),
                 d.ai

@@ -56,11 +56,62 @@ pub fn found(given: &str, args: &[String]) -> Result<Found> {
             "cannot run '{given}': it is not executable (chmod +x {given})"
         )));
     }
+    runnable(given, &path)?;
     Ok(Found {
         given: given.to_string(),
         path,
         args: args.to_vec(),
     })
+}
+
+/// An error for a file the kernel would refuse to start (`execve`'s "Exec
+/// format error"), saying what it is: a script without its `#!` line (a
+/// shell runs those, the kernel does not) or a program for another machine.
+fn runnable(given: &str, path: &Path) -> Result<()> {
+    let Ok(head) = follow::head(path) else {
+        // Unreadable but executable: the kernel decides, and says why.
+        return Ok(());
+    };
+    match follow::kind(&head) {
+        follow::Kind::Other => Err(Error::input(format!(
+            "cannot run '{given}': it is neither a program nor a script with a #! line; add one (e.g. #!/bin/sh) as its first line, or give its interpreter: -- sh {given}"
+        ))),
+        follow::Kind::ForeignElf if !binfmt_enabled() => Err(Error::input(format!(
+            "cannot run '{given}': it is a program for another machine ({}), and this one runs x86-64; build it for this machine or profile it on its own",
+            machine_of(&head)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Whether the kernel hands other machines' programs to an emulator
+/// (`binfmt_misc` with an entry enabled, as qemu-user-binfmt installs).
+fn binfmt_enabled() -> bool {
+    let dir = Path::new("/proc/sys/fs/binfmt_misc");
+    let on = |p: &Path| std::fs::read_to_string(p).is_ok_and(|t| t.starts_with("enabled"));
+    on(&dir.join("status"))
+        && std::fs::read_dir(dir).is_ok_and(|d| {
+            d.flatten()
+                .filter(|e| !matches!(e.file_name().to_str(), Some("status" | "register")))
+                .any(|e| on(&e.path()))
+        })
+}
+
+/// The machine an ELF header names (`e_machine`), for a message.
+fn machine_of(head: &[u8]) -> String {
+    let class = head.get(4).copied();
+    let m = head.get(18..20).map(|b| u16::from_le_bytes([b[0], b[1]]));
+    match (m, class) {
+        (Some(183), _) => "AArch64".into(),
+        (Some(40), _) => "32-bit Arm".into(),
+        (Some(243), _) => "RISC-V".into(),
+        (Some(3), _) => "32-bit x86".into(),
+        (Some(62), Some(1)) => "x32".into(),
+        (Some(21), _) => "64-bit PowerPC".into(),
+        (Some(22), _) => "IBM Z".into(),
+        (Some(m), _) => format!("ELF machine {m}"),
+        (None, _) => "a truncated ELF header".into(),
+    }
 }
 
 impl Found {

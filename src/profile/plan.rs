@@ -150,6 +150,11 @@ impl ProfilePlan {
     /// runs (twice, natively and counted): the apps file, its folder and the
     /// results, the command, and the flags together.
     pub fn resolve(a: &ProfileArgs) -> Result<ProfilePlan> {
+        if a.name.as_ref().is_some_and(|n| n.trim().is_empty()) {
+            return Err(Error::input(
+                "--name is empty; give the point a name, or leave --name out for the command's file name",
+            ));
+        }
         let out = (a.output.clone()).unwrap_or_else(|| PathBuf::from(files::names::APPS));
         files::check_output(&out, OutputKind::Yaml, &[], "-o")?;
         if out.exists() {

@@ -41,6 +41,15 @@ pub fn caches(m: &Machine, sample: u64) -> Result<Caches> {
         ));
     };
     let line = l1.line_bytes.unwrap_or(64);
+    // Sampling by line keeps one set in `sample` exact; past the L1's sets
+    // every simulated line falls in one set, and the count is a guess.
+    let sets =
+        (l1.size_bytes / line / u64::from(l1.associativity.filter(|w| *w > 0).unwrap_or(8))).max(1);
+    if sample > sets {
+        return Err(Error::input(format!(
+            "--traffic-sample {sample} leaves less than one of the L1d's {sets} sets simulated; give a power of two of at most {sets} (default {SAMPLE}; 1 simulates every line)"
+        )));
+    }
     // Unknown ways: 8; fully associative (0): every line of the cache.
     let ways = |c: &crate::machine::CacheLevel| match c.associativity {
         Some(0) => (c.size_bytes / line).max(1),
@@ -82,7 +91,8 @@ pub fn caches(m: &Machine, sample: u64) -> Result<Caches> {
 }
 
 /// The traffic in `c`, when the caches were simulated.
-pub fn of(c: &Counts, model: &str) -> Option<Traffic> {
+pub fn of(c: &Counts, caches: &Caches) -> Option<Traffic> {
+    let (spec, model) = (&caches.spec, &caches.model);
     let rw = |read: u64, write: u64| ReadWrite {
         read: read as f64,
         write: write as f64,
@@ -93,6 +103,8 @@ pub fn of(c: &Counts, model: &str) -> Option<Traffic> {
         dram: rw(c.dram_read, c.dram_write),
         hits: [c.l1_hits as f64, c.l2_hits as f64, c.l3_hits as f64],
         model: model.to_string(),
+        sample: spec.sample,
+        line: spec.line,
     };
     (c.l1_hits + c.l2_read > 0).then_some(t)
 }

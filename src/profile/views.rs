@@ -34,7 +34,7 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
             _ => None,
         },
         caches: match &plan.counting {
-            Counting::Emulate(e) => e.caches.as_ref().map(|c| c.model.as_str()),
+            Counting::Emulate(e) => e.caches.as_ref(),
             _ => None,
         },
     };

@@ -97,8 +97,8 @@ pub struct Basis<'a> {
     pub precision: Option<Precision>,
     /// The PMU's events and the bytes of one access (None: the FP widths).
     pub pmu: Option<(&'a Family, Option<f64>)>,
-    /// The simulated caches, in words, when they were simulated.
-    pub caches: Option<&'a str>,
+    /// The simulated caches, when they were simulated.
+    pub caches: Option<&'a super::traffic::Caches>,
 }
 
 impl Basis<'_> {

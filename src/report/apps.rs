@@ -22,15 +22,15 @@ pub fn section(doc: &Document, apps: &[AppPoint]) -> Markup {
                         tr {
                             td { (a.name) }
                             td { (work(a)) }
-                            td.n { (format!("{:.3}", a.ai())) }
-                            td.n { (format!("{:.2}", a.gflop_per_s())) }
+                            td.n { (finite(a.ai(), 3)) }
+                            td.n { (finite(a.gflop_per_s(), 2)) }
                             td.n { (format!("{:.3}", a.seconds)) }
                             @match place.as_ref().and_then(|p| p.roof.as_ref().map(|r| (p, r))) {
                                 Some((p, (label, v))) => {
                                     td { (label) " (" (p.threads) " thread(s), " (format!("{v:.1}")) " GFLOP/s)" (p.note()) }
                                     td.n { (format!("{:.0}%", 100.0 * a.gflop_per_s() / v)) }
                                 }
-                                None => { td { "above every roof" } td.n { "-" } }
+                                None => { td { (unplaced(doc, a)) } td.n { "-" } }
                             }
                         }
                     }
@@ -87,9 +87,12 @@ fn work(a: &AppPoint) -> String {
 /// (no arithmetic), or no place.
 fn unplaced(doc: &Document, a: &AppPoint) -> String {
     if a.placeable() {
-        return match crate::results::placement::placement(doc, a, 1) {
+        return match placement(doc, a, a.threads.unwrap_or(1)) {
             Some(_) => "above every roof".into(),
-            None => format!("no {} roofs measured", work(a)),
+            None => format!(
+                "no {} roofs measured",
+                a.precision.map_or("dp", |p| p.name())
+            ),
         };
     }
     match crate::results::placement::by_bandwidth(doc, a, 1).filter(|_| a.flops == 0.0) {
@@ -98,9 +101,21 @@ fn unplaced(doc: &Document, a: &AppPoint) -> String {
     }
 }
 
-/// A number cell that sorts by its value.
+/// `v` with `digits` decimals; "-" for no number (an AI of no bytes).
+fn finite(v: f64, digits: usize) -> String {
+    match v.is_finite() {
+        true => format!("{v:.digits$}"),
+        false => "-".into(),
+    }
+}
+
+/// A number cell that sorts by its value; "-" for no number (an AI of
+/// no bytes).
 fn cell(v: f64, text: String) -> Markup {
-    let key = if v.is_finite() { v } else { 0.0 };
+    let (key, text) = match v.is_finite() {
+        true => (v, text),
+        false => (0.0, "-".to_string()),
+    };
     html! { td.n data-v=(key) { (text) } }
 }
 

@@ -24,6 +24,8 @@ mod plot_cli;
 mod probed_defects;
 #[path = "../profile_cli.rs"]
 mod profile_cli;
+#[path = "../profile_defects.rs"]
+mod profile_defects;
 #[path = "../report_cli.rs"]
 mod report_cli;
 #[path = "../run_cli.rs"]

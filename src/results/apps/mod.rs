@@ -127,9 +127,49 @@ pub struct Traffic {
     pub hits: [f64; 3],
     /// What was simulated: the caches, their policy, the sampling.
     pub model: String,
+    /// One line in how many was simulated (the rest scaled from it).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub sample: u64,
+    /// The simulated line, bytes.
+    #[serde(default = "line", skip_serializing_if = "is_line")]
+    pub line: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(v: &u64) -> bool {
+    *v == 1
+}
+
+fn line() -> u64 {
+    64
+}
+
+fn is_line(v: &u64) -> bool {
+    *v == 64
 }
 
 impl Traffic {
+    /// The expected relative error of `bytes` counted at a level, from
+    /// the lines that were simulated: a binomial sample of one line in
+    /// `sample` (`sqrt((1 - 1/s) / n)` for `n` lines simulated); 0 when
+    /// every line was, 1 when none was. Streams do better: their lines
+    /// fall in the sampled sets evenly.
+    pub fn expected_error(&self, bytes: f64) -> f64 {
+        if self.sample <= 1 {
+            return 0.0;
+        }
+        let simulated = bytes / (self.line.max(1) * self.sample) as f64;
+        match simulated >= 1.0 {
+            true => ((1.0 - 1.0 / self.sample as f64) / simulated)
+                .sqrt()
+                .min(1.0),
+            false => 1.0,
+        }
+    }
+
     /// The bytes at each level below L1, by level.
     pub fn levels(&self) -> [(crate::machine::Level, ReadWrite); 3] {
         use crate::machine::Level;
@@ -338,8 +378,14 @@ pub fn parse(text: &str, doc: &str) -> Result<AppsFile> {
 }
 
 /// Add `points` to the apps file at `path` (made when missing), each in
-/// place of a point of the same name; written whole or not at all.
+/// place of the point of the same name (and program, for a function);
+/// written whole or not at all, one writer at a time.
 pub fn add_points(path: &Path, points: Vec<AppPoint>) -> Result<()> {
+    crate::files::locked(path, || add_points_now(path, points))
+}
+
+/// [`add_points`], the file's folder locked.
+fn add_points_now(path: &Path, points: Vec<AppPoint>) -> Result<()> {
     let mut f = if path.exists() {
         load(path)?
     } else {
@@ -365,9 +411,11 @@ pub fn add_points(path: &Path, points: Vec<AppPoint>) -> Result<()> {
             .as_ref()
             .is_some_and(|f| programs.contains(&f.program))
     });
+    // A point is its name and, for a function, its program's.
+    let program = |a: &AppPoint| a.function.as_ref().map(|f| f.program.clone());
     for p in points {
         f.applications
-            .retain(|a| a.name != p.name || a.function.is_some() != p.function.is_some());
+            .retain(|a| a.name != p.name || program(a) != program(&p));
         f.applications.push(p);
     }
     let text = serde_yaml::to_string(&f).map_err(|e| Error::Io(e.to_string()))?;
@@ -381,6 +429,30 @@ pub use check::{check, check_point, manual_counts};
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sampled_levels_error_shrinks_with_the_lines_simulated() {
+        let rw = ReadWrite {
+            read: 0.0,
+            write: 0.0,
+        };
+        let mut t = Traffic {
+            l2: rw,
+            l3: rw,
+            dram: rw,
+            hits: [0.0; 3],
+            model: String::new(),
+            sample: 1,
+            line: 64,
+        };
+        assert_eq!(t.expected_error(1e6), 0.0);
+        t.sample = 8;
+        // 2048 lines of 64 bytes, 256 of them simulated: sqrt(7/8 / 256).
+        let e = t.expected_error(2048.0 * 64.0);
+        assert!((e - (0.875f64 / 256.0).sqrt()).abs() < 1e-12, "{e}");
+        assert!(t.expected_error(4.0 * 2048.0 * 64.0) < e / 1.9);
+        assert_eq!(t.expected_error(100.0), 1.0);
+    }
 
     #[test]
     fn the_cpu_an_emulated_program_was_shown_is_checked() {
@@ -505,6 +577,8 @@ mod tests {
                     dram: rw(f64::NAN),
                     hits: [0.0; 3],
                     model: String::new(),
+                    sample: 1,
+                    line: 64,
                 }),
                 ..app
             }],
