@@ -264,7 +264,21 @@ pub fn scratch_dir(what: &str) -> Result<PathBuf> {
     ));
     std::fs::create_dir_all(&d)
         .map_err(|e| Error::Io(format!("cannot make {}: {e}", d.display())))?;
+    if let Ok(mut all) = SCRATCH.lock() {
+        all.push(d.clone());
+    }
     Ok(d)
+}
+
+/// Every scratch folder made, for [`remove_scratch`].
+static SCRATCH: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Remove every scratch folder still there (carmbench is being stopped).
+pub fn remove_scratch() {
+    let all = SCRATCH.lock().map(|mut a| std::mem::take(&mut *a));
+    for d in all.unwrap_or_default() {
+        let _ = std::fs::remove_dir_all(d);
+    }
 }
 
 #[cfg(test)]

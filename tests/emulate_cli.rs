@@ -35,6 +35,10 @@ use identity::*;
 mod integer;
 use integer::*;
 
+#[path = "emulate/defects.rs"]
+mod defects;
+use defects::*;
+
 use carmbench::profile::emulate::{Counts, Emulator};
 use carmbench::results::apps;
 use std::path::{Path, PathBuf};
@@ -435,6 +439,17 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Sampling) a_kernel_for_a_feature_qemu_lacks_is_named_and_paired,
         (Part::Qemu, Part::Sampling, Part::Numpy) the_blas_kernel_numpy_ran_natively_is_the_one_counted,
         (Part::Qemu, Part::Sampling) integer_kernels_are_counted_exactly_and_placed_under_the_integer_roofs,
+        (Part::Qemu) d01_background_work_is_timed_with_the_work_it_did,
+        (Part::Qemu) d02_a_background_sleeper_neither_hangs_nor_goes_unsaid,
+        (Part::Qemu) d05_a_launcher_does_not_decide_the_programs_type,
+        (Part::Qemu) d07_a_refusal_names_no_cause_it_did_not_check,
+        (Part::Qemu) d08_the_emulated_run_reads_the_same_input,
+        (Part::Qemu) d09_counts_lost_to_a_full_disk_are_an_error_naming_it,
+        (Part::Qemu) d10_signals_and_timeouts_stop_the_command_and_clean_up,
+        (Part::Qemu) d13_an_unrelated_twin_is_warned_about,
+        (Part::Qemu) d14_a_program_that_runs_proc_self_exe_is_followed,
+        (Part::Qemu) d16_a_precision_the_counts_contradict_is_warned_about,
+        (Part::Qemu) minor_busy_threads_are_counted_not_the_waiting_one,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

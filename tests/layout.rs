@@ -296,8 +296,13 @@ fn long_files_say_why_and_functions_stay_short() {
             ]
             .iter()
             .any(|p| t.starts_with(p));
-            // A declaration, or a body on one line.
-            if !is_fn || t.ends_with(';') || t.ends_with('}') {
+            // A declaration (its signature, however many lines, ends with
+            // ';'), or a body on one line.
+            let signature_end = lines[i..]
+                .iter()
+                .map(|x| x.trim_end())
+                .find(|x| x.ends_with('{') || x.ends_with(';') || x.ends_with('}'));
+            if !is_fn || signature_end.is_none_or(|x| x.ends_with(';')) || t.ends_with('}') {
                 continue;
             }
             let indent = l.len() - t.len();

@@ -242,7 +242,7 @@ fn the_level_that_bounds_a_point_with_traffic_is_named() {
     // 1 GFLOP/s at AI 0.125 everywhere: 23 % of the DRAM roof (35.2 GB/s),
     // nearer its roof than any other level's dot.
     assert!(
-        html.contains("bound by DRAM: its dot at 23 % of the DRAM roof"),
+        html.contains("DRAM bounds it: its dot at 23 % of the DRAM roof"),
         "{html}"
     );
     assert!(html.contains("no prefetcher simulated"));

@@ -231,6 +231,14 @@ pub struct Output {
     /// The counts of each block of code that ran: they add up to `total`.
     #[serde(default)]
     pub sites: Vec<Site>,
+    /// Written as the process began to wait (a sleep, a read): it was
+    /// still running, and was ended by a signal before it wrote again.
+    #[serde(default)]
+    pub partial: bool,
+    /// The process ended by running another program (an exec): it
+    /// launched, and its own work was only that.
+    #[serde(default)]
+    pub replaced: bool,
 }
 
 /// The counts of the code at one place: a translated block, which ends at

@@ -94,6 +94,10 @@ pub const PROGRAM_ENV: &str = "CARMBENCH_PROGRAM";
 /// program the command starts): the caches to simulate, a [`CacheSpec`].
 pub const CACHE_ENV: &str = "CARMBENCH_CACHE";
 
+/// What the plugin says on QEMU's standard error when a process's counts
+/// cannot be written, before the file and the system's reason.
+pub const WRITE_FAILED: &str = "cannot write counts to";
+
 /// The counts file of one process: `process.PID.K.json` in the plugin's
 /// folder (K: a pid is reused by the program an exec starts, and may be
 /// reused by the system later).

@@ -115,6 +115,18 @@ enum Plan {
     Fail(c_int),
 }
 
+/// The program itself when `path` is `/proc/self/exe` (or its own pid's):
+/// QEMU answers a guest's `readlink` of it with the guest's program, but
+/// the host QEMU started with that path would load itself.
+fn own_exe(path: &CStr) -> Option<std::path::PathBuf> {
+    let p = path.to_bytes();
+    let mine = format!("/proc/{}/exe", std::process::id());
+    if p != b"/proc/self/exe" && p != mine.as_bytes() {
+        return None;
+    }
+    std::fs::read_link("/proc/self/exe").ok()
+}
+
 /// How to start `path` with `argv` and `envp` (the caller's arrays).
 ///
 /// # Safety
@@ -123,7 +135,10 @@ unsafe fn plan(path: &CStr, argv: *const *const c_char, envp: *const *const c_ch
     let Some(cfg) = config() else {
         return Plan::Native;
     };
-    let file = Path::new(OsStr::from_bytes(path.to_bytes()));
+    let own = own_exe(path);
+    let file = own
+        .as_deref()
+        .unwrap_or_else(|| Path::new(OsStr::from_bytes(path.to_bytes())));
     if !follow::executable(file) {
         // The kernel's own error (ENOENT, EACCES, ...).
         return Plan::Native;

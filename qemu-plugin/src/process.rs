@@ -30,6 +30,8 @@ pub struct Process {
     pending: Name,
     /// The last exec was counted as skipped (taken back if it fails).
     skipped_last: bool,
+    /// An exec is under way: the process ends by running another program.
+    pub replaced: bool,
 }
 
 impl Process {
@@ -66,6 +68,7 @@ impl Process {
     /// An exec begins: followed when announced, else a program that will
     /// run natively (named when the preload said which).
     pub fn exec(&mut self) {
+        self.replaced = true;
         self.skipped_last = !self.announced;
         if !self.announced {
             self.skipped.push(self.pending.text());
@@ -76,6 +79,7 @@ impl Process {
 
     /// The exec failed: the process goes on and started nothing.
     pub fn exec_failed(&mut self) {
+        self.replaced = false;
         if std::mem::take(&mut self.skipped_last) {
             self.skipped.pop();
         }

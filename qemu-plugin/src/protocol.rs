@@ -9,3 +9,15 @@ pub const EXECS: [i64; 2] = [59, 322];
 /// `clone`, `fork`, `vfork`, `clone3`: a new process when the pid changes
 /// (QEMU runs a guest's vfork as a fork).
 pub const FORKS: [i64; 4] = [56, 57, 58, 435];
+
+/// `pause`, `nanosleep`, `clock_nanosleep`: a process that sleeps. Its
+/// counts are written as it begins (marked partial), so that a process
+/// stopped while it sleeps (a `sleep &` the command left) still has them:
+/// QEMU runs no exit callback for a process a signal ends.
+pub const SLEEPS: [i64; 3] = [34, 35, 230];
+/// System calls a process may wait in for long (`read`, `poll`, `select`,
+/// `wait4`, `waitid`, `futex`, `epoll_wait`, `accept`, ...): the same, at
+/// most every [`WAIT_WRITES`] milliseconds.
+pub const WAITS: [i64; 13] = [0, 7, 23, 43, 61, 202, 232, 247, 270, 271, 281, 288, 441];
+/// See [`WAITS`].
+pub const WAIT_WRITES: u64 = 200;

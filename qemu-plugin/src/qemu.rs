@@ -10,7 +10,7 @@ use crate::protocol::{self, op};
 use crate::tally::{Tally, Thread};
 use iced_x86::InstructionInfoFactory;
 use std::cell::Cell;
-use std::ffi::{CStr, CString, c_char, c_int, c_uint, c_void};
+use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -73,7 +73,6 @@ unsafe extern "C" {
     fn qemu_plugin_register_vcpu_syscall_cb(id: PluginId, cb: SyscallCb);
     fn qemu_plugin_register_vcpu_syscall_ret_cb(id: PluginId, cb: SyscallRetCb);
     fn qemu_plugin_register_atexit_cb(id: PluginId, cb: UdataCb, userdata: *mut c_void);
-    fn qemu_plugin_outs(s: *const c_char);
 }
 
 /// The API version this plugin is written for; QEMU refuses a plugin whose
@@ -115,11 +114,10 @@ fn mine() -> &'static Thread {
     })
 }
 
+/// A line on standard error: carmbench reads the emulated run's. (QEMU's
+/// own plugin output goes to its log, shown only with `-d plugin`.)
 fn say(msg: &str) {
-    if let Ok(c) = CString::new(format!("carmbench-qemu-plugin: {msg}\n")) {
-        // SAFETY: a NUL-terminated string QEMU copies out.
-        unsafe { qemu_plugin_outs(c.as_ptr()) };
-    }
+    eprintln!("carmbench-qemu-plugin: {msg}");
 }
 
 /// A translated block's counts, only those not zero (a block mostly counts
@@ -307,8 +305,11 @@ extern "C" fn on_syscall(
     if protocol::EXECS.contains(&num) {
         // The process is replaced if the exec succeeds: its counts now.
         with_process(Process::exec);
-        write();
+        write(false);
         return;
+    }
+    if protocol::SLEEPS.contains(&num) || protocol::WAITS.contains(&num) && due() {
+        write(true);
     }
     if num != protocol::SYSCALL {
         return;
@@ -340,10 +341,31 @@ extern "C" fn on_syscall_return(_id: PluginId, _vcpu: c_uint, num: i64, ret: i64
     }
 }
 
-/// Write the process's counts to its file, whole (through a rename).
-fn write() {
+/// Whether the counts were last written [`protocol::WAIT_WRITES`] ms ago
+/// or more (and taken as written now, when so).
+fn due() -> bool {
+    static LAST: Mutex<Option<std::time::Instant>> = Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    let now = std::time::Instant::now();
+    let wait = std::time::Duration::from_millis(protocol::WAIT_WRITES);
+    match *last {
+        Some(t) if now - t < wait => false,
+        _ => {
+            *last = Some(now);
+            true
+        }
+    }
+}
+
+/// Write the process's counts to its file, whole (through a rename); as
+/// far as they go when `partial` (the process goes on).
+fn write(partial: bool) {
+    // One writer at a time: threads share the temporary file.
+    static WRITING: Mutex<()> = Mutex::new(());
+    let _one = WRITING.lock().unwrap_or_else(|e| e.into_inner());
     let Some((path, text)) = with_process(|p| {
-        let out = tally().output(p);
+        let mut out = tally().output(p);
+        out.partial = partial;
         (
             p.file.clone(),
             serde_json::to_string(&out).unwrap_or_default(),
@@ -352,16 +374,44 @@ fn write() {
         return;
     };
     let tmp = path.with_extension("tmp");
-    if std::fs::write(&tmp, text)
-        .and_then(|_| std::fs::rename(&tmp, &path))
-        .is_err()
-    {
-        say(&format!("cannot write {}", path.display()));
+    let written = quietly(|| std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, &path)));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        // carmbench reads this line (`protocol::WRITE_FAILED`) to say why.
+        say(&format!(
+            "{} {}: {e}",
+            carmbench_counts::protocol::WRITE_FAILED,
+            path.display()
+        ));
+    }
+}
+
+/// Run `f` (a write) with SIGXFSZ held back from this thread and dropped
+/// after: a write past the file size limit fails with EFBIG alone. Let
+/// through, QEMU would hand the signal to the guest and restart its system
+/// call, and with it this write, for ever.
+fn quietly<T>(f: impl FnOnce() -> T) -> T {
+    // SAFETY: signal masks of this thread, built here; sigtimedwait with a
+    // zero timeout only takes a signal already pending.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGXFSZ);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut old);
+        let out = f();
+        let zero = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        while libc::sigtimedwait(&set, std::ptr::null_mut(), &zero) == libc::SIGXFSZ {}
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        out
     }
 }
 
 extern "C" fn on_exit(_id: PluginId, _udata: *mut c_void) {
-    write();
+    write(false);
 }
 
 /// Called by QEMU when it loads the plugin: checks the API version and the

@@ -160,7 +160,7 @@ impl Tally {
             parent: process.parent,
             program: process.program.clone(),
             skipped: process.skipped.clone(),
-            threads: threads.len(),
+            threads: busy(threads.iter().map(|t| t.now()[field::INSTRUCTIONS])),
             total: carmbench_counts::Counts::from_array(&total),
             regions: regions
                 .into_iter()
@@ -172,9 +172,23 @@ impl Tally {
                 .collect(),
             modules,
             sites,
+            partial: false,
+            replaced: process.replaced,
         }
     }
 }
+
+/// The threads that worked, by their instructions: those with at least
+/// 1/[`BUSY`] of the busiest one's (a main thread that only started the
+/// workers and waits for them is not one; every thread of an even split is).
+fn busy(instructions: impl Iterator<Item = u64>) -> usize {
+    let all: Vec<u64> = instructions.collect();
+    let most = all.iter().copied().max().unwrap_or(0);
+    all.iter().filter(|i| **i * BUSY >= most).count().max(1)
+}
+
+/// See [`busy`].
+const BUSY: u64 = 20;
 
 #[cfg(test)]
 mod tests {

@@ -66,12 +66,15 @@ fn check_cores(a: &KernelArgs, m: &Machine) -> Result<()> {
             a.threads, m.cores
         )));
     }
-    if a.first_core
-        .checked_add(a.threads)
-        .is_none_or(|end| end > m.cores)
-    {
+    // threads >= 1 here; the last core can be past any number.
+    let last = a.first_core.checked_add(a.threads - 1);
+    if last.is_none_or(|l| l >= m.cores) {
+        let needs = match last {
+            Some(l) => format!("cores {} to {l}", a.first_core),
+            None => "cores past the largest number".to_string(),
+        };
         return Err(Error::input(format!(
-            "--first-core {} with --threads {} needs cores past the last one, but this machine has cores 0 to {}; give a --first-core of at most {}",
+            "--first-core {} with --threads {} needs {needs}, but this machine has cores 0 to {}; give a --first-core of at most {}",
             a.first_core,
             a.threads,
             m.cores - 1,

@@ -18,6 +18,8 @@ fn say(warnings: &[Warning]) {
 
 /// Run the subcommand.
 pub fn run(a: &ProfileArgs) -> Result<()> {
+    // Before any thread starts: stopping carmbench stops the command too.
+    profile::signals::catch();
     let plan = ProfilePlan::resolve(a)?;
     say(&plan.warnings);
     let mut profiled = profile::profile(&plan)?;

@@ -29,9 +29,15 @@ pub fn placed(doc: &Document, p: &AppPoint) -> String {
             unplaced(p)
         );
     };
+    // With each level's traffic the bound is the traffic line's: this one
+    // places the CARM's point (AI of the bytes the core asked for).
+    let under = match p.traffic.is_some() {
+        true => "at its L1 AI, under",
+        false => "bound by",
+    };
     match &place.roof {
         Some((label, v)) => format!(
-            "{}: AI {ai:.3} {u}/B, {perf:.2} {rate}; bound by the {label} ({v:.2} {rate} at this AI, {} thread(s)): {:.1}% of it{}",
+            "{}: AI {ai:.3} {u}/B, {perf:.2} {rate}; {under} the {label} ({v:.2} {rate} at this AI, {} thread(s)): {:.1}% of it{}",
             p.name,
             place.threads,
             100.0 * perf / v,
@@ -99,7 +105,7 @@ pub fn traffic(doc: &Document, p: &AppPoint) -> Option<String> {
         .collect();
     let tail = match bounding(p, &dots) {
         Some((level, share)) => format!(
-            "; bound by {level}: its dot at {:.0} % of the {level} roof",
+            "; by each level's own bytes, {level} bounds it: its dot at {:.0} % of the {level} roof",
             100.0 * share
         ),
         None => String::new(),

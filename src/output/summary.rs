@@ -72,6 +72,7 @@ pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
     if !isas.is_empty() {
         let _ = writeln!(s, "skipped ISAs (this CPU lacks them): {}", isas.join(", "));
     }
+    s.push_str(&missing_precisions(doc));
     for k in skipped {
         // The features the machine was found without (all, if none was
         // recorded).
@@ -194,6 +195,37 @@ pub fn knees(doc: &Document) -> String {
     s
 }
 
+/// A line for each precision the plan asked for that no roof has: the
+/// kernels that do it and what this CPU lacks for them (they are of an ISA
+/// the plan left out as this CPU lacks it, so never tried).
+fn missing_precisions(doc: &Document) -> String {
+    let found = &doc.machine.isa.features;
+    let mut s = String::new();
+    for &p in &doc.plan.precision {
+        if doc.roofs.iter().any(|r| r.precision == Some(p)) {
+            continue;
+        }
+        let mut lacks: Vec<&str> = (crate::kernels::KERNELS.iter())
+            .filter(|k| k.decl.precision == Some(p))
+            .flat_map(|k| k.decl.required_features())
+            .filter(|f| !found.iter().any(|x| x == f))
+            .collect();
+        lacks.sort_unstable();
+        lacks.dedup();
+        let why = match lacks.is_empty() {
+            true => "no kernel of the plan's ISAs does it".to_string(),
+            false => format!("this CPU lacks {}", lacks.join(", ")),
+        };
+        let _ = writeln!(
+            s,
+            "skipped precision {} ({why}): no {} roof",
+            p.name(),
+            p.name()
+        );
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,6 +287,13 @@ mod tests {
         let vnni = crate::kernels::named("avx2_int8_dot").unwrap();
         assert!(
             summary(&d, &[vnni]).contains("skipped kernel avx2_int8_dot (this CPU lacks avxvnni)")
+        );
+        // A precision asked for whose kernels are all of an ISA it lacks.
+        d.plan.precision.push(crate::kernels::Precision::Bf16);
+        let text = summary(&d, &[]);
+        assert!(
+            text.contains("skipped precision bf16 (this CPU lacks") && text.contains("avx512"),
+            "{text}"
         );
     }
 

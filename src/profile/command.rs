@@ -17,6 +17,8 @@ pub struct Found {
     pub path: PathBuf,
     /// Its arguments.
     pub args: Vec<String>,
+    /// The longest one run of it may take (`--timeout`).
+    pub timeout: Option<std::time::Duration>,
 }
 
 /// Find the program of `command` (checked: present, a file, executable).
@@ -61,6 +63,7 @@ pub fn found(given: &str, args: &[String]) -> Result<Found> {
         given: given.to_string(),
         path,
         args: args.to_vec(),
+        timeout: None,
     })
 }
 

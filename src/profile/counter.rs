@@ -61,6 +61,8 @@ pub struct Process {
     pub pid: u32,
     /// Its work.
     pub work: Work,
+    /// It ended by running another program (an exec): a launcher.
+    pub replaced: bool,
 }
 
 /// One region, its work summed over its calls, threads and processes.
@@ -97,6 +99,14 @@ pub struct Manual {
     pub bytes: f64,
 }
 
+/// The warning for processes a native run left running.
+pub fn left_running(run: &native::NativeRun) -> Vec<Warning> {
+    match run.left.is_empty() {
+        true => Vec::new(),
+        false => vec![Warning::LeftRunning(run.left.clone())],
+    }
+}
+
 impl Counter for Manual {
     fn measure(&self, command: &Found, _sampled: bool) -> Result<Measured> {
         let run = native::run(command, Watch::Time)?;
@@ -107,6 +117,7 @@ impl Counter for Manual {
             },
             seconds: run.seconds,
             source: "manual counts".into(),
+            warnings: left_running(&run),
             ..Measured::default()
         })
     }
@@ -125,10 +136,12 @@ pub struct Pmu {
 impl Counter for Pmu {
     fn measure(&self, command: &Found, sampled: bool) -> Result<Measured> {
         let run = native::run(command, Watch::Counted(&self.family))?;
+        let warnings = left_running(&run);
         let mut m = Measured {
             total: Work::Events(run.events),
             seconds: run.seconds,
             source: "perf".into(),
+            warnings,
             ..Measured::default()
         };
         for r in run.regions {

@@ -14,8 +14,11 @@
 use super::command::Found;
 use super::counter::{Block, Counter, Measured, Process, Region};
 use super::identity::{Flag, Identity};
-use super::native::{self, Watch};
+use super::input::Input;
+use super::native::{self, NativeRun, Watch};
+use super::stderr::{emulation_failure, one_line, unwritten, with_stderr};
 use super::traffic::Caches;
+use super::tree::{self, Leftovers, Named, Rules};
 use super::warnings::Warning;
 use super::work::Work;
 use crate::error::{Error, Result};
@@ -73,6 +76,11 @@ pub struct Emulated {
     /// Processes that ended without writing their counts (killed by a
     /// signal).
     pub lost: usize,
+    /// Its processes still there, idle, when the command ended: stopped.
+    pub stopped: Vec<Named>,
+    /// Processes a signal ended while they waited: their counts up to
+    /// that wait.
+    pub cut: usize,
 }
 
 /// `name` on `PATH`.
@@ -218,6 +226,16 @@ impl Emulator {
 
     /// [`Emulator::count`] of a command already found.
     pub fn count_found(&self, f: &Found, env: &[(&str, &str)]) -> Result<Emulated> {
+        self.count_found_with(f, env, Stdio::null())
+    }
+
+    /// [`Emulator::count_found`] reading `stdin`.
+    pub fn count_found_with(
+        &self,
+        f: &Found,
+        env: &[(&str, &str)],
+        stdin: Stdio,
+    ) -> Result<Emulated> {
         let launch = f.launch()?;
         let dir = crate::files::scratch_dir("emulate")?;
         let theirs = std::env::var_os("LD_PRELOAD");
@@ -225,33 +243,47 @@ impl Emulator {
         let argv =
             self.config(&dir)
                 .command(&launch, OsStr::new(&f.given), &rest, theirs.as_deref());
-        let run = Command::new(&argv[0])
-            .args(&argv[1..])
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..])
             .env_remove("LD_PRELOAD")
             .env(PROGRAM_ENV, &f.given)
             .envs(env.iter().copied())
             .env(carmbench_regions::EMULATED_ENV, "1")
             .env_remove(carmbench_regions::OUT_ENV)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .output();
+            .stdin(stdin)
+            .stdout(Stdio::null());
+        // Processes it leaves waiting are carmbench's copies: stopped (they
+        // write their counts as they end).
+        let rules = Rules {
+            timeout: f.timeout,
+            leftovers: Leftovers::Stop,
+            run: "emulated run",
+        };
+        let (ended, stderr) = with_stderr(cmd, |cmd| tree::run(cmd, &rules, || {}));
         let counted = read_processes(&dir);
         let _ = std::fs::remove_dir_all(&dir);
-        let run =
-            run.map_err(|e| Error::input(format!("cannot run {}: {e}", self.qemu.display())))?;
-        let stderr = String::from_utf8_lossy(&run.stderr);
+        let ended = ended?;
         let any = counted.as_ref().is_ok_and(|c| !c.processes.is_empty());
-        if let Some(e) = emulation_failure(&f.given, &run.status, &stderr, any) {
+        let short = counted.as_ref().map_or(true, |c| !any || c.lost > 0);
+        if let Some(e) = unwritten(&stderr, &dir, short) {
             return Err(e);
         }
-        let counted = counted?;
+        if let Some(e) = emulation_failure(&f.given, &ended.status, &stderr, any) {
+            return Err(e);
+        }
+        let mut counted = counted?;
         if counted.processes.is_empty() {
             return Err(Error::Io(format!(
                 "the counting plugin wrote no counts; QEMU said: {}",
                 one_line(&stderr)
             )));
         }
+        // Counts written as a process began to wait, and never again: a
+        // signal ended it, carmbench's (a copy left idle) or another's.
+        counted.cut = (counted.processes.iter())
+            .filter(|p| p.partial && !ended.left.iter().any(|s| s.pid as u32 == p.pid))
+            .count();
+        counted.stopped = ended.left;
         Ok(counted)
     }
 }
@@ -331,6 +363,9 @@ impl Emulated {
         if self.lost > 0 {
             w.push(Warning::LostCounts(self.lost));
         }
+        if self.cut > 0 {
+            w.push(Warning::CountsCut(self.cut));
+        }
         w
     }
 }
@@ -365,6 +400,64 @@ impl Emulation {
     }
 }
 
+impl Emulation {
+    /// The native run (watched as asked) and the emulated one, reading the
+    /// same input: both, the emulated run's seconds, and why its input
+    /// could not be the native run's, when so.
+    fn both_runs(
+        &self,
+        found: &Found,
+        watch: Watch,
+    ) -> Result<(NativeRun, Emulated, f64, Option<&'static str>)> {
+        let scratch = crate::files::scratch_dir("input")?;
+        let runs = (|| {
+            let input = Input::of_stdin(&scratch)?;
+            let run = native::run_with(found, watch, input.first()?)?;
+            let (stdin, unreplayed) = input.second()?;
+            let t0 = Instant::now();
+            let spec = self.caches.as_ref().map(|c| c.spec.to_string());
+            let env: Vec<(&str, &str)> = spec.iter().map(|s| (CACHE_ENV, s.as_str())).collect();
+            let counted = self.twin.as_ref().unwrap_or(found);
+            let out = self.emulator.count_found_with(counted, &env, stdin)?;
+            Ok((run, out, t0.elapsed().as_secs_f64(), unreplayed))
+        })();
+        let _ = std::fs::remove_dir_all(&scratch);
+        runs
+    }
+
+    /// What the two runs leave out or cannot vouch for.
+    fn run_warnings(
+        &self,
+        found: &Found,
+        run: &NativeRun,
+        out: &Emulated,
+        emulated: f64,
+        unreplayed: Option<&'static str>,
+    ) -> Vec<Warning> {
+        let mut w = Vec::new();
+        if let Err(why) = &self.emulator.identity {
+            w.push(Warning::IdentityNotGiven(why.clone()));
+        }
+        if let Some(t) = &self.twin {
+            let why = super::twin::unlike(&found.path, &t.path, run.seconds, emulated);
+            if !why.is_empty() {
+                w.push(Warning::TwinUnlike {
+                    twin: t.given.clone(),
+                    why,
+                });
+            }
+        }
+        if let Some(what) = unreplayed {
+            w.push(Warning::InputNotReplayed(what));
+        }
+        w.extend(super::counter::left_running(run));
+        if !out.stopped.is_empty() {
+            w.push(Warning::StoppedUnderEmulation(out.stopped.clone()));
+        }
+        w
+    }
+}
+
 impl Counter for Emulation {
     fn measure(&self, found: &Found, sampled: bool) -> Result<Measured> {
         // Sampled whether or not functions are asked for: where its time
@@ -377,14 +470,7 @@ impl Counter for Emulation {
             None => Watch::Sampled(&[]),
             Some(_) => Watch::Time,
         };
-        let run = native::run(found, watch)?;
-        let t0 = Instant::now();
-        let spec = self.caches.as_ref().map(|c| c.spec.to_string());
-        let env: Vec<(&str, &str)> = spec.iter().map(|s| (CACHE_ENV, s.as_str())).collect();
-        let out = self
-            .emulator
-            .count_found(self.twin.as_ref().unwrap_or(found), &env)?;
-        let emulated = t0.elapsed().as_secs_f64();
+        let (run, out, emulated, unreplayed) = self.both_runs(found, watch)?;
         let mut m = Measured {
             total: Work::Counted(out.total),
             seconds: run.seconds,
@@ -404,9 +490,8 @@ impl Counter for Emulation {
             emulated_cpu: self.emulator.identity.as_ref().ok().map(Identity::record),
             ..Measured::default()
         };
-        if let Err(why) = &self.emulator.identity {
-            m.warnings.push(Warning::IdentityNotGiven(why.clone()));
-        }
+        m.warnings
+            .extend(self.run_warnings(found, &run, &out, emulated, unreplayed));
         if let Some(why) = refused {
             m.warnings.push(Warning::PathsNotCompared(why));
         }
@@ -432,6 +517,7 @@ impl Counter for Emulation {
                     program: p.program.clone(),
                     pid: p.pid,
                     work: Work::Counted(p.total),
+                    replaced: p.replaced,
                 })
                 .collect();
         }
@@ -473,67 +559,4 @@ fn is_static(program: &str) -> bool {
     let path = follow::search(OsStr::new(program), std::env::var_os("PATH").as_deref());
     path.and_then(|p| follow::head(&p).ok())
         .is_some_and(|h| follow::kind(&h) == follow::Kind::Elf { dynamic: false })
-}
-
-/// Why an emulated run gave no counts: the program stopped on an
-/// instruction QEMU cannot emulate, QEMU refused the plugin, or the program
-/// failed under emulation.
-fn emulation_failure(
-    program: &str,
-    status: &std::process::ExitStatus,
-    stderr: &str,
-    counted: bool,
-) -> Option<Error> {
-    use std::os::unix::process::ExitStatusExt;
-    if status.signal() == Some(libc::SIGILL) || stderr.contains("Illegal instruction") {
-        return Some(Error::input(format!(
-            "'{program}' stopped on an instruction QEMU cannot emulate (SIGILL; QEMU emulates x86-64 up to AVX2, not AVX-512): count a twin build of the same code with --count-with PROGRAM (e.g. built with -march=x86-64-v3), count on a machine with a PMU (--counts pmu), or give the counts (--flops N --bytes M)"
-        )));
-    }
-    if !counted && stderr.contains("plugin") {
-        return Some(Error::input(format!(
-            "QEMU did not load the counting plugin ({}); the plugin speaks QEMU's plugin API version 1 (QEMU 7.2): use that QEMU, or count with --counts pmu or --flops/--bytes",
-            one_line(stderr)
-        )));
-    }
-    if !status.success() {
-        return Some(Error::input(format!(
-            "'{program}' failed under emulation ({status}) though it ran natively; no point written ({})",
-            one_line(stderr)
-        )));
-    }
-    None
-}
-
-/// A program's error text on one line.
-fn one_line(s: &str) -> String {
-    let t: Vec<&str> = s.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    if t.is_empty() {
-        "nothing on standard error".into()
-    } else {
-        t.join(" / ")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn failures_under_emulation_are_told_apart() {
-        use std::os::unix::process::ExitStatusExt;
-        let sigill = std::process::ExitStatus::from_raw(libc::SIGILL);
-        let e = emulation_failure("./avx512", &sigill, "", false).unwrap();
-        assert!(e.to_string().contains("SIGILL") && e.to_string().contains("x86-64-v3"));
-        let one = std::process::ExitStatus::from_raw(1 << 8);
-        let e = emulation_failure("./p", &one, "Could not load plugin x: version", false).unwrap();
-        assert!(
-            e.to_string().contains("did not load the counting plugin"),
-            "{e}"
-        );
-        let e = emulation_failure("./p", &one, "segfault", true).unwrap();
-        assert!(e.to_string().contains("failed under emulation"), "{e}");
-        let ok = std::process::ExitStatus::from_raw(0);
-        assert!(emulation_failure("./p", &ok, "", true).is_none());
-    }
 }

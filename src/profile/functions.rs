@@ -206,6 +206,7 @@ pub(crate) mod tests {
             given: me.to_string(),
             path: me.into(),
             args: vec![],
+            timeout: None,
         }
     }
 
@@ -231,6 +232,8 @@ pub(crate) mod tests {
                     counts,
                 })
                 .collect(),
+            partial: false,
+            replaced: false,
         }
     }
 

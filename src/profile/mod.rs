@@ -27,13 +27,18 @@ pub mod counter;
 pub mod emulate;
 pub mod functions;
 pub mod identity;
+pub mod input;
 pub mod native;
 pub mod paths;
 pub mod plan;
 pub mod pmu;
 pub mod sample;
+pub mod signals;
+pub mod stderr;
 pub mod symbols;
 pub mod traffic;
+pub mod tree;
+pub mod twin;
 pub mod views;
 pub mod warnings;
 pub mod work;
@@ -56,6 +61,8 @@ pub struct Profiled {
     pub warnings: Vec<Warning>,
     /// Seconds the command ran natively.
     pub seconds: f64,
+    /// CPU seconds its processes used natively, when sampled.
+    pub cpu_seconds: Option<f64>,
 }
 
 /// Flop/s below which a command that ran over a second is taken to have
@@ -72,6 +79,7 @@ pub fn profile(plan: &ProfilePlan) -> Result<Profiled> {
         note: measured.note,
         warnings,
         seconds: measured.seconds,
+        cpu_seconds: measured.samples.as_ref().map(|s| s.cpu_seconds),
     })
 }
 
@@ -89,14 +97,11 @@ impl Profiled {
             && whole.flops < MIN_FLOP_RATE * whole.seconds
         {
             return Err(Error::input(format!(
-                "'{prog}' counted {} flops in {:.1} s natively (under 1 MFLOP/s): its work was probably done in a process carmbench could not follow{}; count the program that does the work, or give --flops and --bytes",
+                "'{prog}' counted {} {} in {:.1} s natively (under 1 M/s){}; no point written: count the program that does the work, or give --flops and --bytes",
                 whole.flops,
+                whole.precision.map_or("flops", |p| p.unit()),
                 whole.seconds,
-                if self.warnings.is_empty() {
-                    ""
-                } else {
-                    " (see the warnings above)"
-                }
+                self.why_so_little()
             )));
         }
         let (placeable, empty): (Vec<AppPoint>, Vec<AppPoint>) = std::mem::take(&mut self.points)
@@ -110,5 +115,29 @@ impl Profiled {
         }
         self.points = placeable;
         Ok(())
+    }
+
+    /// Why a long run counted so little, as far as it was checked: work in
+    /// programs not followed, or time spent waiting, not computing.
+    fn why_so_little(&self) -> String {
+        let unfollowed = self.warnings.iter().any(|w| {
+            matches!(
+                w,
+                Warning::NotFollowed { .. }
+                    | Warning::StartedNatively { .. }
+                    | Warning::LostCounts(_)
+            )
+        });
+        match (unfollowed, self.cpu_seconds) {
+            (true, _) => {
+                ": work was done in processes carmbench could not follow (see the warnings above)"
+                    .into()
+            }
+            (false, Some(c)) if c < 0.5 * self.seconds => format!(
+                ": it used the CPU {c:.2} s of its {:.1} s, and waited the rest",
+                self.seconds
+            ),
+            (false, _) => String::new(),
+        }
     }
 }

@@ -6,11 +6,11 @@
 use super::command::Found;
 use super::pmu::{self, Family};
 use super::sample::{self, Samples};
+use super::tree::{self, Ended, Leftovers, Named, Rules};
 use crate::error::{Error, Result};
 use carmbench_regions::Record;
 use std::collections::BTreeMap;
-use std::process::{Command, ExitStatus};
-use std::time::Instant;
+use std::process::{Command, ExitStatus, Stdio};
 
 /// How the native run is watched.
 #[derive(Debug, Clone, Copy)]
@@ -36,6 +36,8 @@ pub struct NativeRun {
     pub events: BTreeMap<String, u64>,
     /// Each region the program marked: its time, calls and events.
     pub regions: Vec<Record>,
+    /// Its processes left running, idle, when it ended.
+    pub left: Vec<Named>,
 }
 
 /// The command as it runs natively: the program found, its `argv[0]` as
@@ -47,9 +49,16 @@ pub fn command(f: &Found) -> Command {
     cmd
 }
 
-/// Run `f` natively, watched as asked; an error when it fails.
+/// Run `f` natively, watched as asked, on carmbench's own input; an error
+/// when it fails.
 pub fn run(f: &Found, watch: Watch) -> Result<NativeRun> {
+    run_with(f, watch, Stdio::inherit())
+}
+
+/// [`run`] with `stdin` as its input.
+pub fn run_with(f: &Found, watch: Watch, stdin: Stdio) -> Result<NativeRun> {
     let mut cmd = command(f);
+    cmd.stdin(stdin);
     let events = match watch {
         Watch::Counted(family) => family
             .events
@@ -59,52 +68,44 @@ pub fn run(f: &Found, watch: Watch) -> Result<NativeRun> {
             .join(","),
         _ => String::new(),
     };
-    let (run, regions) = with_regions(&mut cmd, &events, |cmd| watched(cmd, &f.given, watch))?;
-    let (status, mut out) = run?;
-    if !status.success() {
-        return Err(failed(&f.given, &status));
+    // The user's processes left waiting stay theirs.
+    let rules = Rules {
+        timeout: f.timeout,
+        leftovers: Leftovers::Leave,
+        run: "native run",
+    };
+    let (run, regions) = with_regions(&mut cmd, &events, |cmd| watched(cmd, watch, &rules))?;
+    let (ended, mut out) = run?;
+    if !ended.status.success() {
+        return Err(failed(&f.given, &ended.status));
     }
+    out.seconds = ended.seconds;
+    out.left = ended.left;
     out.regions = regions;
     Ok(out)
 }
 
 /// Run `cmd` as `watch` asks.
-fn watched(cmd: &mut Command, prog: &str, watch: Watch) -> Result<(ExitStatus, NativeRun)> {
+fn watched(cmd: &mut Command, watch: Watch, rules: &Rules) -> Result<(Ended, NativeRun)> {
     match watch {
-        Watch::Time => {
-            let t0 = Instant::now();
-            let status = cmd
-                .status()
-                .map_err(|e| Error::input(format!("cannot run '{prog}': {e}")))?;
-            let seconds = t0.elapsed().as_secs_f64();
-            Ok((
-                status,
-                NativeRun {
-                    seconds,
-                    ..NativeRun::default()
-                },
-            ))
-        }
+        Watch::Time => Ok((tree::run(cmd, rules, || {})?, NativeRun::default())),
         Watch::Sampled(events) => {
-            let (status, seconds, s) = sample::run_with_events(cmd, events)?;
+            let (ended, s) = sample::run_with_events(cmd, events, rules)?;
             let samples = Some(s);
             Ok((
-                status,
+                ended,
                 NativeRun {
-                    seconds,
                     samples,
                     ..NativeRun::default()
                 },
             ))
         }
         Watch::Counted(family) => {
-            let r = pmu::count_command(family, cmd)?;
-            let (seconds, events) = (r.seconds, r.counts);
+            let r = pmu::count_command(family, cmd, rules)?;
             Ok((
-                r.status,
+                r.ended,
                 NativeRun {
-                    seconds,
-                    events,
+                    events: r.counts,
                     ..NativeRun::default()
                 },
             ))

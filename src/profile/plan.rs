@@ -87,6 +87,10 @@ pub struct ProfileArgs {
     /// Threads the command runs (compared with the roofs of that thread count).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Stop the command when a run of it (native, or emulated) takes longer
+    /// than this (e.g. 90s, 10m): nothing is written.
+    #[arg(long, value_name = "DURATION", value_parser = timeout)]
+    pub timeout: Option<std::time::Duration>,
     /// Results to compare with [default: carm-results/carm.yaml].
     #[arg(long, value_name = "RESULTS")]
     pub results: Option<PathBuf>,
@@ -175,7 +179,8 @@ impl ProfilePlan {
             true => Some(caches(results.as_ref(), a.traffic_sample)?),
             false => None,
         };
-        let found = command::find(&a.command)?;
+        let mut found = command::find(&a.command)?;
+        found.timeout = a.timeout;
         let counting = counting(a, &found, caches)?;
         Ok(ProfilePlan {
             name: a.name.clone().unwrap_or_else(|| default_name(&a.command)),
@@ -189,6 +194,15 @@ impl ProfilePlan {
             results,
             warnings,
         })
+    }
+}
+
+/// A `--timeout`: a duration above zero.
+fn timeout(s: &str) -> std::result::Result<std::time::Duration, String> {
+    match humantime::parse_duration(s) {
+        Ok(d) if !d.is_zero() => Ok(d),
+        Ok(_) => Err("give a duration above zero, e.g. 90s or 10m".into()),
+        Err(e) => Err(format!("{e}; give a duration such as 90s or 10m")),
     }
 }
 
@@ -220,7 +234,11 @@ fn caches(results: Option<&Document>, sample: u64) -> Result<Caches> {
 fn counting(a: &ProfileArgs, found: &Found, caches: Option<Caches>) -> Result<Counting> {
     let twin = (a.count_with.as_deref())
         .map(|t| command::found(t, &found.args))
-        .transpose()?;
+        .transpose()?
+        .map(|t| Found {
+            timeout: found.timeout,
+            ..t
+        });
     let by_hand = a.flops.is_some() || a.bytes.is_some();
     if twin.is_some() && (by_hand || matches!(a.counts, CountsMode::Pmu | CountsMode::Manual)) {
         return Err(Error::input(

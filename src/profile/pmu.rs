@@ -229,16 +229,18 @@ pub fn usable(family: &Family) -> std::result::Result<(), Error> {
 pub struct Run {
     /// Counts by event name (and "cycles").
     pub counts: BTreeMap<String, u64>,
-    /// Wall time, seconds.
-    pub seconds: f64,
-    /// Exit status of the command.
-    pub status: std::process::ExitStatus,
+    /// How the command's processes ended, and when.
+    pub ended: super::tree::Ended,
 }
 
 /// Run `cmd` (directly, no shell) counting `family`'s events for it and
 /// every thread and process it starts. The counters are opened on this
 /// process, inherited by the child and enabled when it execs.
-pub fn count_command(family: &Family, cmd: &mut std::process::Command) -> Result<Run> {
+pub fn count_command(
+    family: &Family,
+    cmd: &mut std::process::Command,
+    rules: &super::tree::Rules,
+) -> Result<Run> {
     use perf_event::Builder;
     use perf_event::events::{Hardware, Raw};
     let mut counters = Vec::new();
@@ -259,11 +261,7 @@ pub fn count_command(family: &Family, cmd: &mut std::process::Command) -> Result
     if let Ok(c) = build(&mut b) {
         counters.push(("cycles".to_string(), c));
     }
-    let t0 = std::time::Instant::now();
-    let status = cmd
-        .status()
-        .map_err(|e| Error::input(format!("cannot run {:?}: {e}", cmd.get_program())))?;
-    let seconds = t0.elapsed().as_secs_f64();
+    let ended = super::tree::run(cmd, rules, || {})?;
     let mut counts = BTreeMap::new();
     for (name, mut c) in counters {
         let v = c
@@ -271,11 +269,7 @@ pub fn count_command(family: &Family, cmd: &mut std::process::Command) -> Result
             .map_err(|e| Error::Io(format!("cannot read counter {name}: {e}")))?;
         counts.insert(name, v);
     }
-    Ok(Run {
-        counts,
-        seconds,
-        status,
-    })
+    Ok(Run { counts, ended })
 }
 
 #[cfg(test)]

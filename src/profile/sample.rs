@@ -4,10 +4,10 @@
 //! their file mappings turn each sample into a place in a file (a file
 //! offset, as the counting plugin gives its counts).
 
+use super::tree::{Ended, Leftovers, Rules};
 use crate::error::{Error, Result};
 use std::collections::{BTreeMap, HashMap};
 use std::process::{Command, ExitStatus};
-use std::time::{Duration, Instant};
 
 /// Nanoseconds of CPU time between samples: 1 kHz, a hundred samples in a
 /// tenth of a second, at 1-3 % of the run's time (docs/evidence.md).
@@ -131,7 +131,13 @@ pub const EVENT_PERIOD: u64 = 100_003;
 
 /// Run `cmd` sampled: its exit status, wall time in seconds, and samples.
 pub fn run(cmd: &mut Command) -> Result<(ExitStatus, f64, Samples)> {
-    run_with_events(cmd, &[])
+    let rules = Rules {
+        timeout: None,
+        leftovers: Leftovers::Leave,
+        run: "sampled run",
+    };
+    let (ended, s) = run_with_events(cmd, &[], &rules)?;
+    Ok((ended.status, ended.seconds, s))
 }
 
 /// One sampler per CPU and kind: the time's (`None`, which also reports
@@ -210,35 +216,21 @@ fn drain(
 }
 
 /// The same, sampling also the raw hardware `events` (name, config) every
-/// [`EVENT_PERIOD`] of each, for what each function does.
+/// [`EVENT_PERIOD`] of each, for what each function does; the command's
+/// processes run and end as `rules` say.
 pub fn run_with_events(
     cmd: &mut Command,
     events: &[(String, u64)],
-) -> Result<(ExitStatus, f64, Samples)> {
+    rules: &Rules,
+) -> Result<(Ended, Samples)> {
     let mut samplers = samplers(events)?;
     let before = children_user_seconds();
-    let t0 = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| Error::input(format!("cannot run {:?}: {e}", cmd.get_program())))?;
     let (mut maps, mut s) = (Maps::default(), Samples::default());
     let mut ips: Vec<(Option<usize>, u32, u64)> = Vec::new();
-    // Records are read until the command has ended and none is left.
-    let status = loop {
-        let any = drain(&mut samplers, &mut ips, &mut maps, &mut s.lost);
-        if any {
-            continue;
-        }
-        match child.try_wait() {
-            Ok(Some(st)) => {
-                drain(&mut samplers, &mut ips, &mut maps, &mut s.lost);
-                break st;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(Error::Io(format!("cannot wait for the command: {e}"))),
-        }
-    };
-    let seconds = t0.elapsed().as_secs_f64();
+    // Records are read as they come, and those left once it ended.
+    let mut read = || while drain(&mut samplers, &mut ips, &mut maps, &mut s.lost) {};
+    let ended = super::tree::run(cmd, rules, &mut read)?;
+    read();
     drop(samplers);
     s.cpu_seconds = (children_user_seconds() - before).max(0.0);
     s.event_period = EVENT_PERIOD;
@@ -252,7 +244,7 @@ pub fn run_with_events(
         };
         *places.entry(maps.place(pid, ip)).or_default() += 1;
     }
-    Ok((status, seconds, s))
+    Ok((ended, s))
 }
 
 /// Whether this process may sample its children's time: why not, when it

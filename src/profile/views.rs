@@ -10,7 +10,7 @@ use super::plan::{Counting, ProfilePlan};
 use super::sample::MIN_SECONDS;
 use super::symbols::file_name;
 use super::warnings::Warning;
-use super::work::{Basis, Work, dominant};
+use super::work::{Basis, Work, dominant, kind, own_work};
 use crate::kernels::Precision;
 use crate::results::apps::{AppPoint, EmulatedCpu, FunctionInfo, ProcessPoint};
 
@@ -24,9 +24,8 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
     // The whole command's arithmetic: the one asked for, else the one most
     // of its work is (each region's and function's its own, by the same
     // rule).
-    let precision = plan
-        .precision
-        .or_else(|| m.total.counts().and_then(dominant));
+    let precision = plan.precision.or_else(|| typing(m).and_then(dominant));
+    warnings.extend(contradicted(plan.precision, m));
     let basis = Basis {
         precision,
         pmu: match &plan.counting {
@@ -41,11 +40,17 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
     let own = Own {
         basis,
         asked: plan.precision,
+        decided: None,
         threads: plan.threads.or(m.threads),
         source: &m.source,
         counted_with: m.counted_with.as_deref(),
     };
-    let mut whole = own.point(plan.name.clone(), &m.total, m.seconds, None);
+    // The whole command typed by its main process's work (see `typing`).
+    let typed = Own {
+        decided: Some(precision),
+        ..own
+    };
+    let mut whole = typed.point(plan.name.clone(), &m.total, m.seconds, None);
     whole.processes = processes(m, &basis);
     whole.emulated_cpu = m.emulated_cpu.clone();
     let mut out = vec![whole];
@@ -86,6 +91,9 @@ struct Own<'a> {
     basis: Basis<'a>,
     /// The arithmetic asked for (`--precision`), else each point's own.
     asked: Option<Precision>,
+    /// The arithmetic decided for this point beforehand (None: FP), in
+    /// place of its own counts' (the whole command's, by `typing`).
+    decided: Option<Option<Precision>>,
     threads: Option<usize>,
     source: &'a str,
     counted_with: Option<&'a str>,
@@ -95,9 +103,10 @@ impl Own<'_> {
     /// The point of `work` in `seconds`; `what` it is, beside where its
     /// counts come from.
     fn point(&self, name: String, work: &Work, seconds: f64, what: Option<String>) -> AppPoint {
-        let precision = match work.counts() {
-            Some(c) => self.asked.or_else(|| dominant(c)),
-            None => self.basis.precision,
+        let precision = match (self.decided, work.counts()) {
+            (Some(p), _) => p,
+            (None, Some(c)) => self.asked.or_else(|| dominant(c)),
+            (None, None) => self.basis.precision,
         };
         let basis = Basis {
             precision,
@@ -122,6 +131,34 @@ impl Own<'_> {
             ..AppPoint::new(name, d.flops, d.bytes, seconds)
         }
     }
+}
+
+/// A warning when `--precision` names arithmetic the counts hardly hold
+/// (a tenth of the work of the kind they do hold, or less).
+fn contradicted(asked: Option<Precision>, m: &Measured) -> Option<Warning> {
+    let (asked, c) = (asked?, m.total.counts()?);
+    let counted = kind(c);
+    let (mine, theirs) = (own_work(c, asked), own_work(c, counted));
+    (counted != asked && mine.saturating_mul(10) <= theirs).then_some(
+        Warning::PrecisionContradicted {
+            asked,
+            counted,
+            asked_work: mine,
+            counted_work: theirs,
+        },
+    )
+}
+
+/// The counts whose arithmetic types the whole command: the process's
+/// that ran the most instructions of its own program to its end (one that
+/// only launched another, by an exec, does not type it: a shim's string
+/// work is not the program's), else the whole command's.
+fn typing(m: &Measured) -> Option<&carmbench_counts::Counts> {
+    (m.processes.iter())
+        .filter(|p| !p.replaced)
+        .filter_map(|p| p.work.counts())
+        .max_by_key(|c| c.instructions)
+        .or_else(|| m.total.counts())
 }
 
 /// The processes that did work (a shell's or make's own bookkeeping is in
@@ -260,6 +297,7 @@ mod tests {
         let own = |basis| Own {
             basis,
             asked: None,
+            decided: None,
             threads: None,
             source: "perf",
             counted_with: None,

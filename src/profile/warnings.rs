@@ -2,6 +2,7 @@
 //! them, the command prints them, one line each.
 
 use super::symbols::{Function, file_name};
+use super::tree::{Named, list};
 use std::fmt;
 
 /// One thing the points leave out or cannot say.
@@ -32,6 +33,35 @@ pub enum Warning {
     },
     /// Processes that ended without writing their counts.
     LostCounts(usize),
+    /// The `--count-with` program may not be a build of the command's code.
+    TwinUnlike {
+        /// The twin, as given.
+        twin: String,
+        /// Why not.
+        why: Vec<String>,
+    },
+    /// `--precision` names arithmetic the counts hardly hold.
+    PrecisionContradicted {
+        /// The precision asked for.
+        asked: crate::kernels::Precision,
+        /// The kind most of the counted work is.
+        counted: crate::kernels::Precision,
+        /// Work of the asked kind.
+        asked_work: u64,
+        /// Work of the counted kind.
+        counted_work: u64,
+    },
+    /// Processes a signal ended while they waited: their counts up to
+    /// that wait are in W and Q.
+    CountsCut(usize),
+    /// Processes of the native run still there, idle, when the command
+    /// ended: left running, their time not in T.
+    LeftRunning(Vec<Named>),
+    /// Their emulated copies: stopped.
+    StoppedUnderEmulation(Vec<Named>),
+    /// The emulated run could not read the native run's input (a
+    /// terminal): it read nothing.
+    InputNotReplayed(&'static str),
     /// A region counted under emulation that the native run never timed.
     RegionNotTimed(String),
     /// A region whose hardware events could not be counted.
@@ -165,7 +195,7 @@ impl fmt::Display for Warning {
                 static_linked,
             } => write!(
                 f,
-                "{program} (pid {pid}) started a program carmbench could not follow{}: it ran natively and its work is not in W and Q",
+                "{program} (pid {pid}) started a program by a way the preload library does not see{}: that program ran natively, its own work is not in W and Q (what it started in turn was followed, if it is dynamically linked)",
                 if *static_linked {
                     " (a statically linked program starts others with a raw system call)"
                 } else {
@@ -211,6 +241,53 @@ impl fmt::Display for Warning {
             Warning::IdentityNotGiven(why) => write!(
                 f,
                 "{why}: the emulated program saw QEMU's own CPU, and code that chooses its path by CPU may have run another path than natively"
+            ),
+            _ => self.fmt_runs(f),
+        }
+    }
+}
+
+impl Warning {
+    /// How the runs went: the twin, the precision asked, processes cut,
+    /// left or stopped, the input.
+    fn fmt_runs(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::TwinUnlike { twin, why } => write!(
+                f,
+                "--count-with {twin} may not be a twin build of the command: {}; its W and Q are those of other code if so",
+                why.join("; and ")
+            ),
+            Warning::PrecisionContradicted {
+                asked,
+                counted,
+                asked_work,
+                counted_work,
+            } => write!(
+                f,
+                "--precision {} was asked, but the counts hold {counted_work:.3e} {} {} against {asked_work:.3e} {} ones: the point is placed under the {} roofs as asked; leave --precision out to place it by its own work",
+                asked.name(),
+                counted.name(),
+                counted.unit(),
+                asked.name(),
+                asked.name()
+            ),
+            Warning::CountsCut(n) => write!(
+                f,
+                "{n} process(es) were ended by a signal while they waited: their work up to that wait is in W and Q, any after it is not"
+            ),
+            Warning::LeftRunning(p) => write!(
+                f,
+                "the command ended and left {} running, idle: left as they are; T runs to the end of its last working process",
+                list(p)
+            ),
+            Warning::StoppedUnderEmulation(p) => write!(
+                f,
+                "under emulation, stopped the copies of what it left running: {}",
+                list(p)
+            ),
+            Warning::InputNotReplayed(what) => write!(
+                f,
+                "standard input is {what}, which cannot be read twice: the emulated run read nothing, so W and Q are those of a run without input (give the input from a file: < FILE)"
             ),
             _ => self.fmt_paths(f),
         }

@@ -175,6 +175,28 @@ pub fn dominant(c: &Counts) -> Option<Precision> {
     .and_then(|x| x.0)
 }
 
+/// The arithmetic a count's work is, double and single precision told
+/// apart: what `--precision` is compared with.
+pub fn kind(c: &Counts) -> Precision {
+    match dominant(c) {
+        Some(p) => p,
+        None if c.sp_fma_flops + c.sp_other_flops > c.dp_fma_flops + c.dp_other_flops => {
+            Precision::Sp
+        }
+        None => Precision::Dp,
+    }
+}
+
+/// A count's own work of `p`: its flops of that precision for dp and sp
+/// (apart), else [`work`].
+pub fn own_work(c: &Counts, p: Precision) -> u64 {
+    match p {
+        Precision::Dp => c.dp_fma_flops + c.dp_other_flops,
+        Precision::Sp => c.sp_fma_flops + c.sp_other_flops,
+        p => work(c, Some(p)),
+    }
+}
+
 /// W of a count in the unit of the roofs of `precision`: flops of double
 /// and single; for a narrow integer type its vector lanes' ops of every
 /// narrow width (a dot product's widening steps are integer work of several

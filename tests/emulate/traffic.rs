@@ -103,6 +103,12 @@ pub fn profile_traffic_names_the_level_that_bounds_a_stream() {
     let stdout = success(&out);
     assert!(stdout.contains("  traffic: L1 "), "{stdout}");
     assert!(stdout.contains("no prefetcher simulated"), "{stdout}");
+    // One verdict: the traffic line's; the point's line places it.
+    assert!(
+        stdout.contains("at its L1 AI, under the") && stdout.contains("bounds it: its dot at"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("bound by"), "{stdout}");
     let p = &apps::load(&dir.join("apps.yaml")).unwrap().applications[0];
     let t = p.traffic.as_ref().expect("traffic in the apps file");
     // Three passes over the array (set-up and two sums) from DRAM.

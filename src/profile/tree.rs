@@ -1,0 +1,433 @@
+//! The command's processes as one tree, from its start to the end of the
+//! last one that works. carmbench is their subreaper, so a background
+//! grandchild whose shell has ended is re-parented to carmbench, not to
+//! init, and is still found; a tag in their environment tells one run's
+//! processes from another's. The command's time runs until its last
+//! working process ended; processes that only wait (a `sleep &`, a daemon)
+//! are not waited for: left running natively (they are the user's), stopped
+//! under emulation (they are carmbench's copies). A timeout, or carmbench
+//! being stopped ([`stop_all`]), stops the whole tree.
+
+use crate::error::{Error, Result};
+use std::collections::{HashMap, HashSet};
+use std::process::{Command, ExitStatus};
+use std::sync::Mutex;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// The environment variable that tags one run's processes.
+const TAG_ENV: &str = "CARMBENCH_TREE";
+
+/// How long the processes left after the command's own must do no work
+/// to be taken as waiting (a daemon, a `sleep &`), not working.
+const IDLE: Duration = Duration::from_millis(500);
+
+/// How often the tree is looked at once the command's own process ended.
+const LOOK: Duration = Duration::from_millis(20);
+
+/// How long stopped processes get to end (and, under emulation, write
+/// their counts) before they are killed.
+const GRACE: Duration = Duration::from_secs(2);
+
+/// What becomes of processes still there, idle, when the command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leftovers {
+    /// Left running: the user's own (the native run).
+    Leave,
+    /// Stopped: carmbench's copies (the emulated run).
+    Stop,
+}
+
+/// How one run of the command goes.
+#[derive(Debug, Clone, Copy)]
+pub struct Rules {
+    /// The longest it may run (`--timeout`).
+    pub timeout: Option<Duration>,
+    /// What becomes of idle processes left when it ended.
+    pub leftovers: Leftovers,
+    /// The run, for messages ("the native run").
+    pub run: &'static str,
+}
+
+/// A process, named for people: its program and pid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    /// The pid.
+    pub pid: i32,
+    /// Its program (the emulated one, for QEMU).
+    pub name: String,
+}
+
+impl std::fmt::Display for Named {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (pid {})", self.name, self.pid)
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone)]
+pub struct Ended {
+    /// The command's own exit status.
+    pub status: ExitStatus,
+    /// From its start to the end of its last working process, seconds.
+    pub seconds: f64,
+    /// The processes idle when it ended: left running or stopped, as the
+    /// rules say.
+    pub left: Vec<Named>,
+}
+
+/// Trees running now (tag, root pid): what [`stop_all`] stops.
+static RUNNING: Mutex<Vec<(String, i32)>> = Mutex::new(Vec::new());
+
+/// Run `cmd` as `rules` say, calling `tick` every few milliseconds while it
+/// runs (to read samples as they come).
+pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<Ended> {
+    subreaper();
+    let tag = new_tag();
+    cmd.env(TAG_ENV, &tag);
+    let t0 = Instant::now();
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Error::input(format!("cannot run {:?}: {e}", cmd.get_program())))?;
+    let root = child.id() as i32;
+    let _running = Registered::new(&tag, root);
+    // The command's own end, to the microsecond: a thread waits for it.
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send((child.wait(), Instant::now()));
+    });
+    let over = |now: Instant| rules.timeout.is_some_and(|t| now - t0 > t);
+    let (status, end) = loop {
+        tick();
+        match rx.recv_timeout(Duration::from_millis(5)) {
+            Ok((s, at)) => break (s.map_err(|e| Error::Io(format!("cannot wait: {e}")))?, at),
+            Err(RecvTimeoutError::Timeout) if over(Instant::now()) => {
+                return Err(timed_out(rules, stop(&tag, root)));
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(Error::Io("lost the command's process".into()));
+            }
+        }
+    };
+    let (last, left) = rest(&tag, root, end, &mut tick, rules, t0)?;
+    let left = match rules.leftovers {
+        Leftovers::Leave => left.iter().map(|p| named(p.pid, &p.name)).collect(),
+        Leftovers::Stop => stop_these(&left),
+    };
+    Ok(Ended {
+        status,
+        seconds: (last.max(end) - t0).as_secs_f64(),
+        left,
+    })
+}
+
+/// After the command's own process ended: wait while the rest of the tree
+/// works. The last moment one worked, and those left idle.
+fn rest(
+    tag: &str,
+    root: i32,
+    end: Instant,
+    tick: &mut impl FnMut(),
+    rules: &Rules,
+    t0: Instant,
+) -> Result<(Instant, Vec<Proc>)> {
+    let mut last = end;
+    let mut seen: HashMap<i32, u64> = HashMap::new();
+    loop {
+        tick();
+        let alive = alive(tag, root);
+        let now = Instant::now();
+        // Working: running or waiting for the disk now (a busy process a
+        // loaded machine has not scheduled has no new ticks), or it used
+        // the CPU since the last look, or one ended.
+        let worked = alive.iter().any(|p| matches!(p.state, 'R' | 'D'))
+            || alive
+                .iter()
+                .any(|p| seen.get(&p.pid).is_some_and(|t| p.ticks > *t))
+            || seen.keys().any(|pid| !alive.iter().any(|p| p.pid == *pid));
+        if worked {
+            last = now;
+        }
+        if alive.is_empty() || now - last >= IDLE {
+            return Ok((last, alive));
+        }
+        if rules.timeout.is_some_and(|t| now - t0 > t) {
+            return Err(timed_out(rules, stop(tag, root)));
+        }
+        seen = alive.iter().map(|p| (p.pid, p.ticks)).collect();
+        std::thread::sleep(LOOK);
+    }
+}
+
+fn timed_out(rules: &Rules, stopped: Vec<Named>) -> Error {
+    let t = rules.timeout.unwrap_or_default();
+    Error::input(format!(
+        "the command ran longer than --timeout {} in the {}; stopped {}; nothing written (give a longer --timeout)",
+        humantime::format_duration(t),
+        rules.run,
+        list(&stopped)
+    ))
+}
+
+/// "a (pid 1), b (pid 2)", or "nothing" when empty.
+pub fn list(p: &[Named]) -> String {
+    match p.is_empty() {
+        true => "nothing".into(),
+        false => p
+            .iter()
+            .map(Named::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// Stop every tree running now (carmbench is being stopped): what was
+/// stopped.
+pub fn stop_all() -> Vec<Named> {
+    let trees = RUNNING.lock().map(|r| r.clone()).unwrap_or_default();
+    trees
+        .iter()
+        .flat_map(|(tag, root)| stop(tag, *root))
+        .collect()
+}
+
+/// A tree in [`RUNNING`] while it runs.
+struct Registered(String);
+
+impl Registered {
+    fn new(tag: &str, root: i32) -> Registered {
+        if let Ok(mut r) = RUNNING.lock() {
+            r.push((tag.to_string(), root));
+        }
+        Registered(tag.to_string())
+    }
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        if let Ok(mut r) = RUNNING.lock() {
+            r.retain(|(t, _)| *t != self.0);
+        }
+    }
+}
+
+/// Stop the whole tree: what was stopped.
+fn stop(tag: &str, root: i32) -> Vec<Named> {
+    stop_these(&alive(tag, root))
+}
+
+/// Ask `procs` to end (SIGTERM: a program under QEMU still writes its
+/// counts), kill those still there after [`GRACE`]; what was stopped.
+fn stop_these(procs: &[Proc]) -> Vec<Named> {
+    let named: Vec<Named> = procs.iter().map(|p| named(p.pid, &p.name)).collect();
+    let pids: HashSet<i32> = procs.iter().map(|p| p.pid).collect();
+    for p in &pids {
+        // SAFETY: a signal to a process of this tree.
+        unsafe { libc::kill(*p, libc::SIGTERM) };
+    }
+    let t0 = Instant::now();
+    let mut left = pids;
+    while !left.is_empty() && t0.elapsed() < GRACE {
+        std::thread::sleep(LOOK);
+        left.retain(|p| present(*p));
+    }
+    for p in &left {
+        // SAFETY: as above.
+        unsafe { libc::kill(*p, libc::SIGKILL) };
+    }
+    named
+}
+
+/// Whether `pid` still runs (a zombie of carmbench's is reaped: it does not).
+fn present(pid: i32) -> bool {
+    let mut status = 0;
+    // SAFETY: reaps `pid` only if it is a child of this process that ended.
+    if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == pid {
+        return false;
+    }
+    stat(pid).is_some_and(|p| p.state != 'Z' && p.state != 'X')
+}
+
+/// One process as `/proc/PID/stat` shows it.
+#[derive(Debug, Clone)]
+struct Proc {
+    pid: i32,
+    name: String,
+    state: char,
+    ppid: i32,
+    /// User and system time, clock ticks.
+    ticks: u64,
+}
+
+fn stat(pid: i32) -> Option<Proc> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // "pid (comm) state ppid ...": the name may hold spaces and ')'.
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    let fields: Vec<&str> = text.get(close + 2..)?.split(' ').collect();
+    let num = |k: usize| fields.get(k).and_then(|f| f.parse::<u64>().ok());
+    Some(Proc {
+        pid,
+        name: text.get(open + 1..close)?.to_string(),
+        state: fields.first()?.chars().next()?,
+        ppid: num(1)? as i32,
+        ticks: num(11)? + num(12)?,
+    })
+}
+
+/// The tree's processes now running: the root's descendants, and the
+/// orphans re-parented to carmbench that carry the tag, with theirs.
+/// Zombies of carmbench's are reaped on the way.
+fn alive(tag: &str, root: i32) -> Vec<Proc> {
+    let me = std::process::id() as i32;
+    let all: Vec<Proc> = std::fs::read_dir("/proc")
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+                .filter_map(stat)
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut children: HashMap<i32, Vec<usize>> = HashMap::new();
+    for (k, p) in all.iter().enumerate() {
+        children.entry(p.ppid).or_default().push(k);
+    }
+    let mut todo: Vec<i32> = vec![root];
+    todo.extend(
+        all.iter()
+            .filter(|p| p.ppid == me && p.pid != root && tagged(p.pid, tag))
+            .map(|p| p.pid),
+    );
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    while let Some(pid) = todo.pop() {
+        if !seen.insert(pid) {
+            continue;
+        }
+        if let Some(p) = all.iter().find(|p| p.pid == pid) {
+            // The root is reaped by its own waiter; other zombies here.
+            let gone = p.state == 'Z' && (pid == root || !present(pid));
+            if !gone && p.state != 'X' {
+                out.push(p.clone());
+            }
+        }
+        for k in children.get(&pid).into_iter().flatten() {
+            todo.push(all[*k].pid);
+        }
+    }
+    out
+}
+
+/// Whether `pid` started with this tree's tag in its environment; taken
+/// as so while its environment cannot be read (a process amid an exec
+/// shows none), to be looked at again.
+fn tagged(pid: i32, tag: &str) -> bool {
+    let want = format!("{TAG_ENV}={tag}");
+    match std::fs::read(format!("/proc/{pid}/environ")) {
+        Ok(env) if !env.is_empty() => env.split(|b| *b == 0).any(|v| v == want.as_bytes()),
+        _ => true,
+    }
+}
+
+/// A process named for people: QEMU by the program it emulates.
+fn named(pid: i32, comm: &str) -> Named {
+    let name = match comm.starts_with("qemu-") {
+        true => emulated_program(pid).unwrap_or_else(|| comm.to_string()),
+        false => comm.to_string(),
+    };
+    Named { pid, name }
+}
+
+/// The program a QEMU process runs: the first argument that is not an
+/// option nor an option's value (every option carmbench gives takes one).
+fn emulated_program(pid: i32) -> Option<String> {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let mut args = cmdline.split(|b| *b == 0).skip(1);
+    while let Some(a) = args.next() {
+        match a.first() {
+            Some(b'-') => {
+                args.next();
+            }
+            Some(_) => {
+                let path = String::from_utf8_lossy(a);
+                let name = std::path::Path::new(path.as_ref()).file_name()?;
+                return Some(format!("{} (emulated)", name.to_string_lossy()));
+            }
+            None => {}
+        }
+    }
+    None
+}
+
+/// carmbench becomes the subreaper of its descendants (once).
+fn subreaper() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    // SAFETY: a process attribute; no memory is passed.
+    ONCE.call_once(|| unsafe {
+        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    });
+}
+
+/// A tag no other run of this process has.
+fn new_tag() -> String {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "{}.{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(leftovers: Leftovers, timeout: Option<Duration>) -> Rules {
+        Rules {
+            timeout,
+            leftovers,
+            run: "test run",
+        }
+    }
+
+    #[test]
+    fn a_background_worker_is_waited_for_and_a_sleeper_is_not() {
+        // The shell ends at once; its child works 0.3 s of CPU, then an
+        // idle sleeper stays.
+        let mut c = Command::new("sh");
+        c.args([
+            "-c",
+            "(t=$(($(date +%s%N) + 300000000)); while [ $(date +%s%N) -lt $t ]; do :; done) & sleep 30 & exit 0",
+        ]);
+        let t0 = Instant::now();
+        let e = run(&mut c, &rules(Leftovers::Stop, None), || {}).unwrap();
+        assert!(e.status.success());
+        assert!(e.seconds >= 0.25, "{} s", e.seconds);
+        assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+        assert_eq!(e.left.len(), 1, "{:?}", e.left);
+        assert_eq!(e.left[0].name, "sleep");
+        std::thread::sleep(Duration::from_millis(100));
+        assert!(!present(e.left[0].pid), "the sleeper was stopped");
+    }
+
+    #[test]
+    fn a_timeout_stops_the_whole_tree() {
+        let mut c = Command::new("sh");
+        c.args(["-c", "sleep 40 & sleep 41; exit 0"]);
+        let t0 = Instant::now();
+        let e = run(
+            &mut c,
+            &rules(Leftovers::Leave, Some(Duration::from_millis(300))),
+            || {},
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+        assert!(
+            e.contains("--timeout 300ms") && e.contains("sleep (pid"),
+            "{e}"
+        );
+    }
+}
