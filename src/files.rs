@@ -208,6 +208,12 @@ pub fn check_output(path: &Path, kind: OutputKind, inputs: &[&Path], flag: &str)
         )));
     }
     read_only(path, flag)?;
+    if std::fs::canonicalize(path).is_err_and(|e| e.raw_os_error() == Some(libc::ELOOP)) {
+        return Err(Error::input(format!(
+            "{flag} {} is a link that leads back to itself; remove it or give another file",
+            path.display()
+        )));
+    }
     writable_folder(folder_of(&resolved(path)), flag)
 }
 

@@ -212,9 +212,15 @@ fn d15_a_read_only_or_linked_apps_file_keeps_what_it_is() {
 fn minor_an_empty_name_is_refused_before_the_command_runs() {
     let dir = tmpdir("minor-name");
     let marker = dir.join("ran");
-    let o = manual(&dir, &["--name", ""], &["/usr/bin/touch", s(&marker)]);
-    assert_input_error(&o, &["--name"]);
-    assert!(!marker.exists(), "the command ran");
+    for bad in ["", "two\nlines"] {
+        let o = manual(&dir, &["--name", bad], &["/usr/bin/touch", s(&marker)]);
+        assert_input_error(&o, &["--name"]);
+        assert!(!marker.exists(), "the command ran");
+    }
+    // Beyond the issue: an output that is a link to itself.
+    let lp = dir.join("loop.yaml");
+    std::os::unix::fs::symlink(&lp, &lp).unwrap();
+    assert_input_error(&manual(&dir, &["-o", s(&lp)], &["true"]), &["leads back"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

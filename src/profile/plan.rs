@@ -159,6 +159,14 @@ impl ProfilePlan {
                 "--name is empty; give the point a name, or leave --name out for the command's file name",
             ));
         }
+        if a.name
+            .as_ref()
+            .is_some_and(|n| n.chars().any(char::is_control))
+        {
+            return Err(Error::input(
+                "--name holds a control character (a newline, a tab); give a name on one line",
+            ));
+        }
         let out = (a.output.clone()).unwrap_or_else(|| PathBuf::from(files::names::APPS));
         files::check_output(&out, OutputKind::Yaml, &[], "-o")?;
         if out.exists() {
