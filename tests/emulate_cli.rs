@@ -39,6 +39,10 @@ use integer::*;
 mod defects;
 use defects::*;
 
+#[path = "emulate/loops.rs"]
+mod loops;
+use loops::*;
+
 use carmbench::profile::emulate::{Counts, Emulator};
 use carmbench::results::apps;
 use std::path::{Path, PathBuf};
@@ -450,6 +454,9 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu) d14_a_program_that_runs_proc_self_exe_is_followed,
         (Part::Qemu) d16_a_precision_the_counts_contradict_is_warned_about,
         (Part::Qemu) minor_busy_threads_are_counted_not_the_waiting_one,
+        (Part::Qemu, Part::Sampling) two_loop_nests_in_one_function_are_counted_loop_by_loop,
+        (Part::Qemu, Part::Sampling) a_blocked_product_is_a_nest_of_five_at_o2_and_vectorised_at_o3,
+        (Part::Qemu, Part::Sampling) a_loop_in_a_shared_library_is_a_point_of_its_own,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

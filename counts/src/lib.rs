@@ -239,6 +239,11 @@ pub struct Output {
     /// launched, and its own work was only that.
     #[serde(default)]
     pub replaced: bool,
+    /// The control flow between the sites, with loops asked for: a block
+    /// split where another starts (a loop's header reached by falling
+    /// through) is two sites and one edge.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edges: Vec<Edge>,
 }
 
 /// The counts of the code at one place: a translated block, which ends at
@@ -254,6 +259,49 @@ pub struct Site {
     pub offset: u64,
     /// What the block did, summed over its runs and threads.
     pub counts: Counts,
+    /// How often it ran (with loops asked for: [`protocol::LOOPS_ENV`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub runs: u64,
+    /// Its bytes of code (with loops asked for).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub size: u64,
+    /// How its last instruction leaves it: a call or a return is not a
+    /// transfer within its function.
+    #[serde(default, skip_serializing_if = "End::is_other")]
+    pub ends: End,
+}
+
+/// How a block's last instruction leaves it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum End {
+    /// A jump, a branch, or no transfer.
+    #[default]
+    Other,
+    /// A call: the function goes on at the next instruction.
+    Call,
+    /// A return.
+    Return,
+}
+
+impl End {
+    fn is_other(&self) -> bool {
+        *self == End::Other
+    }
+}
+
+/// One block followed another this often (with loops asked for): the
+/// control flow between the places of [`Output::sites`], the transfer out
+/// of a block from its last instruction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Edge {
+    /// The block that ran first: its module and offset, as a site's.
+    pub from: (u32, u64),
+    /// The block that ran next.
+    pub to: (u32, u64),
+    /// How often, over every thread.
+    pub count: u64,
 }
 
 impl Site {

@@ -93,6 +93,10 @@ pub const PROGRAM_ENV: &str = "CARMBENCH_PROGRAM";
 /// In QEMU's environment (QEMU hands it to the guest, so it reaches every
 /// program the command starts): the caches to simulate, a [`CacheSpec`].
 pub const CACHE_ENV: &str = "CARMBENCH_CACHE";
+/// In QEMU's environment: set (to anything), the plugin records the
+/// control flow between blocks and splits blocks where another starts, for
+/// carmbench to find loops.
+pub const LOOPS_ENV: &str = "CARMBENCH_LOOPS";
 
 /// What the plugin says on QEMU's standard error when a process's counts
 /// cannot be written, before the file and the system's reason.

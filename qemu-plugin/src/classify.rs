@@ -26,6 +26,8 @@ pub struct Insn {
     pub counts: Array,
     /// Its bytes depend on run-time state.
     pub dynamic: bool,
+    /// It calls or returns (how a block that it ends leaves its function).
+    pub ends: carmbench_counts::End,
 }
 
 /// What an FP mnemonic does.
@@ -223,7 +225,17 @@ pub fn classify(i: &Instruction, info: &mut InstructionInfoFactory) -> Insn {
             }
         }
     }
-    Insn { counts: c, dynamic }
+    use iced_x86::FlowControl;
+    let ends = match i.flow_control() {
+        FlowControl::Call | FlowControl::IndirectCall => carmbench_counts::End::Call,
+        FlowControl::Return => carmbench_counts::End::Return,
+        _ => carmbench_counts::End::Other,
+    };
+    Insn {
+        counts: c,
+        dynamic,
+        ends,
+    }
 }
 
 /// Decode the instruction in `bytes` at address `ip` and count it; an
@@ -238,6 +250,7 @@ pub fn decode(bytes: &[u8], ip: u64, info: &mut InstructionInfoFactory) -> Insn 
         return Insn {
             counts: c,
             dynamic: false,
+            ends: carmbench_counts::End::Other,
         };
     }
     classify(&i, info)

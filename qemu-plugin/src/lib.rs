@@ -14,10 +14,12 @@
 //! programs a process starts. At exit, or when the process execs another
 //! program, the sums over threads (and per region, and per block of code,
 //! [`sites`]) are written as JSON to a file of the process's own in DIR
-//! ([`process`]).
+//! ([`process`]); with loops asked for, the control flow between blocks
+//! too ([`edges`]).
 
 pub mod cache;
 pub mod classify;
+pub mod edges;
 pub mod integer;
 pub mod process;
 pub mod protocol;

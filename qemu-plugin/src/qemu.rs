@@ -84,6 +84,8 @@ static TALLY: OnceLock<Tally> = OnceLock::new();
 /// The folder of the counts files.
 static OUT: OnceLock<PathBuf> = OnceLock::new();
 static PROCESS: Mutex<Option<Process>> = Mutex::new(None);
+/// Set when loops are asked for (`carmbench_counts::protocol::LOOPS_ENV`).
+static LOOPS: OnceLock<()> = OnceLock::new();
 /// The simulated caches, when asked for (`carmbench_counts::protocol::CACHE_ENV`).
 static CACHES: OnceLock<Hierarchy> = OnceLock::new();
 
@@ -134,6 +136,22 @@ extern "C" fn on_block(_vcpu: c_uint, udata: *mut c_void) {
     let me = mine();
     me.add_sparse(&b.counts);
     me.runs.ran(b.id);
+}
+
+/// [`on_block`], and the pair (the block before, this one) counted: the
+/// control flow loops are found in.
+extern "C" fn on_block_followed(_vcpu: c_uint, udata: *mut c_void) {
+    // SAFETY: as in `on_block`.
+    let b = unsafe { &*(udata as *const Block) };
+    let me = mine();
+    me.add_sparse(&b.counts);
+    me.runs.ran(b.id);
+    // A load and a store: only this thread writes it (no locked swap).
+    let before = me.last.load(std::sync::atomic::Ordering::Relaxed);
+    me.last.store(b.id, std::sync::atomic::Ordering::Relaxed);
+    if before != u32::MAX {
+        me.runs.followed(before, b.id, &me.edges);
+    }
 }
 
 /// `udata` is the block's id: see `on_translate`.
@@ -224,6 +242,10 @@ extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
     };
     let mut dynamic = Vec::new();
     let mut accessing = Vec::new();
+    let loops = LOOPS.get().is_some();
+    let mut pieces = Vec::new();
+    let (mut first_ip, mut end_ip) = (0, 0);
+    let mut ends = carmbench_counts::End::Other;
     for k in 0..n {
         // SAFETY: as above; the data spans the instruction's size.
         let (insn, bytes, ip) = unsafe {
@@ -240,22 +262,33 @@ extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
         for (s, x) in block.iter_mut().zip(i.counts) {
             *s += x;
         }
+        let accesses = i.dynamic || i.counts[field::LOADS] + i.counts[field::STORES] > 0;
         if i.dynamic {
             dynamic.push(insn);
         }
-        if i.dynamic || i.counts[field::LOADS] + i.counts[field::STORES] > 0 {
+        if accesses {
             accessing.push(insn);
         }
+        if k == 0 {
+            first_ip = ip;
+        }
+        end_ip = ip + bytes.len() as u64;
+        ends = i.ends;
+        if loops {
+            pieces.push(crate::sites::Piece {
+                at: ip - first_ip,
+                counts: sparse(&i.counts),
+                accesses: accesses && (i.dynamic || CACHES.get().is_some()),
+            });
+        }
     }
-    let counts: Vec<(usize, u64)> = block
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| **v > 0)
-        .map(|(i, v)| (i, *v))
-        .collect();
+    let counts = sparse(&block);
     let id = tally().block(crate::sites::Block {
         host_address,
         counts: counts.clone(),
+        size: end_ip - first_ip,
+        pieces,
+        ends,
     });
     if CACHES.get().is_some() {
         for insn in accessing {
@@ -284,8 +317,20 @@ extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
         };
     }
     let b = Box::into_raw(Box::new(Block { id, counts }));
+    let cb = match loops {
+        true => on_block_followed as VcpuUdataCb,
+        false => on_block as VcpuUdataCb,
+    };
     // SAFETY: registering a callback on this block with its counts.
-    unsafe { qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, CB_NO_REGS, b.cast()) };
+    unsafe { qemu_plugin_register_vcpu_tb_exec_cb(tb, cb, CB_NO_REGS, b.cast()) };
+}
+
+/// The counters that are not zero, as (field, value) pairs.
+fn sparse(c: &Array) -> Vec<(usize, u64)> {
+    (c.iter().enumerate())
+        .filter(|(_, v)| **v > 0)
+        .map(|(i, v)| (i, *v))
+        .collect()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -460,6 +505,9 @@ pub unsafe extern "C" fn qemu_plugin_install(
     if !dir.is_dir() {
         say(&format!("the output folder {} is missing", dir.display()));
         return 1;
+    }
+    if std::env::var_os(carmbench_counts::protocol::LOOPS_ENV).is_some() {
+        let _ = LOOPS.set(());
     }
     if let Ok(spec) = std::env::var(carmbench_counts::protocol::CACHE_ENV) {
         match spec.parse::<Spec>() {

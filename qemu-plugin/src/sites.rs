@@ -9,11 +9,12 @@
 //! `qemu-user` the guest's files are mapped by the host, by name.
 
 use crate::classify::field;
-use carmbench_counts::{Counts, Site, TRAFFIC};
+use crate::edges::Edges;
+use carmbench_counts::{Counts, Edge, End, Site, TRAFFIC};
 use std::alloc::{Layout, alloc_zeroed, dealloc};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 /// The counters an instruction's memory callbacks add at run time: its
 /// block's are fixed when it is translated, these are not (the accesses
@@ -44,12 +45,17 @@ type Tally = [u64; D + 1];
 /// translates over a million blocks) go to a map.
 const CAP: usize = 1 << 20;
 
-/// A block's runs on one thread, and what its memory callbacks added.
+/// A block's runs on one thread, and what its memory callbacks added;
+/// with loops asked for, the two blocks that most often ran after it (an
+/// id plus one, 0 for none) and how often: most blocks end in a branch of
+/// two ways, so the pairs seldom go further (to [`Edges`]).
 #[derive(Default)]
 #[repr(C)]
 struct Slot {
     runs: AtomicU64,
     dynamic: [AtomicU64; D],
+    next: [AtomicU32; 2],
+    next_runs: [AtomicU64; 2],
 }
 
 /// One thread's counters per block: an array of slots (a million) from the
@@ -105,6 +111,42 @@ impl Runs {
         }
     }
 
+    /// Block `to` ran right after block `from` (only from the thread
+    /// itself): counted in `from`'s slot, else in `edges`.
+    pub fn followed(&self, from: u32, to: u32, edges: &Edges) {
+        if let Some(s) = self.slot(from) {
+            for k in 0..2 {
+                match s.next[k].load(Relaxed) {
+                    x if x == to + 1 => {
+                        let n = &s.next_runs[k];
+                        n.store(n.load(Relaxed) + 1, Relaxed);
+                        return;
+                    }
+                    0 => {
+                        s.next_runs[k].store(1, Relaxed);
+                        s.next[k].store(to + 1, Relaxed);
+                        return;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        edges.add(from, to);
+    }
+
+    /// The pairs counted in the slots: (from, to, count).
+    fn each_next(&self, blocks: usize, mut f: impl FnMut(u32, u32, u64)) {
+        for id in 0..blocks.min(CAP) as u32 {
+            let Some(s) = self.slot(id) else { break };
+            for k in 0..2 {
+                match s.next[k].load(Relaxed) {
+                    0 => break,
+                    to => f(id, to - 1, s.next_runs[k].load(Relaxed)),
+                }
+            }
+        }
+    }
+
     /// An instruction of block `id` accessed memory at run time: `c` in
     /// [`DYNAMIC`] order.
     pub fn accessed(&self, id: u32, c: [u64; D]) {
@@ -154,11 +196,55 @@ impl Runs {
 }
 
 /// A translated block: where its code is, and what one run counts (the
-/// counters that are not zero).
-#[derive(Debug, Clone)]
+/// counters that are not zero); with loops asked for, each instruction too.
+#[derive(Debug, Clone, Default)]
 pub struct Block {
     pub host_address: u64,
     pub counts: Vec<(usize, u64)>,
+    /// Bytes of code.
+    pub size: u64,
+    /// Its instructions (loops asked for; else none): a block is split
+    /// where another block starts, each part a site of its own.
+    pub pieces: Vec<Piece>,
+    /// How its last instruction leaves it.
+    pub ends: End,
+}
+
+/// One instruction of a block: where it starts in the block, what one run
+/// of it counts, and whether it has memory callbacks.
+#[derive(Debug, Clone, Default)]
+pub struct Piece {
+    pub at: u64,
+    pub counts: Vec<(usize, u64)>,
+    pub accesses: bool,
+}
+
+/// A block's parts, split where other blocks start: each part's start in
+/// the block, size, and counts per run; and which part gets the block's
+/// memory callbacks' counts (the part of its first accessing instruction).
+fn parts(b: &Block, starts: &HashSet<u64>) -> (Vec<(u64, u64, [u64; field::N])>, usize) {
+    let mut out: Vec<(u64, u64, [u64; field::N])> = Vec::new();
+    if b.pieces.is_empty() {
+        let mut c = [0; field::N];
+        b.counts.iter().for_each(|&(f, x)| c[f] += x);
+        return (vec![(0, b.size, c)], 0);
+    }
+    let mut dynamic = None;
+    for p in &b.pieces {
+        if out.is_empty() || (p.at > 0 && starts.contains(&(b.host_address + p.at))) {
+            out.push((p.at, 0, [0; field::N]));
+        }
+        let last = out.len() - 1;
+        p.counts.iter().for_each(|&(f, x)| out[last].2[f] += x);
+        if p.accesses && dynamic.is_none() {
+            dynamic = Some(last);
+        }
+    }
+    for k in 0..out.len() {
+        let end = out.get(k + 1).map_or(b.size, |n| n.0);
+        out[k].1 = end - out[k].0;
+    }
+    (out, dynamic.unwrap_or(0))
 }
 
 /// A mapping of `/proc/self/maps` backed by a file.
@@ -203,57 +289,125 @@ fn locate(maps: &[Mapping], address: u64) -> Option<&Mapping> {
     (address < maps[i].end).then(|| &maps[i])
 }
 
+/// A place in a file: (module index, offset), as a site's.
+type Place = (u32, u64);
+
+/// What a place sums: counts, runs, size, and how its last instruction
+/// leaves it.
+type PlaceSum = ([u64; field::N], u64, u64, End);
+
 /// The sites: every block's counts times its runs, plus what its memory
 /// callbacks added, summed over `threads` and over blocks of one place
-/// (code translated again), found in `maps`.
+/// (code translated again), found in `maps`; with loops asked for, blocks
+/// split where others start, and the control flow between the places
+/// (each thread's [`Edges`], and each split block's parts in turn).
 pub fn sites<'a>(
     blocks: &[Block],
-    threads: impl IntoIterator<Item = &'a Runs>,
+    threads: impl IntoIterator<Item = (&'a Runs, &'a Edges)>,
     maps: &[Mapping],
-) -> (Vec<String>, Vec<Site>) {
-    // By id: the modules are numbered in the order of their first block,
-    // the same in every run.
-    let mut per_block: BTreeMap<u32, Tally> = BTreeMap::new();
-    for t in threads {
-        t.each(blocks.len(), |id, v| {
-            let s = per_block.entry(id).or_default();
-            s.iter_mut().zip(v).for_each(|(a, b)| *a += b);
-        });
-    }
+) -> (Vec<String>, Vec<Site>, Vec<Edge>) {
+    let (per_block, pairs) = summed(blocks.len(), threads);
+    let starts: HashSet<u64> = blocks.iter().map(|b| b.host_address).collect();
     let mut modules: Vec<String> = Vec::new();
     let mut index: HashMap<&str, u32> = HashMap::new();
-    let mut places: BTreeMap<(u32, u64), [u64; field::N]> = BTreeMap::new();
+    let mut place_of = |address: u64| match locate(maps, address) {
+        Some(m) => {
+            let k = *index.entry(&m.path).or_insert_with(|| {
+                modules.push(m.path.clone());
+                modules.len() as u32 - 1
+            });
+            (k, address - m.start + m.offset)
+        }
+        None => (Site::ANONYMOUS, address),
+    };
+    let mut places: BTreeMap<Place, PlaceSum> = BTreeMap::new();
+    let mut flow: BTreeMap<(Place, Place), u64> = BTreeMap::new();
+    // Each block's first and last parts' places, for the edges.
+    let mut ends: HashMap<u32, (Place, Place)> = HashMap::new();
     for (id, v) in per_block {
         let Some(b) = blocks.get(id as usize) else {
             continue;
         };
-        let place = match locate(maps, b.host_address) {
-            Some(m) => {
-                let k = *index.entry(&m.path).or_insert_with(|| {
-                    modules.push(m.path.clone());
-                    modules.len() as u32 - 1
-                });
-                (k, b.host_address - m.start + m.offset)
+        let (parts, dynamic) = parts(b, &starts);
+        let mut seen: Vec<Place> = Vec::new();
+        for (k, (at, size, c)) in parts.iter().enumerate() {
+            let place = place_of(b.host_address + at);
+            let e = places
+                .entry(place)
+                .or_insert(([0; field::N], 0, 0, End::Other));
+            if k + 1 == parts.len() && b.ends != End::Other {
+                e.3 = b.ends;
             }
-            None => (Site::ANONYMOUS, b.host_address),
-        };
-        let c = places.entry(place).or_insert([0; field::N]);
-        for &(f, x) in &b.counts {
-            c[f] += x * v[0];
+            c.iter().enumerate().for_each(|(f, x)| e.0[f] += x * v[0]);
+            if k == dynamic {
+                DYNAMIC.iter().zip(&v[1..]).for_each(|(f, x)| e.0[*f] += x);
+            }
+            e.1 += v[0];
+            e.2 = e.2.max(*size);
+            if let Some(before) = seen.last() {
+                *flow.entry((*before, place)).or_default() += v[0];
+            }
+            seen.push(place);
         }
-        for (f, x) in DYNAMIC.iter().zip(&v[1..]) {
-            c[*f] += x;
+        if let (Some(first), Some(last)) = (seen.first(), seen.last()) {
+            ends.insert(id, (*first, *last));
         }
     }
-    let sites = places
+    for ((a, b), n) in pairs {
+        if let (Some(from), Some(to)) = (ends.get(&a), ends.get(&b)) {
+            *flow.entry((from.1, to.0)).or_default() += n;
+        }
+    }
+    // Edges only where blocks were split or followed (loops asked for).
+    let loops = blocks.iter().any(|b| !b.pieces.is_empty());
+    (
+        modules,
+        written(places),
+        if loops { edges(flow) } else { Vec::new() },
+    )
+}
+
+/// Every block's runs and dynamic counts over `threads` (by id: the
+/// modules are numbered in the order of their first block, the same in
+/// every run), and the pairs of blocks that ran one after the other.
+#[allow(clippy::type_complexity)]
+fn summed<'a>(
+    blocks: usize,
+    threads: impl IntoIterator<Item = (&'a Runs, &'a Edges)>,
+) -> (BTreeMap<u32, Tally>, HashMap<(u32, u32), u64>) {
+    let mut per_block: BTreeMap<u32, Tally> = BTreeMap::new();
+    let mut pairs: HashMap<(u32, u32), u64> = HashMap::new();
+    for (runs, edges) in threads {
+        runs.each(blocks, |id, v| {
+            let s = per_block.entry(id).or_default();
+            s.iter_mut().zip(v).for_each(|(a, b)| *a += b);
+        });
+        edges.each(|a, b, n| *pairs.entry((a, b)).or_default() += n);
+        runs.each_next(blocks, |a, b, n| *pairs.entry((a, b)).or_default() += n);
+    }
+    (per_block, pairs)
+}
+
+/// The places' sums as sites.
+fn written(places: BTreeMap<Place, PlaceSum>) -> Vec<Site> {
+    places
         .into_iter()
-        .map(|((module, offset), c)| Site {
+        .map(|((module, offset), (c, runs, size, ends))| Site {
             module,
             offset,
             counts: Counts::from_array(&c),
+            runs,
+            size,
+            ends,
         })
-        .collect();
-    (modules, sites)
+        .collect()
+}
+
+/// The flow between places as edges.
+fn edges(flow: BTreeMap<(Place, Place), u64>) -> Vec<Edge> {
+    flow.into_iter()
+        .map(|((from, to), count)| Edge { from, to, count })
+        .collect()
 }
 
 #[cfg(test)]
@@ -274,6 +428,9 @@ mod tests {
         let block = |host_address, counts: &[(usize, u64)]| Block {
             host_address,
             counts: counts.to_vec(),
+            size: 16,
+            pieces: vec![],
+            ends: End::Other,
         };
         let fma = [(field::DP_FMA, 8), (field::INSTRUCTIONS, 3)];
         let blocks = vec![
@@ -293,7 +450,9 @@ mod tests {
         (d[0], d[2], d[8]) = (2, 16, 64);
         b.accessed(1, d);
         a.ran(3);
-        let (modules, sites) = sites(&blocks, [&a, &b], &maps);
+        let none = Edges::default();
+        let (modules, sites, edges) = sites(&blocks, [(&a, &none), (&b, &none)], &maps);
+        assert!(edges.is_empty());
         assert_eq!(modules, ["/usr/bin/prog", "/lib/libm.so.6"]);
         assert_eq!(sites.len(), 3);
         let prog = &sites[0];
@@ -310,8 +469,61 @@ mod tests {
             (Site::ANONYMOUS, 0x7f0000020010)
         );
         a.restart();
-        let (_, after) = super::sites(&blocks, [&a], &maps);
+        let (_, after, _) = super::sites(&blocks, [(&a, &none)], &maps);
         assert!(after.is_empty());
+    }
+
+    #[test]
+    fn a_block_is_split_where_another_starts_and_the_flow_between_is_kept() {
+        let maps = mappings("00401000-00402000 r-xp 00001000 08:01 12 /usr/bin/prog\n");
+        let piece = |at, counts: &[(usize, u64)], accesses| Piece {
+            at,
+            counts: counts.to_vec(),
+            accesses,
+        };
+        let fma = [(field::DP_FMA, 2), (field::INSTRUCTIONS, 1)];
+        let one = [(field::INSTRUCTIONS, 1)];
+        // Block 0: an instruction before the loop, then the loop's body
+        // (entered by falling through); block 1: the body, from its jump.
+        let pre = Block {
+            host_address: 0x401000,
+            counts: vec![],
+            size: 12,
+            pieces: vec![
+                piece(0, &one, false),
+                piece(4, &fma, true),
+                piece(8, &one, false),
+            ],
+            ends: End::Other,
+        };
+        let body = Block {
+            host_address: 0x401004,
+            counts: vec![],
+            size: 8,
+            pieces: vec![piece(0, &fma, true), piece(4, &one, false)],
+            ends: End::Other,
+        };
+        let (r, e) = (Runs::default(), Edges::default());
+        r.ran(0);
+        (0..9).for_each(|_| r.ran(1));
+        r.followed(0, 1, &e);
+        (0..8).for_each(|_| r.followed(1, 1, &e));
+        // A third block after block 1 goes past its slot, to the table.
+        e.add(1, 7);
+        let (_, sites, edges) = sites(&[pre, body], [(&r, &e)], &maps);
+        let at = |o| sites.iter().find(|s| s.offset == o).unwrap();
+        assert_eq!(
+            (
+                at(0x1000).runs,
+                at(0x1000).size,
+                at(0x1000).counts.instructions
+            ),
+            (1, 4, 1)
+        );
+        // The body: 1 run by falling through, 9 from the jumps.
+        assert_eq!((at(0x1004).runs, at(0x1004).counts.dp_fma_flops), (10, 20));
+        let flow: Vec<_> = edges.iter().map(|e| (e.from.1, e.to.1, e.count)).collect();
+        assert_eq!(flow, [(0x1000, 0x1004, 1), (0x1004, 0x1004, 9)]);
     }
 
     #[test]

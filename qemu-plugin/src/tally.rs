@@ -20,6 +20,10 @@ pub struct Thread {
     done: Mutex<HashMap<u64, (Array, u64)>>,
     /// How often each block ran on this thread.
     pub runs: Runs,
+    /// Which block ran after which on this thread (loops asked for).
+    pub edges: crate::edges::Edges,
+    /// The block this thread ran last (loops asked for; `u32::MAX`: none).
+    pub last: std::sync::atomic::AtomicU32,
 }
 
 impl Default for Thread {
@@ -29,6 +33,8 @@ impl Default for Thread {
             open: Mutex::default(),
             done: Mutex::default(),
             runs: Runs::default(),
+            edges: crate::edges::Edges::default(),
+            last: std::sync::atomic::AtomicU32::new(u32::MAX),
         }
     }
 }
@@ -65,6 +71,7 @@ impl Thread {
         }
         self.done.lock().unwrap().clear();
         self.runs.restart();
+        self.edges.restart();
     }
 
     /// Region `id` begins on this thread.
@@ -149,9 +156,9 @@ impl Tally {
         }
         let names = self.names.lock().unwrap();
         let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
-        let (modules, sites) = sites::sites(
+        let (modules, sites, edges) = sites::sites(
             &self.blocks.lock().unwrap(),
-            threads.iter().map(|t| &t.runs),
+            threads.iter().map(|t| (&t.runs, &t.edges)),
             &sites::mappings(&maps),
         );
         Output {
@@ -174,6 +181,7 @@ impl Tally {
             sites,
             partial: false,
             replaced: process.replaced,
+            edges,
         }
     }
 }

@@ -18,6 +18,43 @@ fn units(p: &AppPoint) -> (&'static str, &'static str) {
     }
 }
 
+/// How a loop ran: its nesting, trip count, and what its FP instructions
+/// are ("depth 2, 1024 trips x 20000 entries, 256-bit 100%, FMA 100%").
+pub fn loop_note(p: &AppPoint, l: &crate::results::apps::LoopInfo) -> String {
+    let mut s = format!(
+        "[depth {}, {:.0} trip(s) x {} entr{}",
+        l.depth,
+        l.trip_count(),
+        l.entries,
+        if l.entries == 1 { "y" } else { "ies" }
+    );
+    if l.irreducible {
+        s += ", irreducible";
+    }
+    if let Some(m) = &p.mix {
+        let widths = [
+            ("scalar", m.fp_scalar),
+            ("128-bit", m.fp_128),
+            ("256-bit", m.fp_256),
+            ("512-bit", m.fp_512),
+        ];
+        let all: f64 = widths.iter().map(|w| w.1).sum();
+        if all > 0.0 {
+            let (name, most) = widths
+                .iter()
+                .copied()
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .unwrap_or(("scalar", 0.0));
+            let flops = m.dp_flops + m.sp_flops;
+            s += &format!(", {name} {:.0}%", 100.0 * most / all);
+            if flops > 0.0 {
+                s += &format!(", FMA {:.0}%", 100.0 * m.fma_flops / flops);
+            }
+        }
+    }
+    s + "]"
+}
+
 /// The line that places a point under a results file's roofs.
 pub fn placed(doc: &Document, p: &AppPoint) -> String {
     let (ai, perf) = (p.ai(), p.gflop_per_s());
@@ -198,10 +235,11 @@ pub fn function_table(doc: Option<&Document>, points: &[AppPoint]) -> String {
             work(p),
             bound(doc, p),
             p.name,
-            match (f.module.is_empty(), &f.location) {
-                (true, _) => String::new(),
-                (false, None) => format!(" ({})", f.module),
-                (false, Some(at)) => format!(" ({}, {at})", f.module),
+            match (f.module.is_empty(), &f.location, &p.loop_info) {
+                (true, _, _) => String::new(),
+                (false, _, Some(l)) => format!(" ({}) {}", f.module, loop_note(p, l)),
+                (false, None, None) => format!(" ({})", f.module),
+                (false, Some(at), None) => format!(" ({}, {at})", f.module),
             } + &f
                 .counted_as
                 .as_ref()

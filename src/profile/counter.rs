@@ -50,6 +50,8 @@ pub struct Measured {
     pub separate_runs: bool,
     /// The CPU the emulated program was shown.
     pub emulated_cpu: Option<EmulatedCpu>,
+    /// The control flow between the blocks (loops asked for).
+    pub flow: Vec<Flow>,
 }
 
 /// One process of the command.
@@ -88,6 +90,24 @@ pub struct Block {
     pub offset: u64,
     /// Its work, summed over its runs, threads and processes.
     pub work: Work,
+    /// How often it ran (emulation with loops asked for; else 0).
+    pub runs: u64,
+    /// Its bytes of code (likewise).
+    pub size: u64,
+    /// How its last instruction leaves it.
+    pub ends: carmbench_counts::End,
+}
+
+/// Control flow: one block ran right after another this often (emulation
+/// with loops asked for), each by its file and offset as [`Block`]s are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flow {
+    /// The block that ran first.
+    pub from: (String, u64),
+    /// The block that ran next.
+    pub to: (String, u64),
+    /// How often.
+    pub count: u64,
 }
 
 /// Counts given by hand: the native run gives the time.
@@ -181,6 +201,9 @@ pub(crate) fn sampled_blocks(s: &Samples) -> Vec<Block> {
                 module: module.clone(),
                 offset: *offset,
                 work: Work::Events([(event.clone(), n * s.event_period)].into()),
+                runs: 0,
+                size: 0,
+                ends: Default::default(),
             });
         }
     }

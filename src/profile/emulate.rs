@@ -12,7 +12,7 @@
 //! is the command's W and Q ([`Emulated`]).
 
 use super::command::Found;
-use super::counter::{Block, Counter, Measured, Process, Region};
+use super::counter::{Block, Counter, Flow, Measured, Process, Region};
 use super::identity::{Flag, Identity};
 use super::input::Input;
 use super::native::{self, NativeRun, Watch};
@@ -23,7 +23,7 @@ use super::warnings::Warning;
 use super::work::Work;
 use crate::error::{Error, Result};
 use carmbench_counts::follow::{self, Config};
-use carmbench_counts::protocol::{CACHE_ENV, CountsFile, PROGRAM_ENV};
+use carmbench_counts::protocol::{CACHE_ENV, CountsFile, LOOPS_ENV, PROGRAM_ENV};
 use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -381,6 +381,8 @@ pub struct Emulation {
     pub caches: Option<Caches>,
     /// The twin build counted in the command's place.
     pub twin: Option<Found>,
+    /// Record the control flow, for loops.
+    pub loops: bool,
 }
 
 impl Emulation {
@@ -416,7 +418,10 @@ impl Emulation {
             let (stdin, unreplayed) = input.second()?;
             let t0 = Instant::now();
             let spec = self.caches.as_ref().map(|c| c.spec.to_string());
-            let env: Vec<(&str, &str)> = spec.iter().map(|s| (CACHE_ENV, s.as_str())).collect();
+            let mut env: Vec<(&str, &str)> = spec.iter().map(|s| (CACHE_ENV, s.as_str())).collect();
+            if self.loops {
+                env.push((LOOPS_ENV, "1"));
+            }
             let counted = self.twin.as_ref().unwrap_or(found);
             let out = self.emulator.count_found_with(counted, &env, stdin)?;
             Ok((run, out, t0.elapsed().as_secs_f64(), unreplayed))
@@ -496,7 +501,7 @@ impl Counter for Emulation {
             m.warnings.push(Warning::PathsNotCompared(why));
         }
         if run.samples.is_some() {
-            m.blocks = blocks(&out.processes, found, self.twin.as_ref());
+            (m.blocks, m.flow) = blocks_and_flow(&out.processes, found, self.twin.as_ref());
         }
         m.samples = run.samples;
         for reg in &out.regions {
@@ -529,28 +534,49 @@ impl Counter for Emulation {
 /// run of `command` names them: links resolved, and a twin build's own file
 /// standing for the command's.
 pub fn blocks(processes: &[Output], command: &Found, twin: Option<&Found>) -> Vec<Block> {
+    blocks_and_flow(processes, command, twin).0
+}
+
+/// [`blocks`], and the control flow between them (loops asked for).
+pub fn blocks_and_flow(
+    processes: &[Output],
+    command: &Found,
+    twin: Option<&Found>,
+) -> (Vec<Block>, Vec<Flow>) {
     let resolved = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let twin_path = twin.map(|t| resolved(&t.path));
     let command_path = resolved(&command.path).to_string_lossy().into_owned();
     let mut paths = HashMap::new();
-    let mut out = Vec::new();
+    let (mut out, mut flow) = (Vec::new(), Vec::new());
     for p in processes {
-        for s in &p.sites {
-            let module = p.modules.get(s.module as usize).map_or(String::new(), |m| {
+        let mut module = |k: u32| {
+            p.modules.get(k as usize).map_or(String::new(), |m| {
                 let m = super::symbols::canonical(m, &mut paths);
                 match &twin_path {
                     Some(t) if Path::new(&m) == t => command_path.clone(),
                     _ => m,
                 }
-            });
+            })
+        };
+        for s in &p.sites {
             out.push(Block {
-                module,
+                module: module(s.module),
                 offset: s.offset,
                 work: Work::Counted(s.counts),
+                runs: s.runs,
+                size: s.size,
+                ends: s.ends,
+            });
+        }
+        for e in &p.edges {
+            flow.push(Flow {
+                from: (module(e.from.0), e.from.1),
+                to: (module(e.to.0), e.to.1),
+                count: e.count,
             });
         }
     }
-    out
+    (out, flow)
 }
 
 /// Whether `program` (a path, or a name on `PATH`) is a statically linked

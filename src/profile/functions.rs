@@ -68,7 +68,7 @@ pub const REST: &str = "rest";
 
 /// Places (module path, offset) with what was found there, grouped by
 /// module, become functions: each named once per module in one call.
-fn by_function<T>(
+pub(crate) fn by_function<T>(
     places: impl IntoIterator<Item = (String, u64, T)>,
     symbols: &mut Symbols,
 ) -> Vec<(Function, T)> {
@@ -230,10 +230,14 @@ pub(crate) mod tests {
                     module,
                     offset,
                     counts,
+                    runs: 0,
+                    size: 0,
+                    ends: Default::default(),
                 })
                 .collect(),
             partial: false,
             replaced: false,
+            edges: vec![],
         }
     }
 

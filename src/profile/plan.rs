@@ -74,6 +74,12 @@ pub struct ProfileArgs {
     /// native samples of the software cpu-clock event (no PMU needed).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
     pub functions: Option<usize>,
+    /// A point for each of the N loops that took the most time (default 10)
+    /// in the hottest functions, and one for the rest of each of those
+    /// functions: found in the control flow the emulated run took, W and Q
+    /// counted per loop, time from native samples (emulation only).
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
+    pub loops: Option<usize>,
     /// The arithmetic of the counts, for the roofs the point is placed under:
     /// dp, sp or a narrow type (int8, int16, bf16, fp16, int32: --flops as
     /// its operations). Emulation finds it by itself (the type most of the
@@ -132,6 +138,9 @@ pub struct ProfilePlan {
     pub counting: Counting,
     /// Points for this many of the hottest functions, and the rest.
     pub functions: Option<usize>,
+    /// Points for this many of the hottest loops, and the rest of their
+    /// functions.
+    pub loops: Option<usize>,
     /// The arithmetic the counts are, when given.
     pub precision: Option<Precision>,
     /// Threads the command runs, when given.
@@ -194,7 +203,9 @@ impl ProfilePlan {
             name: a.name.clone().unwrap_or_else(|| default_name(&a.command)),
             command: found,
             counting,
-            functions: a.functions,
+            // Loops are found in the hottest functions.
+            functions: a.functions.or(a.loops.map(|_| 10)),
+            loops: a.loops,
             precision: a.precision,
             threads: a.threads,
             out,
@@ -273,13 +284,28 @@ fn counting(a: &ProfileArgs, found: &Found, caches: Option<Caches>) -> Result<Co
             "--count-with names a twin build to count by emulation, but the PMU counts here: give --counts emulate",
         ));
     }
+    if a.loops.is_some() && !emulating {
+        return Err(Error::input(
+            "--loops finds loops in the control flow the emulated run records: give --counts emulate (without --flops and --bytes)",
+        ));
+    }
+    if a.loops == Some(0) {
+        return Err(Error::input(
+            "--loops 0 shows no loop; give how many of the hottest to show (default 10)",
+        ));
+    }
     if !a.emulate_without.is_empty() && !emulating {
         return Err(Error::input(
             "--emulate-without hides CPU features from an emulated program: give --counts emulate (without --flops and --bytes)",
         ));
     }
     Ok(match resolved {
-        Counting::Emulate(e) => Counting::Emulate(Box::new(Emulation { caches, twin, ..*e })),
+        Counting::Emulate(e) => Counting::Emulate(Box::new(Emulation {
+            caches,
+            twin,
+            loops: a.loops.is_some(),
+            ..*e
+        })),
         other => other,
     })
 }
@@ -307,6 +333,7 @@ fn emulation(plugin: Option<&Path>, without: &[&'static Flag]) -> Result<Countin
             emulator,
             caches: None,
             twin: None,
+            loops: false,
         }))
     })
 }

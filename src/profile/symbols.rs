@@ -206,6 +206,29 @@ impl Symbols {
             .collect()
     }
 
+    /// The source line of each of `offsets` in `module` ("file.c:12"),
+    /// when its file has line tables.
+    pub fn lines(&mut self, module: &str, offsets: &[u64]) -> Vec<Option<String>> {
+        if module.is_empty() {
+            return vec![None; offsets.len()];
+        }
+        let src = Source::Elf(Elf::new(module));
+        let found = self
+            .symbolizer
+            .symbolize(&src, Input::FileOffset(offsets))
+            .unwrap_or_default();
+        (0..offsets.len())
+            .map(|k| {
+                let Some(Symbolized::Sym(s)) = found.get(k) else {
+                    return None;
+                };
+                let info = s.code_info.as_ref()?;
+                let file = Path::new(&info.file).file_name()?.to_string_lossy();
+                Some(format!("{file}:{}", info.line?))
+            })
+            .collect()
+    }
+
     /// Where `f` starts in its sources, when its file has line tables.
     pub fn location(&self, f: &Function) -> Option<&str> {
         self.locations.get(f).map(String::as_str)

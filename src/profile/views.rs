@@ -5,6 +5,7 @@
 
 use super::counter::Measured;
 use super::functions::{self, FunctionPoint};
+use super::hot_loops;
 use super::paths::{self, Compared};
 use super::plan::{Counting, ProfilePlan};
 use super::sample::MIN_SECONDS;
@@ -12,7 +13,7 @@ use super::symbols::file_name;
 use super::warnings::Warning;
 use super::work::{Basis, Work, dominant, kind, own_work};
 use crate::kernels::Precision;
-use crate::results::apps::{AppPoint, EmulatedCpu, FunctionInfo, ProcessPoint};
+use crate::results::apps::{AppPoint, EmulatedCpu, FunctionInfo, LoopInfo, ProcessPoint};
 
 /// Processes listed in a point at most.
 const MAX_PROCESSES: usize = 64;
@@ -73,7 +74,17 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
         }
         if let Some(top) = plan.functions {
             let program = out[0].clone();
-            out.extend(function_points(&g.hottest(s, top, &basis), &program, &own));
+            let mut fps = g.hottest(s, top, &basis);
+            let mut loops = Vec::new();
+            if let Some(n) = plan.loops {
+                let functions: Vec<_> = fps.iter().map(|p| p.function.clone()).collect();
+                let lps = hot_loops::hottest(&m.blocks, &m.flow, s, &functions, n, &basis);
+                // A function whose loops are shown is its loops and its rest.
+                fps.retain(|p| !lps.iter().any(|l| l.function == p.function));
+                loops = loop_points(&lps, &program, &own);
+            }
+            out.extend(function_points(&fps, &program, &own));
+            out.extend(loops);
         }
     }
     for r in &m.regions {
@@ -253,6 +264,61 @@ fn function_points(fps: &[FunctionPoint], program: &AppPoint, own: &Own) -> Vec<
                 }),
                 ..own.point(p.function.name.clone(), &p.cost.work, p.seconds, Some(what))
             }
+        })
+        .collect()
+}
+
+/// The points of loops (and of their functions' rest).
+fn loop_points(lps: &[hot_loops::LoopPoint], program: &AppPoint, own: &Own) -> Vec<AppPoint> {
+    lps.iter()
+        .map(|l| {
+            let what = match &l.found {
+                Some(f) => format!(
+                    "loop of {} at depth {}, {} iteration(s) in {} entry(ies); its own blocks' instructions",
+                    l.function.name, f.depth, f.iterations, f.entries
+                ),
+                None => format!("{} outside the loops shown", l.function.name),
+            };
+            let what = format!(
+                "{what}; time from {} native sample(s) of the cpu-clock event",
+                l.samples
+            );
+            let mut p = AppPoint {
+                threads: Some(1),
+                function: Some(FunctionInfo {
+                    program: program.name.clone(),
+                    module: file_name(&l.function.module).to_string(),
+                    share: l.share,
+                    samples: l.samples,
+                    location: l.found.as_ref().and_then(|f| f.line.clone()),
+                    counted_as: None,
+                    ran_only: None,
+                }),
+                ..own.point(l.name.clone(), &l.work, l.seconds, Some(what))
+            };
+            p.loop_info = l.found.as_ref().map(|f| {
+                // The whole nest in the unit of its own arithmetic.
+                let precision = own.asked.or_else(|| f.total.counts().and_then(dominant));
+                let total = Basis {
+                    precision,
+                    ..own.basis
+                }
+                .derive(&f.total);
+                LoopInfo {
+                    function: l.function.name.clone(),
+                    header: f.header,
+                    line: f.line.clone(),
+                    depth: f.depth,
+                    parent: f.parent.clone(),
+                    iterations: f.iterations,
+                    entries: f.entries,
+                    irreducible: f.irreducible,
+                    total_flops: total.flops,
+                    total_bytes: total.bytes,
+                    total_precision: precision,
+                }
+            });
+            p
         })
         .collect()
 }

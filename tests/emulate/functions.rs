@@ -14,6 +14,11 @@ fn build(dir: &Path, stripped: bool) -> PathBuf {
     build_as(dir, "functions", "-O2", stripped)
 }
 
+/// The program and its library, for the loop tests.
+pub fn build_for_loops(dir: &Path) -> PathBuf {
+    build(dir, false)
+}
+
 /// The same, the program named `name` and built at `opt`.
 fn build_as(dir: &Path, name: &str, opt: &str, stripped: bool) -> PathBuf {
     let lib_c = dir.join("functions_lib.c");

@@ -92,6 +92,23 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
             return Err(e.fail("function.counted_as", "empty", "name the function counted"));
         }
     }
+    if let Some(l) = &a.loop_info {
+        e.non_negative("loop.total_flops", l.total_flops)?;
+        e.non_negative("loop.total_bytes", l.total_bytes)?;
+        if l.function.trim().is_empty() {
+            return Err(e.fail("loop.function", "empty", "name the loop's function"));
+        }
+        if l.depth == 0 {
+            return Err(e.fail("loop.depth", "0", "an outermost loop has depth 1"));
+        }
+        if a.function.is_none() {
+            return Err(e.fail(
+                "loop",
+                "without function",
+                "give the loop's function: its program, module and share",
+            ));
+        }
+    }
     if let Some(c) = &a.emulated_cpu {
         check_cpu(&e, c)?;
     }

@@ -63,6 +63,10 @@ pub struct AppPoint {
     /// The CPU the emulated program was shown, when counted by emulation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emulated_cpu: Option<EmulatedCpu>,
+    /// A loop's point (`profile --loops`): where the loop is and how it
+    /// ran. Its `function` says the program, module and time share.
+    #[serde(default, rename = "loop", skip_serializing_if = "Option::is_none")]
+    pub loop_info: Option<LoopInfo>,
 }
 
 /// The CPU an emulated program was shown: the host's identity, and the
@@ -323,6 +327,7 @@ impl AppPoint {
             function: None,
             precision: None,
             emulated_cpu: None,
+            loop_info: None,
         }
     }
 
@@ -424,7 +429,10 @@ fn add_points_now(path: &Path, points: Vec<AppPoint>) -> Result<()> {
 
 /// How to mend an apps file.
 mod check;
+/// A loop's point.
+mod loop_info;
 pub use check::{check, check_point, manual_counts};
+pub use loop_info::LoopInfo;
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,160 @@
+//! A point per loop (`profile --loops`), under a real QEMU: loops found in
+//! the control flow the emulated run took, checked against programs whose
+//! loops are counted by hand: two nests in one function, a blocked matrix
+//! product at -O2 and vectorised at -O3, and a loop in a shared library.
+
+use super::*;
+use carmbench::results::apps::AppPoint;
+
+const LOOPS: &str = include_str!("../programs/loops.c");
+const MATMUL: &str = include_str!("../programs/matmul.c");
+
+/// `carmbench profile --loops` of `args` in `dir`, into `dir/apps.yaml`:
+/// every point.
+fn loop_profile(dir: &Path, args: &[&str]) -> Vec<AppPoint> {
+    let o = emulated_profile(dir, "apps.yaml", &["--loops", "20"], args)
+        .output()
+        .unwrap();
+    success(&o);
+    apps::load(&dir.join("apps.yaml")).unwrap().applications
+}
+
+/// A point's double and single precision flops, whatever it is typed.
+fn fp(p: &AppPoint) -> f64 {
+    p.mix.as_ref().map_or(0.0, |m| m.dp_flops + m.sp_flops)
+}
+
+/// The points of function `f`'s loops (and its rest) in `program`'s
+/// profile.
+fn of<'a>(points: &'a [AppPoint], program: &str, f: &str) -> Vec<&'a AppPoint> {
+    let prefix = format!("{f}: ");
+    points
+        .iter()
+        .filter(|p| p.name.starts_with(&prefix))
+        .filter(|p| p.function.as_ref().is_some_and(|x| x.program == program))
+        .collect()
+}
+
+pub fn two_loop_nests_in_one_function_are_counted_loop_by_loop() {
+    let dir = tmpdir("loops-two");
+    gcc(&dir, "loops", LOOPS, &["-O2", "-mfma", "-g"]);
+    let (m, r1, n, r2) = (1024u64, 20_000u64, 4_000_000u64, 5u64);
+    let args = [m, r1, n, r2].map(|x| x.to_string());
+    let mut cmd = vec!["./loops"];
+    cmd.extend(args.iter().map(String::as_str));
+    let points = loop_profile(&dir, &cmd);
+    let compute = of(&points, "loops", "compute");
+    let inner: Vec<&&AppPoint> = compute
+        .iter()
+        .filter(|p| p.loop_info.as_ref().is_some_and(|l| l.depth == 2))
+        .collect();
+    assert_eq!(inner.len(), 2, "{compute:#?}");
+    // Each inner loop: W exact, Q within 1 %, trips and entries exact.
+    for (trips, entries, elements) in [(m, r1, m * r1), (n, r2, n * r2)] {
+        let p = inner
+            .iter()
+            .find(|p| p.loop_info.as_ref().unwrap().entries == entries)
+            .unwrap_or_else(|| panic!("no loop of {entries} entries: {inner:#?}"));
+        let l = p.loop_info.as_ref().unwrap();
+        assert_eq!(l.iterations, trips * entries, "{l:?}");
+        assert_eq!(l.trip_count(), trips as f64);
+        assert_eq!(p.flops, (2 * elements) as f64, "{}", p.name);
+        let q = (24 * elements) as f64;
+        assert!((p.bytes - q).abs() <= 0.01 * q, "{}: Q {}", p.name, p.bytes);
+        assert!(l.line.as_deref().is_some_and(|x| x.starts_with("loops.c:")));
+        assert!(l.parent.is_some());
+        // Scalar FMAs: the note says so.
+        let note = carmbench::output::profile::loop_note(p, l);
+        assert!(
+            note.contains("scalar 100%") && note.contains("FMA 100%"),
+            "{note}"
+        );
+    }
+    // The loops and the rest of the function sum to its W.
+    let w: f64 = compute.iter().map(|p| fp(p)).sum();
+    assert_eq!(w, (2 * m * r1 + 2 * n * r2) as f64);
+    // Drawn and reported like functions.
+    let o = carmbench_in(
+        &["plot", FIXTURE, "--apps", "apps.yaml", "-o", "l.svg"],
+        &dir,
+    );
+    success(&o);
+    let o = carmbench_in(
+        &["report", FIXTURE, "--apps", "apps.yaml", "-o", "r.html"],
+        &dir,
+    );
+    success(&o);
+    let page = std::fs::read_to_string(dir.join("r.html")).unwrap();
+    assert!(page.contains("compute: loop at loops.c:"), "report");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+pub fn a_blocked_product_is_a_nest_of_five_at_o2_and_vectorised_at_o3() {
+    let dir = tmpdir("loops-matmul");
+    // n = 8 k + 3: the vectorised loop leaves a remainder of 3.
+    let n = 515u64;
+    let flops = 2 * n * n * n;
+    for (name, flags) in [
+        ("mm2", &["-O2", "-g"][..]),
+        ("mm3", &["-O3", "-mavx2", "-mfma", "-g"][..]),
+    ] {
+        gcc(&dir, name, MATMUL, flags);
+        let exe = format!("./{name}");
+        let points = loop_profile(&dir, &[&exe, &n.to_string()]);
+        let product = of(&points, name, "product");
+        let w: f64 = product.iter().map(|p| fp(p)).sum();
+        assert_eq!(w, flops as f64, "{name}: the loops and the rest");
+        let deepest = product
+            .iter()
+            .filter_map(|p| Some((*p, p.loop_info.as_ref()?)))
+            .max_by_key(|(_, l)| l.depth)
+            .unwrap();
+        let (p, l) = deepest;
+        assert_eq!(l.depth, 5, "{name}: {product:#?}");
+        assert_eq!(l.entries, n * n, "{name}");
+        match name {
+            // Scalar: every flop in the innermost loop, n trips.
+            "mm2" => {
+                assert_eq!(p.flops, flops as f64);
+                assert_eq!(l.iterations, n * n * n);
+                // b[k][j] and c[i][j] read, c[i][j] written: 24 bytes.
+                let q = (24 * n * n * n) as f64;
+                assert!((p.bytes - q).abs() <= 0.01 * q, "Q {}", p.bytes);
+            }
+            // Four doubles an iteration, n / 4 of them; the remainder's
+            // 3 elements run in the loop around it.
+            _ => {
+                assert_eq!(l.iterations, n * n * (n / 4));
+                assert_eq!(p.flops, (8 * l.iterations) as f64);
+                let mix = p.mix.as_ref().unwrap();
+                assert_eq!(mix.fp_256, l.iterations as f64, "{mix:?}");
+                // Four of each: 96 bytes an iteration.
+                let q = (96 * l.iterations) as f64;
+                assert!((p.bytes - q).abs() <= 0.01 * q, "Q {}", p.bytes);
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+pub fn a_loop_in_a_shared_library_is_a_point_of_its_own() {
+    let dir = tmpdir("loops-lib");
+    let exe = super::functions::build_for_loops(&dir);
+    let (n, r) = (200_000u64, 40u64);
+    let points = loop_profile(
+        &dir,
+        &[exe.to_str().unwrap(), &n.to_string(), &r.to_string()],
+    );
+    let triad = of(&points, "functions", "triad");
+    let p = triad
+        .iter()
+        .find(|p| p.loop_info.is_some())
+        .unwrap_or_else(|| panic!("{points:#?}"));
+    let l = p.loop_info.as_ref().unwrap();
+    assert_eq!(p.function.as_ref().unwrap().module, "libcarmfn.so");
+    assert_eq!((l.iterations, l.entries), (n * r, r));
+    assert_eq!(p.flops, (2 * n * r) as f64);
+    let q = (24 * n * r) as f64;
+    assert!((p.bytes - q).abs() <= 0.01 * q, "Q {}", p.bytes);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
