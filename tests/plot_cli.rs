@@ -221,25 +221,7 @@ fn validation_points_of_each_thread_count_have_their_own_marker() {
     let f = dir.join("r.yaml");
     let mut doc = fixture();
     doc.validation.clear();
-    let point = |threads: usize, ai: f64| results::ValidationPoint {
-        level: Level::L1,
-        isa: carmbench::machine::isa::Isa::Avx512,
-        precision: carmbench::kernels::Precision::Dp,
-        threads,
-        mix: carmbench::kernels::Mix::TwoLdOneSt,
-        op: carmbench::kernels::Op::Fma,
-        kernel: "avx512_dp_v_2ld1st_fma".into(),
-        j: 1,
-        k: 1,
-        bytes_per_thread: 24 << 10,
-        ai,
-        gflop_per_s: 10.0 * ai * threads as f64,
-        expected_gflop_per_s: 11.0 * ai * threads as f64,
-        clock_ghz: 4.0,
-        deviation: -1.0 / 11.0,
-        overlap: None,
-        reference_gb_per_s: None,
-    };
+    let point = validation_point;
     let svg = dir.join("c.svg");
     let plot = |doc: &Document, extra: &[&str]| {
         save(doc, &f);

@@ -135,6 +135,43 @@ fn inked(png_bytes: &[u8]) -> f64 {
         / n
 }
 
+/// The charts and the curve drawn: SVGs of real size, full of shapes,
+/// each with tooltips.
+fn the_charts_are_drawn_with_their_tooltips(b: &Browser) {
+    let svgs = b.run(
+        "return [...document.querySelectorAll('figure svg')].map(s => [s.getBoundingClientRect().width, s.querySelectorAll('polyline,path,line,circle').length, s.querySelectorAll('title').length])",
+    );
+    let svgs = svgs.as_array().unwrap();
+    assert_eq!(
+        svgs.len(),
+        3,
+        "the machine's CARM chart, the applications' and the memory curve"
+    );
+    a_row_marks_its_point_on_the_chart(b);
+    for s in svgs {
+        assert!(s[0].as_f64().unwrap() > 600.0, "{s}");
+        assert!(
+            s[1].as_u64().unwrap() > 50 && s[2].as_u64().unwrap() > 10,
+            "{s}"
+        );
+    }
+}
+
+/// Pointing at a row of the tables marks its point on the chart.
+fn a_row_marks_its_point_on_the_chart(b: &Browser) {
+    let marked = b.run(
+        "const r = document.querySelector('tr[data-point]'); r.dispatchEvent(new MouseEvent('mouseenter')); return [...document.querySelectorAll('circle[data-point]')].filter(c => c.getAttribute('stroke') === 'crimson').map(c => c.dataset.point).concat([r.dataset.point])",
+    );
+    let marked = marked.as_array().unwrap();
+    assert!(
+        marked.len() >= 2
+            && marked[..marked.len() - 1]
+                .iter()
+                .all(|m| *m == marked[marked.len() - 1]),
+        "{marked:?}"
+    );
+}
+
 /// The function table sorts by the column clicked: by number, both ways,
 /// and by text.
 fn the_function_table_sorts_by_the_column_clicked(b: &Browser) {
@@ -219,20 +256,7 @@ fn the_report_loads_offline_shows_every_roof_and_draws_its_charts() {
         );
     }
     the_function_table_sorts_by_the_column_clicked(&b);
-    // The chart and the curve drawn: SVGs of real size, full of shapes,
-    // each with tooltips; the screenshot not blank.
-    let svgs = b.run(
-        "return [...document.querySelectorAll('figure svg')].map(s => [s.getBoundingClientRect().width, s.querySelectorAll('polyline,path,line,circle').length, s.querySelectorAll('title').length])",
-    );
-    let svgs = svgs.as_array().unwrap();
-    assert_eq!(svgs.len(), 2, "the CARM chart and the memory curve");
-    for s in svgs {
-        assert!(s[0].as_f64().unwrap() > 600.0, "{s}");
-        assert!(
-            s[1].as_u64().unwrap() > 50 && s[2].as_u64().unwrap() > 10,
-            "{s}"
-        );
-    }
+    the_charts_are_drawn_with_their_tooltips(&b);
     let shot = b.get("/screenshot");
     let png = base64::Engine::decode(
         &base64::engine::general_purpose::STANDARD,

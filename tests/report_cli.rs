@@ -33,7 +33,8 @@ fn a_page_holds_machine_charts_every_roof_validation_and_apps() {
     assert!(said.contains("wrote"));
     let page = std::fs::read_to_string(&html).unwrap();
     // Self-contained: no script, style sheet, image or font from elsewhere;
-    // the one inline script is the function table's sort.
+    // the inline scripts are the function table's sort and the hover that
+    // finds a row's point on the chart.
     for outside in [
         "<script src",
         "<link",
@@ -44,7 +45,7 @@ fn a_page_holds_machine_charts_every_roof_validation_and_apps() {
     ] {
         assert!(!page.contains(outside), "{outside}");
     }
-    assert_eq!(page.matches("<script").count(), 1);
+    assert_eq!(page.matches("<script").count(), 2);
     assert!(page.len() < 1 << 20, "{} bytes", page.len());
     // The machine, with each cache.
     let machine = element(&page, "<section class=\"machine\"");

@@ -6,6 +6,7 @@ use super::canvas::{
     Canvas, FONT, Plot, SIZE, dash, draw_point, draw_px_line, draw_text, draw_to_file, err as e,
     fmt_tick, grid, is_svg, level_colour, palette, svg_with_tips, text_box,
 };
+use super::discs::{drawn, function_radius};
 use super::geometry::{Bounds, bounds, lines};
 use super::labels::{Placer, Rect};
 use super::legend::{Flat, KeyRow, Panel, draw_key, draw_legend, flat_text, key_text, legend_rows};
@@ -49,9 +50,10 @@ pub fn size(sel: &Selection) -> (u32, u32) {
     (SIZE.0 + Panel::of(sel, &legend_rows(sel)).width, SIZE.1)
 }
 
-/// An application's marker: where, its label, and for a function its
-/// share of the program's time.
-type AppMark = ((i32, i32), String, Option<f64>);
+/// An application's marker: where, its label, for a function its share of
+/// the program's time and its radius, and its number in the legend (the
+/// largest discs).
+type AppMark = ((i32, i32), String, Option<(f64, i32)>, Option<usize>);
 
 fn draw<DB: DrawingBackend>(
     sel: &Selection,
@@ -297,8 +299,10 @@ where
         .filter_map(|r| Some((r.level?, r.value())))
         .collect();
     let top = s0.compute.first().map_or(f64::NAN, Roof::value);
+    let labels = super::discs::labels(sel);
+    let numbered = super::discs::numbered(sel);
     let mut marks = Vec::new();
-    for a in sel.apps.iter().filter(|a| drawn(a)) {
+    for (k, a) in sel.apps.iter().enumerate().filter(|(_, a)| drawn(a)) {
         let (x, y) = (a.ai(), a.gflop_per_s());
         let bound = bounding_level(x, y, &levels, top);
         let col = bound.map_or(palette::GREY, |l| level_colour(*l));
@@ -327,8 +331,9 @@ where
                 x,
                 y
             );
-            c.tips.push(Tip::dot(p, r, tip));
-            marks.push((p, short_name(&a.name), Some(f.share)));
+            c.tips.push(Tip::dot(p, r, tip).naming(&a.name));
+            let number = numbered.iter().position(|n| n.0 == k).map(|i| i + 1);
+            marks.push((p, labels[k].clone(), Some((f.share, r)), number));
             continue;
         }
         c.root
@@ -343,53 +348,18 @@ where
             false => ("flop", "GFLOP/s"),
         };
         let text = format!("{} ({:.2} {u}/B, {:.1} {rate})", a.name, x, y);
-        c.tips.push(Tip::dot(p, 10, format!("{text}{under}")));
-        marks.push((p, text, None));
+        c.tips
+            .push(Tip::dot(p, 10, format!("{text}{under}")).naming(&a.name));
+        marks.push((p, text, None, None));
     }
     Ok(marks)
 }
 
-/// Functions under this share of their program's time are left off the
-/// chart (listed by `profile` and in the report): a start-up routine's
-/// point, far below every roof, would stretch the axes for nothing.
-pub const MIN_SHARE: f64 = 0.01;
-
-/// Whether an application point is drawn.
-fn drawn(a: &crate::results::apps::AppPoint) -> bool {
-    a.function.as_ref().is_none_or(|f| f.share >= MIN_SHARE)
-}
-
-/// A function's disc: its area grows with its share of the time.
-fn function_radius(share: f64) -> i32 {
-    (4.0 + 16.0 * share.clamp(0.0, 1.0).sqrt()).round() as i32
-}
-
-/// A function's name short enough for a label: no parameters or template
-/// arguments, the last two parts of a path, at most 28 characters.
-pub fn short_name(name: &str) -> String {
-    let mut out = String::new();
-    let mut depth = 0;
-    for ch in name.chars() {
-        match ch {
-            '<' | '(' => depth += 1,
-            '>' | ')' => depth -= 1,
-            _ if depth == 0 => out.push(ch),
-            _ => {}
-        }
-        if depth < 0 {
-            return name.chars().take(28).collect();
-        }
-    }
-    let parts: Vec<&str> = out.split("::").collect();
-    let tail = parts[parts.len().saturating_sub(2)..].join("::");
-    match tail.chars().count() > 28 {
-        true => format!("{}…", tail.chars().take(27).collect::<String>()),
-        false => tail,
-    }
-}
-
 /// Each application's name beside its marker: right of it if it fits, else
-/// left; then up or down until free.
+/// left; then up or down until free. A function's name goes only where it
+/// covers nothing: beside its disc, else further off with a leader line;
+/// else the largest discs keep their legend number alone, and the others
+/// their tooltip.
 fn label_apps<DB: DrawingBackend>(
     marks: Vec<AppMark>,
     c: &mut Canvas<'_, DB>,
@@ -399,38 +369,118 @@ where
 {
     // Programs first, then functions by time: the biggest get the room.
     let mut marks = marks;
-    marks.sort_by(|a, b| b.2.unwrap_or(2.0).total_cmp(&a.2.unwrap_or(2.0)));
-    for (p, text, share) in marks {
-        let mut cands = Vec::new();
-        for k in 0..12 {
+    let weight = |m: &AppMark| m.2.map_or(2.0, |x| x.0);
+    marks.sort_by(|a, b| weight(b).total_cmp(&weight(a)));
+    for (p, text, disc, number) in marks {
+        let text = match number {
+            Some(n) => format!("{n} {text}"),
+            None => text,
+        };
+        let near = beside(p, &text, 14);
+        let Some((_, r)) = disc else {
+            // Level with the marker or one line above or below it.
+            let boxes: Vec<Rect> = near.iter().map(|x| x.1).collect();
+            let (x, y, h) = c
+                .placer
+                .choose_near(&boxes, 6)
+                .map_or((p.0 + 14, p.1, HPos::Left), |i| near[i].0);
+            draw_text(c.root, &text, (x, y), BLACK, (h, VPos::Center), true).map_err(e)?;
+            continue;
+        };
+        // Beside the disc (level with it, or a line up or down); further
+        // off, with a leader line.
+        let near = beside(p, &text, r + 6);
+        let near = &near[..6];
+        let far = around(p, &text, r);
+        let boxes: Vec<Rect> = near.iter().chain(&far).map(|x| x.1).collect();
+        if let Some(i) = c.placer.choose_clear(&boxes) {
+            let ((x, y, h), b) = near.iter().chain(&far).nth(i).copied().unwrap_or(near[0]);
+            if i >= near.len() {
+                leader(c, p, r, b)?;
+            }
+            draw_text(c.root, &text, (x, y), BLACK, (h, VPos::Center), true).map_err(e)?;
+            continue;
+        }
+        // No room for the name: the number alone, where it covers least.
+        if let Some(n) = number {
+            let t = n.to_string();
+            let spots = beside(p, &t, r + 3);
+            let boxes: Vec<Rect> = spots.iter().map(|x| x.1).collect();
+            if let Some(i) = c.placer.choose(&boxes) {
+                let (x, y, h) = spots[i].0;
+                draw_text(c.root, &t, (x, y), BLACK, (h, VPos::Center), true).map_err(e)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A label's anchor and box: (x, y, side) and the box its text takes.
+type Spot = ((i32, i32, HPos), Rect);
+
+/// Places right and left of a marker at `p`, `gap` pixels off, level with
+/// it first, then a line further up or down each time.
+fn beside(p: (i32, i32), text: &str, gap: i32) -> Vec<Spot> {
+    (0..12)
+        .flat_map(|k| {
             let dy = if k % 2 == 0 {
                 k / 2 * 22
             } else {
                 -(k / 2 + 1) * 22
             };
-            cands.push((p.0 + 14, p.1 + dy, HPos::Left));
-            cands.push((p.0 - 14, p.1 + dy, HPos::Right));
+            [
+                (p.0 + gap, p.1 + dy, HPos::Left),
+                (p.0 - gap, p.1 + dy, HPos::Right),
+            ]
+        })
+        .map(|(x, y, h)| ((x, y, h), text_box(text, x, y, h, VPos::Center)))
+        .collect()
+}
+
+/// Places further from a disc of radius `r` at `p`, in eight directions,
+/// for a label with a leader line.
+fn around(p: (i32, i32), text: &str, r: i32) -> Vec<Spot> {
+    let mut out = Vec::new();
+    for dist in [r + 50, r + 90, r + 140] {
+        for k in 0..8 {
+            let a = std::f64::consts::PI / 4.0 * k as f64;
+            let (dx, dy) = (
+                (dist as f64 * a.cos()) as i32,
+                (dist as f64 * a.sin()) as i32,
+            );
+            let h = if dx >= 0 { HPos::Left } else { HPos::Right };
+            let (x, y) = (p.0 + dx, p.1 + dy);
+            out.push(((x, y, h), text_box(text, x, y, h, VPos::Center)));
         }
-        let boxes: Vec<Rect> = cands
-            .iter()
-            .map(|&(x, y, h)| text_box(&text, x, y, h, VPos::Center))
-            .collect();
-        // A function's name only where it covers nothing (its tip has it).
-        if share.is_some() {
-            if let Some(i) = c.placer.choose_clear(&boxes) {
-                let (x, y, h) = cands[i];
-                draw_text(c.root, &text, (x, y), BLACK, (h, VPos::Center), true).map_err(e)?;
-            }
-            continue;
-        }
-        // Level with the marker or one line above or below it: 6 candidates.
-        let (x, y, h) = c
-            .placer
-            .choose_near(&boxes, 6)
-            .map_or((p.0 + 14, p.1, HPos::Left), |i| cands[i]);
-        draw_text(c.root, &text, (x, y), BLACK, (h, VPos::Center), true).map_err(e)?;
     }
-    Ok(())
+    out
+}
+
+/// A thin line from a disc's edge to its label's box.
+fn leader<DB: DrawingBackend>(
+    c: &mut Canvas<'_, DB>,
+    p: (i32, i32),
+    r: i32,
+    b: Rect,
+) -> std::result::Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    let to = ((b.0 + b.2) / 2, (b.1 + b.3) / 2);
+    let to = (if to.0 >= p.0 { b.0 } else { b.2 }, to.1);
+    let (dx, dy) = ((to.0 - p.0) as f64, (to.1 - p.1) as f64);
+    let len = (dx * dx + dy * dy).sqrt().max(1.0);
+    let from = (
+        p.0 + (dx / len * r as f64) as i32,
+        p.1 + (dy / len * r as f64) as i32,
+    );
+    c.placer.line((from, to));
+    c.root
+        .draw(&PathElement::new(
+            vec![from, to],
+            BLACK.mix(0.55).stroke_width(1),
+        ))
+        .map_err(e)
 }
 
 /// Each flat roof's label just above its line at the right end, else just
@@ -514,18 +564,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn function_labels_are_short_and_discs_grow_with_time() {
-        assert_eq!(short_name("compute"), "compute");
-        assert_eq!(
-            short_name("std::vector<double>::operator[](unsigned long)"),
-            "vector::operator[]"
-        );
-        assert_eq!(short_name("ns::a::b::kernel<T, 4>(T*)"), "b::kernel");
-        let long = short_name(&"x".repeat(60));
-        assert_eq!(long.chars().count(), 28);
-        assert!(long.ends_with('…'));
-        // Unbalanced: cut, never lost.
-        assert_eq!(short_name("f)(x"), "f)(x");
+    fn discs_grow_with_time() {
         assert!(function_radius(0.0) < function_radius(0.25));
         assert!(function_radius(0.25) < function_radius(1.0));
         assert_eq!(function_radius(4.0), function_radius(1.0));

@@ -83,6 +83,10 @@ pub enum Key {
     Apps,
     /// A point's dots by level (simulated traffic).
     Levels,
+    /// The discs' sizes: their area is their share of the time.
+    Discs,
+    /// A numbered disc's number.
+    Number(usize),
 }
 
 /// The legend: one line per series, then the point markers (the validation
@@ -111,8 +115,21 @@ pub fn legend_rows(sel: &Selection) -> Vec<(String, Key)> {
             Key::Expected,
         ));
     }
-    if !sel.apps.is_empty() {
-        legend.push(("applications (colour: bounding level)".into(), Key::Apps));
+    if sel.apps.iter().any(|a| a.function.is_none()) {
+        legend.push(("programs (colour: bounding level)".into(), Key::Apps));
+    }
+    let numbered = super::discs::numbered(sel);
+    if !numbered.is_empty() {
+        legend.push((
+            "functions and loops: disc area = share of the time (1, 10, 25 %)".into(),
+            Key::Discs,
+        ));
+        for (n, (_, label, share)) in numbered.into_iter().enumerate() {
+            legend.push((
+                format!("{label}: {:.1} %", 100.0 * share),
+                Key::Number(n + 1),
+            ));
+        }
     }
     if sel.apps.iter().any(|a| a.traffic.is_some()) {
         legend.push((
@@ -234,6 +251,25 @@ where
                 draw_px_line(c.root, (x, y), (x + 44, y), palette::GREY, &[4, 4]).map_err(e)?;
                 super::levels::square(c.root, (x + 22, y), palette::GREY).map_err(e)?
             }
+            Key::Discs => {
+                for (share, dx) in [(0.01, 4), (0.1, 18), (0.25, 38)] {
+                    let r = super::discs::function_radius(share);
+                    let fill = palette::GREY.mix(0.6).filled();
+                    c.root.draw(&Circle::new((x + dx, y), r, fill)).map_err(e)?;
+                    c.root
+                        .draw(&Circle::new((x + dx, y), r, BLACK.stroke_width(1)))
+                        .map_err(e)?;
+                }
+            }
+            Key::Number(n) => draw_text(
+                c.root,
+                &n.to_string(),
+                (x + 22, y),
+                BLACK,
+                (HPos::Center, VPos::Center),
+                false,
+            )
+            .map_err(e)?,
         }
         draw_text(
             c.root,

@@ -5,6 +5,7 @@
 pub mod canvas;
 pub mod carm;
 pub mod curve;
+pub mod discs;
 pub mod fleet;
 pub mod font;
 pub mod geometry;
@@ -12,6 +13,7 @@ pub mod labels;
 pub mod legend;
 pub mod levels;
 pub mod moves;
+pub mod names;
 pub mod quadrant;
 pub mod select;
 pub mod tips;

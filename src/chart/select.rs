@@ -73,6 +73,14 @@ pub struct Move {
 }
 
 impl Selection {
+    /// The same without the validation points (a chart of applications).
+    pub fn without_validation(&mut self) {
+        for s in &mut self.series {
+            s.validation.clear();
+            s.partial_overlap = false;
+        }
+    }
+
     /// " [2 threads]" when the chart has several series, else nothing.
     pub fn tag(&self, si: usize) -> String {
         if self.series.len() > 1 {

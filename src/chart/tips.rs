@@ -23,6 +23,9 @@ pub struct Tip {
     pub spot: Spot,
     /// What it says.
     pub text: String,
+    /// The application point it is over, by name (a report's table finds
+    /// it by this).
+    pub point: Option<String>,
 }
 
 impl Tip {
@@ -31,6 +34,7 @@ impl Tip {
         Tip {
             spot: Spot::Line(a, b),
             text,
+            point: None,
         }
     }
 
@@ -39,6 +43,15 @@ impl Tip {
         Tip {
             spot: Spot::Dot(p, r),
             text,
+            point: None,
+        }
+    }
+
+    /// The same, over the application point `name`.
+    pub fn naming(self, name: &str) -> Tip {
+        Tip {
+            point: Some(name.to_string()),
+            ..self
         }
     }
 }
@@ -75,8 +88,11 @@ pub fn add(svg: &str, tips: &[Tip]) -> String {
             ),
             Spot::Dot((x, y), r) => writeln!(
                 g,
-                "<circle cx=\"{x}\" cy=\"{y}\" r=\"{}\" fill=\"transparent\" pointer-events=\"all\"><title>{title}</title></circle>",
-                r + REACH / 2
+                "<circle cx=\"{x}\" cy=\"{y}\" r=\"{}\" fill=\"transparent\" pointer-events=\"all\"{}><title>{title}</title></circle>",
+                r + REACH / 2,
+                t.point
+                    .as_ref()
+                    .map_or(String::new(), |n| format!(" data-point=\"{}\"", escape(n)))
             ),
         };
     }

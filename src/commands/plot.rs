@@ -42,6 +42,10 @@ pub struct PlotArgs {
     /// from where it was, and a table of what changed is printed.
     #[arg(long, value_name = "OLD.yaml", requires = "apps")]
     pub before: Option<PathBuf>,
+    /// Draw the run's validation points beside --apps too (without --apps
+    /// they are drawn anyway).
+    #[arg(long)]
+    pub validation: bool,
     /// Draw the memory curve (bandwidth against working set) instead [default file: carm-curve.svg].
     #[arg(long)]
     pub curve: bool,
@@ -91,25 +95,17 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         ops: a.ops.clone(),
     };
     let moved = match &a.before {
-        Some(p) => {
-            let before = results::apps::load(p)?.applications;
-            for (file, points) in [(p.as_path(), &before[..]), (Path::new("--apps"), &all_apps)] {
-                for n in crate::compare::profiles::twice(points) {
-                    eprintln!(
-                        "carmbench: warning: {} has {n} twice; the first is compared",
-                        file.display()
-                    );
-                }
-            }
-            let (changes, gone, new) = crate::compare::profiles::changes(&before, &all_apps);
-            print!("{}", crate::compare::profiles::table(&changes, &gone, &new));
-            changes
-        }
+        Some(p) => changes(p, &all_apps)?,
         None => Vec::new(),
     };
     // A function without FP work is in the table, not on the chart.
     let apps: Vec<_> = all_apps.into_iter().filter(|p| p.placeable()).collect();
     let mut sel = chart::select(&docs, &filter, apps)?;
+    // A chart of applications shows their points on the roofs, not the
+    // validator's, unless asked.
+    if a.apps.is_some() && !a.validation {
+        sel.without_validation();
+    }
     sel.moves = moved
         .iter()
         .filter(|c| c.before.placeable() && c.after.placeable())
@@ -125,4 +121,24 @@ pub fn run(a: &PlotArgs) -> Result<()> {
     chart::render(&sel, &out)?;
     println!("wrote {}", out.display());
     Ok(())
+}
+
+/// The points of `after` an earlier apps file at `before` has too, their
+/// table printed; names found twice in either said.
+fn changes(
+    before: &Path,
+    after: &[results::apps::AppPoint],
+) -> Result<Vec<crate::compare::profiles::Change>> {
+    let earlier = results::apps::load(before)?.applications;
+    for (file, points) in [(before, &earlier[..]), (Path::new("--apps"), after)] {
+        for n in crate::compare::profiles::twice(points) {
+            eprintln!(
+                "carmbench: warning: {} has {n} twice; the first is compared",
+                file.display()
+            );
+        }
+    }
+    let (changes, gone, new) = crate::compare::profiles::changes(&earlier, after);
+    print!("{}", crate::compare::profiles::table(&changes, &gone, &new));
+    Ok(changes)
 }

@@ -19,7 +19,7 @@ pub fn section(doc: &Document, apps: &[AppPoint]) -> Markup {
                 tbody {
                     @for a in apps {
                         @let place = placement(doc, a, a.threads.unwrap_or(1));
-                        tr {
+                        tr data-point=(a.name) {
                             td { (a.name) }
                             td { (work(a)) }
                             td.n { (finite(a.ai(), 3)) }
@@ -139,7 +139,7 @@ pub fn functions(doc: &Document, points: &[&AppPoint]) -> Markup {
                         @let f = a.function.as_ref();
                         @let samples = f.map_or(0, |f| f.samples);
                         @let roof = if a.placeable() { placement(doc, a, 1).and_then(|p| p.roof) } else { None };
-                        tr {
+                        tr data-point=(a.name) {
                             td { (f.map_or("", |f| f.program.as_str())) }
                             td { (a.name) }
                             td { (f.map_or("", |f| f.module.as_str())) }
@@ -165,3 +165,24 @@ pub fn functions(doc: &Document, points: &[&AppPoint]) -> Markup {
         script { (PreEscaped(SORT_SCRIPT)) }
     }
 }
+
+/// A table row and its point on the chart light up together: pointing at
+/// one marks the other (`data-point`, the point's name, on both).
+pub const HOVER_SCRIPT: &str = r#"
+document.querySelectorAll('tr[data-point]').forEach(function (row) {
+  var sel = 'circle[data-point="' + CSS.escape(row.dataset.point) + '"]';
+  var mark = function (on) {
+    row.classList.toggle('hl', on);
+    document.querySelectorAll(sel).forEach(function (c) {
+      c.setAttribute('stroke', on ? 'crimson' : 'transparent');
+      c.setAttribute('stroke-width', on ? '3' : '0');
+    });
+  };
+  row.addEventListener('mouseenter', function () { mark(true); });
+  row.addEventListener('mouseleave', function () { mark(false); });
+  document.querySelectorAll(sel).forEach(function (c) {
+    c.addEventListener('mouseenter', function () { mark(true); });
+    c.addEventListener('mouseleave', function () { mark(false); });
+  });
+});
+"#;

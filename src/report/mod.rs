@@ -96,22 +96,13 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
         return Err(Error::input("give at least one results file"));
     };
     let several = docs.len() > 1;
-    let title = if several {
-        let cpus: Vec<String> = docs.iter().map(|(_, d)| d.cpu_name()).collect();
-        format!("carmbench: {}", cpus.join(" vs "))
-    } else {
-        format!("carmbench: {}", first.cpu_name())
-    };
+    let cpus: Vec<String> = docs.iter().map(|(_, d)| d.cpu_name()).collect();
+    let title = format!("carmbench: {}", cpus.join(" vs "));
     // Functions without FP work are listed, not drawn.
     let (programs, functions): (Vec<&AppPoint>, Vec<&AppPoint>) =
         apps.iter().partition(|a| a.function.is_none());
     let placeable: Vec<AppPoint> = apps.iter().filter(|a| a.placeable()).cloned().collect();
-    // Points of a narrow type's work go under that type's roofs.
-    let filter = Filter {
-        precision: chart::select::apps_precisions(&placeable, docs),
-        ..Filter::default()
-    };
-    let carm = chart::select(docs, &filter, placeable).and_then(|s| chart::svg(&s));
+    let (carm, apps_chart) = charts(docs, placeable);
     let programs: Vec<AppPoint> = programs
         .into_iter()
         .filter(|a| a.placeable())
@@ -137,7 +128,13 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
                 }
                 section.carm {
                     h2 { "CARM chart" }
-                    (figure(carm, "Log-log: one sloped roof per memory level, one flat roof per FP op; validation points and applications where measured. Point at a roof or a point for its values."))
+                    (figure(carm, "Log-log: one sloped roof per memory level, one flat roof per FP op; validation points where measured. Point at a roof or a point for its values."))
+                }
+                @if let Some(svg) = apps_chart {
+                    section.carm {
+                        h2 { "Applications on the roofs" }
+                        (figure(svg, "The applications, functions and loops below on the same roofs: a program is a triangle, a function or loop a disc whose area is its share of the time, the largest numbered in the legend. Point at a row of the tables below to find its point."))
+                    }
                 }
                 @if let Some(table) = comparison {
                     section.compare {
@@ -161,10 +158,32 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
                 @for (name, doc) in docs {
                     (file_sections(name, doc, several))
                 }
+                script { (PreEscaped(apps::HOVER_SCRIPT)) }
             } }
         }
     };
     Ok(page.into_string())
+}
+
+/// The machine's chart with its validation points; the applications'
+/// apart (when there are any), on the same roofs, without them.
+fn charts(
+    docs: &[(String, Document)],
+    placeable: Vec<AppPoint>,
+) -> (Result<String>, Option<Result<String>>) {
+    // Points of a narrow type's work go under that type's roofs.
+    let filter = &Filter {
+        precision: chart::select::apps_precisions(&placeable, docs),
+        ..Filter::default()
+    };
+    let carm = chart::select(docs, filter, Vec::new()).and_then(|s| chart::svg(&s));
+    let apps = (!placeable.is_empty()).then(|| {
+        chart::select(docs, filter, placeable).and_then(|mut s| {
+            s.without_validation();
+            chart::svg(&s)
+        })
+    });
+    (carm, apps)
 }
 
 /// Write the page of `docs` and `apps` to `path`, replacing a file there

@@ -23,6 +23,30 @@ pub fn carmbench_in(args: &[&str], dir: &Path) -> Output {
         .unwrap()
 }
 
+/// An L1 validation point of `threads` at `ai`: 10 GFLOP/s per thread and
+/// unit of AI measured, 11 expected.
+pub fn validation_point(threads: usize, ai: f64) -> carmbench::results::ValidationPoint {
+    carmbench::results::ValidationPoint {
+        level: carmbench::machine::Level::L1,
+        isa: carmbench::machine::isa::Isa::Avx512,
+        precision: carmbench::kernels::Precision::Dp,
+        threads,
+        mix: carmbench::kernels::Mix::TwoLdOneSt,
+        op: carmbench::kernels::Op::Fma,
+        kernel: "avx512_dp_v_2ld1st_fma".into(),
+        j: 1,
+        k: 1,
+        bytes_per_thread: 24 << 10,
+        ai,
+        gflop_per_s: 10.0 * ai * threads as f64,
+        expected_gflop_per_s: 11.0 * ai * threads as f64,
+        clock_ghz: 4.0,
+        deviation: -1.0 / 11.0,
+        overlap: None,
+        reference_gb_per_s: None,
+    }
+}
+
 /// A fresh, empty temporary directory for one test.
 pub fn tmpdir(tag: &str) -> PathBuf {
     // Unique within the process too: the tests of one binary run side by side.

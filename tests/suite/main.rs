@@ -6,6 +6,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+#[path = "../chart_apps.rs"]
+mod chart_apps;
 #[path = "../cli_errors.rs"]
 mod cli_errors;
 #[path = "../compare_cli.rs"]
