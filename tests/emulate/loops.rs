@@ -140,7 +140,9 @@ pub fn a_blocked_product_is_a_nest_of_five_at_o2_and_vectorised_at_o3() {
 pub fn a_loop_in_a_shared_library_is_a_point_of_its_own() {
     let dir = tmpdir("loops-lib");
     let exe = super::functions::build_for_loops(&dir);
-    let (n, r) = (200_000u64, 40u64);
+    // Long enough natively (triad some 30 ms) for the loop to be sampled:
+    // a function no sample fell in goes to the rest.
+    let (n, r) = (200_000u64, 600u64);
     let points = loop_profile(
         &dir,
         &[exe.to_str().unwrap(), &n.to_string(), &r.to_string()],
