@@ -17,10 +17,12 @@ for arg in "$@"; do
     --tests)
         # gcc builds the programs profiled (python3 launches some of them,
         # as users' scripts do; numpy on OpenBLAS picks its kernels by CPU),
-        # qemu-user runs them under the counting plugin, chromium opens the report, Slurm with munge runs a
-        # cluster of 4 nodes on this machine (scripts/slurm-local.sh).
+        # qemu-user runs them under the counting plugin, Valgrind's cachegrind is the reference for the
+        # simulated caches, chromium opens the report, Slurm with munge runs a cluster of 4 nodes on this
+        # machine (scripts/slurm-local.sh).
         groups+=("programs to profile|gcc libc6-dev python3 python3-numpy libopenblas0"
             "emulation|qemu-user"
+            "the cache simulation's reference|valgrind"
             "the browser test|chromium chromium-driver"
             "the Slurm test|slurmctld slurmd slurm-client munge")
         ;;

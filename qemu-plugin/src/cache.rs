@@ -42,9 +42,10 @@ pub struct Moved {
 }
 
 impl Moved {
-    /// As counters: lines in bytes, and both scaled up to stand for every
-    /// line when one in `spec.sample` is simulated.
-    pub fn counts(&self, spec: &Spec) -> crate::classify::Array {
+    /// As the traffic's counters (`carmbench_counts::TRAFFIC` order): lines
+    /// in bytes, and both scaled up to stand for every line when one in
+    /// `spec.sample` is simulated.
+    pub fn values(&self, spec: &Spec) -> [u64; 9] {
         let bytes = spec.line * spec.sample;
         let lines = [
             self.l2_read,
@@ -54,15 +55,20 @@ impl Moved {
             self.dram_read,
             self.dram_write,
         ];
-        let values = lines
-            .map(|l| l * bytes)
-            .into_iter()
-            .chain(self.hits.map(|h| h * spec.sample));
-        let mut c = [0; carmbench_counts::field::N];
-        for (f, v) in carmbench_counts::TRAFFIC.into_iter().zip(values) {
-            c[f] = v;
+        let mut v = [0; 9];
+        for (k, l) in lines.into_iter().enumerate() {
+            v[k] = l * bytes;
         }
-        c
+        for (k, h) in self.hits.into_iter().enumerate() {
+            v[6 + k] = h * spec.sample;
+        }
+        v
+    }
+
+    /// Whether nothing moved: every line hit in L1.
+    #[inline]
+    pub fn only_l1_hits(&self) -> bool {
+        self.l2_read == 0 && self.l2_write == 0
     }
 }
 
@@ -72,6 +78,8 @@ const EMPTY: u64 = u64::MAX;
 #[derive(Debug, Clone)]
 pub struct Cache {
     sets: usize,
+    /// `sets - 1` when `sets` is a power of two (a mask, not a division).
+    mask: Option<u64>,
     ways: usize,
     tags: Vec<u64>,
     used: Vec<u64>,
@@ -85,6 +93,7 @@ impl Cache {
         let n = sets * ways;
         Cache {
             sets,
+            mask: sets.is_power_of_two().then_some(sets as u64 - 1),
             ways,
             tags: vec![EMPTY; n],
             used: vec![0; n],
@@ -94,7 +103,11 @@ impl Cache {
     }
 
     fn set(&self, line: u64) -> std::ops::Range<usize> {
-        let s = (line % self.sets as u64) as usize * self.ways;
+        let s = match self.mask {
+            Some(m) => line & m,
+            None => line % self.sets as u64,
+        } as usize
+            * self.ways;
         s..s + self.ways
     }
 
@@ -102,31 +115,35 @@ impl Cache {
         self.set(line).find(|&i| self.tags[i] == line)
     }
 
-    /// Whether `line` is here; a hit becomes the most recent of its set and
-    /// dirty when `write`.
-    pub fn touch(&mut self, line: u64, write: bool) -> bool {
-        let Some(i) = self.find(line) else {
-            return false;
-        };
+    /// Where `line` is, if here; a hit becomes the most recent of its set
+    /// and dirty when `write`.
+    pub fn touch(&mut self, line: u64, write: bool) -> Option<usize> {
+        let i = self.find(line)?;
         self.clock += 1;
         self.used[i] = self.clock;
         self.dirty[i] |= write;
-        true
+        Some(i)
     }
 
-    /// Put `line` in its set as the most recent; the line it evicted, with
-    /// whether it was dirty.
-    pub fn insert(&mut self, line: u64, dirty: bool) -> Option<(u64, bool)> {
+    /// Put `line` in its set as the most recent: where it went, and the
+    /// line it evicted with whether it was dirty.
+    pub fn insert(&mut self, line: u64, dirty: bool) -> (usize, Option<(u64, bool)>) {
+        // An empty way, else the least recently used: one pass.
         let r = self.set(line);
-        // An empty way, else the least recently used.
-        let i = r
-            .clone()
-            .find(|&i| self.tags[i] == EMPTY)
-            .or_else(|| r.min_by_key(|&i| self.used[i]))?;
+        let mut i = r.start;
+        for k in r {
+            if self.tags[k] == EMPTY {
+                i = k;
+                break;
+            }
+            if self.used[k] < self.used[i] {
+                i = k;
+            }
+        }
         let victim = (self.tags[i] != EMPTY).then_some((self.tags[i], self.dirty[i]));
         self.clock += 1;
         (self.tags[i], self.used[i], self.dirty[i]) = (line, self.clock, dirty);
-        victim
+        (i, victim)
     }
 
     /// Take `line` out; whether it was dirty, if it was here.
@@ -141,6 +158,10 @@ impl Cache {
 pub struct Private {
     l1: Cache,
     l2: Cache,
+    /// The line this thread touched last, and where it is in L1: the most
+    /// recent of its set, so another access to it changes no order (most
+    /// accesses of a stream go to the line before).
+    last: (u64, usize),
 }
 
 /// The whole hierarchy: the shared L3 and the shape every thread's own
@@ -169,6 +190,7 @@ impl Hierarchy {
         Private {
             l1: Cache::of(&self.spec, 0),
             l2: Cache::of(&self.spec, 1),
+            last: (EMPTY, 0),
         }
     }
 
@@ -194,11 +216,17 @@ impl Hierarchy {
     }
 
     fn line(&self, p: &mut Private, line: u64, store: bool, m: &mut Moved) {
-        if p.l1.touch(line, store) {
+        if p.last.0 == line {
             m.hits[0] += 1;
+            p.l1.dirty[p.last.1] |= store;
             return;
         }
-        if p.l2.touch(line, false) {
+        if let Some(i) = p.l1.touch(line, store) {
+            m.hits[0] += 1;
+            p.last = (line, i);
+            return;
+        }
+        if p.l2.touch(line, false).is_some() {
             m.hits[1] += 1;
         } else {
             let dirty = self.fill_from_l3(line, m);
@@ -206,9 +234,11 @@ impl Hierarchy {
             self.put_in_l2(p, line, dirty, m);
         }
         m.l2_read += 1;
-        if let Some((v, true)) = p.l1.insert(line, store) {
+        let (i, victim) = p.l1.insert(line, store);
+        p.last = (line, i);
+        if let Some((v, true)) = victim {
             m.l2_write += 1;
-            if !p.l2.touch(v, true) {
+            if p.l2.touch(v, true).is_none() {
                 self.put_in_l2(p, v, true, m);
             }
         }
@@ -230,11 +260,11 @@ impl Hierarchy {
                 }
             };
         }
-        if l3.touch(line, false) {
+        if l3.touch(line, false).is_some() {
             m.hits[2] += 1;
         } else {
             m.dram_read += 1;
-            if let Some((_, true)) = l3.insert(line, false) {
+            if let (_, Some((_, true))) = l3.insert(line, false) {
                 m.dram_write += 1;
             }
         }
@@ -244,7 +274,7 @@ impl Hierarchy {
     /// `line` goes into L2; what it evicts goes to L3 (every victim to an
     /// exclusive L3, the dirty ones otherwise).
     fn put_in_l2(&self, p: &mut Private, line: u64, dirty: bool, m: &mut Moved) {
-        let Some((v, vdirty)) = p.l2.insert(line, dirty) else {
+        let (_, Some((v, vdirty))) = p.l2.insert(line, dirty) else {
             return;
         };
         if !(self.spec.exclusive || vdirty) {
@@ -252,10 +282,10 @@ impl Hierarchy {
         }
         m.l3_write += 1;
         let mut l3 = self.l3.lock().unwrap_or_else(|e| e.into_inner());
-        if !self.spec.exclusive && l3.touch(v, true) {
+        if !self.spec.exclusive && l3.touch(v, true).is_some() {
             return;
         }
-        if let Some((_, true)) = l3.insert(v, vdirty) {
+        if let (_, Some((_, true))) = l3.insert(v, vdirty) {
             m.dram_write += 1;
         }
     }
@@ -279,14 +309,42 @@ mod tests {
     }
 
     #[test]
+    fn the_last_line_filter_changes_nothing() {
+        // A mix of repeated lines, strides and stores over 4 × L3.
+        // Two hierarchies: the L3 is shared by a hierarchy's threads.
+        let (h, g) = (
+            Hierarchy::new(spec(512, 2048, 8192, false)),
+            Hierarchy::new(spec(512, 2048, 8192, false)),
+        );
+        let (mut p, mut q) = (h.private(), g.private());
+        let (mut a, mut b) = (Moved::default(), Moved::default());
+        let mut x = 12345u64;
+        for _ in 0..200_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let addr = (x >> 33) % (4 * 8192);
+            let store = x & (1 << 20) != 0;
+            for _ in 0..1 + (x >> 60) {
+                h.access(&mut p, addr, 8, store, &mut a);
+                q.last = (EMPTY, 0);
+                g.access(&mut q, addr, 8, store, &mut b);
+            }
+        }
+        assert_eq!(a, b);
+        assert!(a.hits[0] > 0 && a.dram_write > 0, "{a:?}");
+    }
+
+    #[test]
     fn lru_evicts_the_least_recently_used_way() {
         let mut c = Cache::new(1, 2);
-        assert_eq!(c.insert(1, false), None);
-        assert_eq!(c.insert(2, true), None);
-        assert!(c.touch(1, false));
+        assert_eq!(c.insert(1, false), (0, None));
+        assert_eq!(c.insert(2, true), (1, None));
+        assert_eq!(c.touch(1, false), Some(0));
         // 2 is now the least recent: it goes, dirty.
-        assert_eq!(c.insert(3, false), Some((2, true)));
-        assert!(c.touch(1, false) && c.touch(3, false) && !c.touch(2, false));
+        assert_eq!(c.insert(3, false), (1, Some((2, true))));
+        assert!(c.touch(1, false).is_some() && c.touch(3, false).is_some());
+        assert!(c.touch(2, false).is_none());
         assert_eq!(c.take(3), Some(false));
         assert_eq!(c.take(3), None);
     }

@@ -6,8 +6,8 @@
 //!
 //! Loaded by `qemu-x86_64 -plugin file=libcarmbench_qemu_plugin.so,out=DIR
 //! PROGRAM ARGS` (the command `carmbench_counts::follow` builds). Each instruction is decoded once, when QEMU translates its
-//! block ([`classify`]); a block's counts are added to the counters of the
-//! thread that runs it each time it runs. Instructions whose bytes depend
+//! block ([`classify`]); a run of a block adds one to the block's runs on
+//! its thread ([`tally`]), the counts being runs times a block's counts. Instructions whose bytes depend
 //! on run-time state get QEMU's memory callbacks instead. Regions marked with
 //! carmbench's regions library arrive as system calls of a number no kernel
 //! uses ([`protocol`]), and so do the preload library's words about the
@@ -21,10 +21,13 @@ pub mod cache;
 pub mod classify;
 pub mod edges;
 pub mod integer;
+pub mod packed;
 pub mod process;
 pub mod protocol;
 pub mod sites;
+pub mod solo;
 pub mod tally;
+pub mod waits;
 
 #[cfg(not(test))]
 mod qemu;

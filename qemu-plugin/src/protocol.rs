@@ -10,6 +10,13 @@ pub const EXECS: [i64; 2] = [59, 322];
 /// (QEMU runs a guest's vfork as a fork).
 pub const FORKS: [i64; 4] = [56, 57, 58, 435];
 
+/// `clone`, and its flag for a child sharing the memory (a thread).
+pub const CLONE: i64 = 56;
+pub const CLONE_VM: u64 = 0x100;
+/// `clone3`: its flags are in a structure in the caller's memory.
+pub const CLONE3: i64 = 435;
+/// `exit`: a thread ends (`exit_group` ends the process).
+pub const EXIT_THREAD: i64 = 60;
 /// `pause`, `nanosleep`, `clock_nanosleep`: a process that sleeps. Its
 /// counts are written as it begins (marked partial), so that a process
 /// stopped while it sleeps (a `sleep &` the command left) still has them:
@@ -19,5 +26,7 @@ pub const SLEEPS: [i64; 3] = [34, 35, 230];
 /// `wait4`, `waitid`, `futex`, `epoll_wait`, `accept`, ...): the same, at
 /// most every [`WAIT_WRITES`] milliseconds.
 pub const WAITS: [i64; 13] = [0, 7, 23, 43, 61, 202, 232, 247, 270, 271, 281, 288, 441];
+/// `read`, among [`WAITS`] unless it reads a regular file.
+pub const READ: i64 = 0;
 /// See [`WAITS`].
 pub const WAIT_WRITES: u64 = 200;

@@ -3,15 +3,18 @@
 //! points. QEMU resolves these symbols from its own binary when it loads
 //! the plugin.
 
-use crate::cache::{Hierarchy, Moved, Private, Spec};
+use crate::cache::{Hierarchy, Moved, Spec};
 use crate::classify::{self, Array, field};
+use crate::packed::{BlockCounts, pack, unpack};
 use crate::process::Process;
 use crate::protocol::{self, op};
 use crate::tally::{Tally, Thread};
+use crate::waits::Waits;
 use iced_x86::InstructionInfoFactory;
 use std::cell::Cell;
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 type PluginId = u64;
@@ -37,6 +40,8 @@ pub struct QemuInfo {
 
 /// `QEMU_PLUGIN_CB_NO_REGS`.
 const CB_NO_REGS: c_int = 0;
+/// `QEMU_PLUGIN_INLINE_ADD_U64`.
+const INLINE_ADD_U64: c_int = 0;
 /// `QEMU_PLUGIN_MEM_RW`.
 const MEM_RW: c_int = 3;
 
@@ -46,6 +51,7 @@ type MemCb = extern "C" fn(c_uint, u32, u64, *mut c_void);
 type SyscallCb = extern "C" fn(PluginId, c_uint, i64, u64, u64, u64, u64, u64, u64, u64, u64);
 type SyscallRetCb = extern "C" fn(PluginId, c_uint, i64, i64);
 type UdataCb = extern "C" fn(PluginId, *mut c_void);
+type ResetCb = extern "C" fn(PluginId);
 
 unsafe extern "C" {
     fn qemu_plugin_register_vcpu_tb_trans_cb(id: PluginId, cb: TbTransCb);
@@ -55,6 +61,8 @@ unsafe extern "C" {
         flags: c_int,
         userdata: *mut c_void,
     );
+    fn qemu_plugin_register_vcpu_tb_exec_inline(tb: *mut Tb, op: c_int, ptr: *mut c_void, imm: u64);
+    fn qemu_plugin_reset(id: PluginId, cb: ResetCb);
     fn qemu_plugin_tb_n_insns(tb: *const Tb) -> usize;
     fn qemu_plugin_tb_get_insn(tb: *const Tb, idx: usize) -> *mut Insn;
     fn qemu_plugin_insn_data(insn: *const Insn) -> *const c_void;
@@ -95,8 +103,18 @@ fn with_process<T>(f: impl FnOnce(&mut Process) -> T) -> Option<T> {
     p.as_mut().map(f)
 }
 
+/// Each vCPU's counters: under user mode a vCPU is a guest thread, and its
+/// index comes with every callback (a load here, where a thread-local
+/// costs a call into the dynamic loader from a plugin).
+static VCPUS: [AtomicPtr<Thread>; MAX_VCPUS] =
+    [const { AtomicPtr::new(std::ptr::null_mut()) }; MAX_VCPUS];
+
+/// vCPUs counted through [`VCPUS`]; threads past it go through a
+/// thread-local.
+const MAX_VCPUS: usize = 4096;
+
 thread_local! {
-    /// This thread's counters (kept alive by the tally).
+    /// This thread's counters when its vCPU index is past [`MAX_VCPUS`].
     static MINE: Cell<*const Thread> = const { Cell::new(std::ptr::null()) };
 }
 
@@ -104,16 +122,83 @@ fn tally() -> &'static Tally {
     TALLY.get_or_init(Tally::default)
 }
 
-/// The calling thread's counters.
-fn mine() -> &'static Thread {
-    MINE.with(|m| {
-        if m.get().is_null() {
-            // The tally keeps the Arc until exit, so the pointer stays valid.
-            m.set(Arc::as_ptr(&tally().thread()));
+/// The counters of the thread running on `vcpu` (only ever called on it).
+#[inline]
+fn mine(vcpu: c_uint) -> &'static Thread {
+    let Some(slot) = VCPUS.get(vcpu as usize) else {
+        return MINE.with(|m| {
+            if m.get().is_null() {
+                m.set(Arc::as_ptr(&tally().thread()));
+                WAITS.starts();
+            }
+            // SAFETY: the tally keeps every thread's Arc until exit.
+            unsafe { &*m.get() }
+        });
+    };
+    let mut p = slot.load(Ordering::Relaxed);
+    if p.is_null() {
+        p = Arc::as_ptr(&tally().thread()).cast_mut();
+        slot.store(p, Ordering::Relaxed);
+        WAITS.starts();
+    }
+    // SAFETY: as above.
+    unsafe { &*p }
+}
+
+/// The thread on `vcpu` ends: a thread that gets its index next counts
+/// apart (its counters stay in the tally).
+fn thread_ends(vcpu: c_uint) {
+    if let Some(slot) = VCPUS.get(vcpu as usize)
+        && !slot.swap(std::ptr::null_mut(), Ordering::Relaxed).is_null()
+    {
+        WAITS.ends();
+    }
+}
+
+/// Whether system call `num`, first argument `a1`, may wait long: a sleep,
+/// or a wait other than a read of a regular file (the guest's descriptors
+/// are QEMU's own under user mode).
+fn waits(num: i64, a1: u64) -> bool {
+    if protocol::SLEEPS.contains(&num) {
+        return true;
+    }
+    if !protocol::WAITS.contains(&num) {
+        return false;
+    }
+    if num != protocol::READ {
+        return true;
+    }
+    // SAFETY: fstat of a descriptor into a zeroed stat of our own.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    let regular = i32::try_from(a1).is_ok_and(|fd| unsafe { libc::fstat(fd, &mut st) } == 0)
+        && st.st_mode & libc::S_IFMT == libc::S_IFREG;
+    if regular {
+        NOT_WAITING.with(|n| n.set(true));
+    }
+    !regular
+}
+
+/// Whether the system call `num` now returning was counted by [`waits`].
+fn waited(num: i64) -> bool {
+    let skipped = num == protocol::READ && NOT_WAITING.with(|n| n.replace(false));
+    !skipped && (protocol::SLEEPS.contains(&num) || protocol::WAITS.contains(&num))
+}
+
+thread_local! {
+    /// Set while this thread reads a regular file (not a wait).
+    static NOT_WAITING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The process's threads, running and waiting.
+static WAITS: Waits = Waits::new();
+
+/// In a forked child: only `vcpu`, the thread that forked, goes on.
+fn only(vcpu: c_uint) {
+    for (k, slot) in VCPUS.iter().enumerate() {
+        if k != vcpu as usize {
+            slot.store(std::ptr::null_mut(), Ordering::Relaxed);
         }
-        // SAFETY: see above; never freed while QEMU runs.
-        unsafe { &*m.get() }
-    })
+    }
 }
 
 /// A line on standard error: carmbench reads the emulated run's. (QEMU's
@@ -122,98 +207,139 @@ fn say(msg: &str) {
     eprintln!("carmbench-qemu-plugin: {msg}");
 }
 
-/// A translated block's counts, only those not zero (a block mostly counts
-/// instructions and a few accesses: fewer additions each time it runs),
-/// leaked: QEMU may run the block until exit.
-struct Block {
+/// A block of counts past [`pack`]'s reach: its id and counts, leaked.
+struct Wide {
     id: u32,
-    counts: Vec<(usize, u64)>,
+    counts: BlockCounts,
 }
 
-extern "C" fn on_block(_vcpu: c_uint, udata: *mut c_void) {
-    // SAFETY: udata is the Block leaked for this block in `on_translate`.
-    let b = unsafe { &*(udata as *const Block) };
-    let me = mine();
-    me.add_sparse(&b.counts);
-    me.runs.ran(b.id);
+/// Block `id` ran on `vcpu`, with its counts at `counts`.
+#[inline]
+fn ran(vcpu: c_uint, id: u32, counts: *const BlockCounts) -> &'static Thread {
+    let me = mine(vcpu);
+    if me.ran(id) {
+        // SAFETY: the counts leaked in `on_translate` for this block.
+        me.add(unsafe { &*counts });
+    }
+    me
+}
+
+extern "C" fn on_block(vcpu: c_uint, udata: *mut c_void) {
+    let (id, counts) = unpack(udata);
+    ran(vcpu, id, counts);
+}
+
+extern "C" fn on_block_wide(vcpu: c_uint, udata: *mut c_void) {
+    // SAFETY: udata is the Wide leaked for this block in `on_translate`.
+    let b = unsafe { &*(udata as *const Wide) };
+    ran(vcpu, b.id, &b.counts);
 }
 
 /// [`on_block`], and the pair (the block before, this one) counted: the
 /// control flow loops are found in.
-extern "C" fn on_block_followed(_vcpu: c_uint, udata: *mut c_void) {
-    // SAFETY: as in `on_block`.
-    let b = unsafe { &*(udata as *const Block) };
-    let me = mine();
-    me.add_sparse(&b.counts);
-    me.runs.ran(b.id);
+extern "C" fn on_block_followed(vcpu: c_uint, udata: *mut c_void) {
+    let (id, counts) = unpack(udata);
+    followed(ran(vcpu, id, counts), id);
+}
+
+extern "C" fn on_block_followed_wide(vcpu: c_uint, udata: *mut c_void) {
+    // SAFETY: as in `on_block_wide`.
+    let b = unsafe { &*(udata as *const Wide) };
+    followed(ran(vcpu, b.id, &b.counts), b.id);
+}
+
+/// Block `id` ran after the one `me` ran last.
+fn followed(me: &Thread, id: u32) {
     // A load and a store: only this thread writes it (no locked swap).
-    let before = me.last.load(std::sync::atomic::Ordering::Relaxed);
-    me.last.store(b.id, std::sync::atomic::Ordering::Relaxed);
+    let before = me.last.load(Ordering::Relaxed);
+    me.last.store(id, Ordering::Relaxed);
     if before != u32::MAX {
-        me.runs.followed(before, b.id, &me.edges);
+        me.runs.followed(before, id, &me.edges);
     }
 }
 
-/// `udata` is the block's id: see `on_translate`.
-extern "C" fn on_memory(_vcpu: c_uint, info: u32, _vaddr: u64, udata: *mut c_void) {
+/// An access's size (as a power of two) and whether it stores, read from
+/// `info` as QEMU 7.2 packs it (the memory operation's index in the low 16
+/// bits, its size in bits 4-6, the direction above): two calls into QEMU
+/// per access less. The first [`CHECKED`] accesses are read both ways; if
+/// they ever differ (another packing), QEMU's functions are used from then on.
+#[inline]
+fn meminfo(info: u32) -> (u32, bool) {
+    let mine = ((info >> 4) & 7, (info >> 16) & 2 != 0);
+    match DECODED.load(Ordering::Relaxed) {
+        CHECKED => mine,
+        checked => meminfo_checked(info, mine, checked),
+    }
+}
+
+/// [`meminfo`] by QEMU's functions, compared with `mine` while fewer than
+/// [`CHECKED`] accesses were.
+#[cold]
+#[inline(never)]
+fn meminfo_checked(info: u32, mine: (u32, bool), checked: u32) -> (u32, bool) {
     // SAFETY: plain queries of the access QEMU passes in.
-    let (shift, store) = unsafe {
+    let theirs = unsafe {
         (
             qemu_plugin_mem_size_shift(info),
             qemu_plugin_mem_is_store(info),
         )
     };
-    let mut c: Array = [0; field::N];
-    let (n, bytes) = if store {
-        (field::STORES, field::BYTES_STORED)
-    } else {
-        (field::LOADS, field::BYTES_LOADED)
-    };
-    c[n] = 1;
-    c[bytes] = 1 << shift;
-    add_dynamic(udata, &c);
+    if checked < CHECKED {
+        let next = if theirs == mine { checked + 1 } else { DIFFERS };
+        // Lost to another thread's update: checked again next time.
+        let _ = DECODED.compare_exchange(checked, next, Ordering::Relaxed, Ordering::Relaxed);
+    }
+    theirs
 }
 
-thread_local! {
-    /// This thread's own simulated L1 and L2.
-    static PRIVATE: std::cell::RefCell<Option<Private>> = const { std::cell::RefCell::new(None) };
+/// Accesses whose `info` was read both ways and agreed (see [`meminfo`]).
+static DECODED: AtomicU32 = AtomicU32::new(0);
+/// See [`meminfo`].
+const CHECKED: u32 = 4096;
+/// [`DECODED`] once the two readings differed.
+const DIFFERS: u32 = u32::MAX;
+
+/// An access whose bytes are known only at run time. `udata` is the
+/// block's id: see `on_translate`.
+extern "C" fn on_memory(vcpu: c_uint, info: u32, _vaddr: u64, udata: *mut c_void) {
+    let (shift, store) = meminfo(info);
+    // In [`crate::sites::DYNAMIC`] order: loads, stores, bytes loaded, stored.
+    let me = mine(vcpu);
+    let id = udata as usize as u32;
+    match store {
+        false => me.accessed(id, 0, &[1, 0, 1 << shift]),
+        true => me.accessed(id, 1, &[1, 0, 1 << shift]),
+    }
 }
 
 /// Every access of a memory instruction, when the caches are simulated:
 /// the lines it moved between levels, added to the thread's counters.
 /// `udata` is the block's id: see `on_translate`.
-extern "C" fn on_access(_vcpu: c_uint, info: u32, vaddr: u64, udata: *mut c_void) {
+extern "C" fn on_access(vcpu: c_uint, info: u32, vaddr: u64, udata: *mut c_void) {
     let Some(h) = CACHES.get() else { return };
-    // SAFETY: plain queries of the access QEMU passes in.
-    let (shift, store) = unsafe {
-        (
-            qemu_plugin_mem_size_shift(info),
-            qemu_plugin_mem_is_store(info),
-        )
-    };
+    let (shift, store) = meminfo(info);
+    let size = 1u64 << shift;
     // Most accesses touch one line that sampling leaves out: done here.
-    if !h.samples(vaddr, 1 << shift) {
-        return;
+    if h.samples(vaddr, size) {
+        simulate(h, vcpu, vaddr, size, store, udata as usize as u32);
     }
-    let mut m = Moved::default();
-    PRIVATE.with(|p| {
-        let mut p = p.borrow_mut();
-        let p = p.get_or_insert_with(|| h.private());
-        h.access(p, vaddr, 1 << shift, store, &mut m);
-    });
-    if m == Moved::default() {
-        return;
-    }
-    add_dynamic(udata, &m.counts(h.spec()));
 }
 
-/// Counts a memory callback found at run time: the thread's, and its
-/// block's (`udata` is the block's id) for its function's point.
-fn add_dynamic(udata: *mut c_void, c: &Array) {
-    let me = mine();
-    me.add(c);
-    me.runs
-        .accessed(udata as usize as u32, crate::sites::DYNAMIC.map(|f| c[f]));
+/// [`on_access`] of a sampled line: apart, so that the accesses sampling
+/// leaves out pay for no more than the test.
+#[inline(never)]
+fn simulate(h: &Hierarchy, vcpu: c_uint, vaddr: u64, size: u64, store: bool, id: u32) {
+    let me = mine(vcpu);
+    // SAFETY: this thread's own caches, in a callback that does not nest.
+    let p = unsafe { me.private(|| h.private()) };
+    let mut m = Moved::default();
+    h.access(p, vaddr, size, store, &mut m);
+    if m.only_l1_hits() {
+        // Most sampled accesses: one counter.
+        me.accessed(id, crate::sites::L1_HITS, &[m.hits[0] * h.spec().sample]);
+    } else {
+        me.accessed(id, crate::sites::TRAFFIC_AT, &m.values(h.spec()));
+    }
 }
 
 thread_local! {
@@ -316,13 +442,36 @@ extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
             )
         };
     }
-    let b = Box::into_raw(Box::new(Block { id, counts }));
-    let cb = match loops {
-        true => on_block_followed as VcpuUdataCb,
-        false => on_block as VcpuUdataCb,
+    if !loops
+        && tally().solo.inline()
+        && let Some(counter) = tally().solo.counter(id)
+    {
+        // SAFETY: an inline add on this block to a counter that lives until
+        // exit.
+        unsafe { qemu_plugin_register_vcpu_tb_exec_inline(tb, INLINE_ADD_U64, counter.cast(), 1) };
+        return;
+    }
+    let leaked = Box::into_raw(Box::new(counts));
+    let (cb, udata) = match pack(id, leaked) {
+        Some(word) => {
+            let cb = match loops {
+                true => on_block_followed as VcpuUdataCb,
+                false => on_block as VcpuUdataCb,
+            };
+            (cb, word as *mut c_void)
+        }
+        None => {
+            // SAFETY: made just above, not shared.
+            let counts = *unsafe { Box::from_raw(leaked) };
+            let cb = match loops {
+                true => on_block_followed_wide as VcpuUdataCb,
+                false => on_block_wide as VcpuUdataCb,
+            };
+            (cb, Box::into_raw(Box::new(Wide { id, counts })).cast())
+        }
     };
     // SAFETY: registering a callback on this block with its counts.
-    unsafe { qemu_plugin_register_vcpu_tb_exec_cb(tb, cb, CB_NO_REGS, b.cast()) };
+    unsafe { qemu_plugin_register_vcpu_tb_exec_cb(tb, cb, CB_NO_REGS, udata) };
 }
 
 /// The counters that are not zero, as (field, value) pairs.
@@ -336,7 +485,7 @@ fn sparse(c: &Array) -> Vec<(usize, u64)> {
 #[allow(clippy::too_many_arguments)]
 extern "C" fn on_syscall(
     _id: PluginId,
-    _vcpu: c_uint,
+    vcpu: c_uint,
     num: i64,
     op: u64,
     region: u64,
@@ -347,22 +496,36 @@ extern "C" fn on_syscall(
     _a7: u64,
     _a8: u64,
 ) {
+    // A new thread (`clone` sharing memory; `clone3`, whose flags are in
+    // the guest's memory, always): the runs must be counted per thread.
+    if num == protocol::CLONE && op & protocol::CLONE_VM != 0 || num == protocol::CLONE3 {
+        leave_inline(vcpu);
+    }
     if protocol::EXECS.contains(&num) {
         // The process is replaced if the exec succeeds: its counts now.
         with_process(Process::exec);
         write(false);
         return;
     }
-    if protocol::SLEEPS.contains(&num) || protocol::WAITS.contains(&num) && due() {
-        write(true);
+    if num == protocol::EXIT_THREAD {
+        thread_ends(vcpu);
+    }
+    if waits(num, op) {
+        mine(vcpu);
+        if WAITS.begins() && due() {
+            write(true);
+        }
     }
     if num != protocol::SYSCALL {
         return;
     }
     match op {
         op::DEFINE => tally().define(region, a3, [a4, a5, a6]),
-        op::BEGIN => mine().begin(region),
-        op::END => mine().end(region),
+        op::BEGIN => {
+            leave_inline(vcpu);
+            tally().begin(mine(vcpu), region);
+        }
+        op::END => tally().end(mine(vcpu), region),
         op::FOLLOW | op::SKIPPED => {
             with_process(|p| p.preload_says(op, region, a3, [a4, a5, a6]));
         }
@@ -370,7 +533,10 @@ extern "C" fn on_syscall(
     }
 }
 
-extern "C" fn on_syscall_return(_id: PluginId, _vcpu: c_uint, num: i64, ret: i64) {
+extern "C" fn on_syscall_return(_id: PluginId, vcpu: c_uint, num: i64, ret: i64) {
+    if waited(num) {
+        WAITS.back();
+    }
     if protocol::EXECS.contains(&num) && ret < 0 {
         with_process(Process::exec_failed);
     } else if protocol::FORKS.contains(&num) && ret == 0 {
@@ -379,7 +545,9 @@ extern "C" fn on_syscall_return(_id: PluginId, _vcpu: c_uint, num: i64, ret: i64
         let Some(dir) = OUT.get() else { return };
         with_process(|p| {
             if p.pid != std::process::id() {
-                tally().restart(mine());
+                only(vcpu);
+                WAITS.restart();
+                tally().restart(mine(vcpu));
                 *p = p.forked(dir);
             }
         });
@@ -387,12 +555,15 @@ extern "C" fn on_syscall_return(_id: PluginId, _vcpu: c_uint, num: i64, ret: i64
 }
 
 /// Whether the counts were last written [`protocol::WAIT_WRITES`] ms ago
-/// or more (and taken as written now, when so).
+/// or more, and [`WRITE_SHARE`] times as long ago as that write took (and
+/// taken as written now, when so): a process that waits often spends at
+/// most a small share of its time writing.
 fn due() -> bool {
     static LAST: Mutex<Option<std::time::Instant>> = Mutex::new(None);
     let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
     let now = std::time::Instant::now();
-    let wait = std::time::Duration::from_millis(protocol::WAIT_WRITES);
+    let took = std::time::Duration::from_nanos(WRITE_NS.load(Ordering::Relaxed));
+    let wait = std::time::Duration::from_millis(protocol::WAIT_WRITES).max(took * WRITE_SHARE);
     match *last {
         Some(t) if now - t < wait => false,
         _ => {
@@ -402,12 +573,19 @@ fn due() -> bool {
     }
 }
 
+/// How long the last write took, in nanoseconds.
+static WRITE_NS: AtomicU64 = AtomicU64::new(0);
+
+/// See [`due`].
+const WRITE_SHARE: u32 = 20;
+
 /// Write the process's counts to its file, whole (through a rename); as
 /// far as they go when `partial` (the process goes on).
 fn write(partial: bool) {
     // One writer at a time: threads share the temporary file.
     static WRITING: Mutex<()> = Mutex::new(());
     let _one = WRITING.lock().unwrap_or_else(|e| e.into_inner());
+    let start = std::time::Instant::now();
     let Some((path, text)) = with_process(|p| {
         let mut out = tally().output(p);
         out.partial = partial;
@@ -420,6 +598,8 @@ fn write(partial: bool) {
     };
     let tmp = path.with_extension("tmp");
     let written = quietly(|| std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, &path)));
+    let took = start.elapsed().as_nanos().min(u64::MAX as u128) as u64;
+    WRITE_NS.store(took, Ordering::Relaxed);
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
         // carmbench reads this line (`protocol::WRITE_FAILED`) to say why.
@@ -522,6 +702,16 @@ pub unsafe extern "C" fn qemu_plugin_install(
     }
     let program = std::env::var(carmbench_counts::protocol::PROGRAM_ENV).unwrap_or_default();
     *PROCESS.lock().unwrap_or_else(|e| e.into_inner()) = Some(Process::start(dir, program));
+    let _ = PLUGIN.set(id);
+    register(id);
+    0
+}
+
+/// This plugin's id, as QEMU gave it at install.
+static PLUGIN: OnceLock<PluginId> = OnceLock::new();
+
+/// Register this plugin's callbacks (at install, and again after a reset).
+fn register(id: PluginId) {
     // SAFETY: registering this plugin's callbacks.
     unsafe {
         qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
@@ -529,5 +719,23 @@ pub unsafe extern "C" fn qemu_plugin_install(
         qemu_plugin_register_vcpu_syscall_ret_cb(id, on_syscall_return);
         qemu_plugin_register_atexit_cb(id, on_exit, std::ptr::null_mut());
     }
-    0
+}
+
+/// New blocks get callbacks from now on (a thread is about to be created,
+/// or a region begins: see [`crate::solo`]); the first time, QEMU is asked
+/// to drop every block translated so far.
+fn leave_inline(vcpu: c_uint) {
+    if tally().solo.leave(mine(vcpu))
+        && let Some(&id) = PLUGIN.get()
+    {
+        // SAFETY: this plugin's id; `on_reset` is called when it is done.
+        unsafe { qemu_plugin_reset(id, on_reset) };
+    }
+}
+
+/// QEMU dropped every translated block and this plugin's callbacks, with no
+/// vCPU running: the callbacks again, and the inline runs settled.
+extern "C" fn on_reset(id: PluginId) {
+    register(id);
+    tally().with_blocks(|b| tally().solo.settle(b));
 }

@@ -35,6 +35,12 @@ pub const DYNAMIC: [usize; D] = {
     d
 };
 
+/// Where the traffic's counters begin in [`DYNAMIC`].
+pub const TRAFFIC_AT: usize = 4;
+
+/// Where the L1 hits are in [`DYNAMIC`].
+pub const L1_HITS: usize = TRAFFIC_AT + 6;
+
 /// How many [`DYNAMIC`] counters: the accesses' four, then the traffic's.
 pub const D: usize = 4 + TRAFFIC.len();
 
@@ -52,30 +58,44 @@ const CAP: usize = 1 << 20;
 #[derive(Default)]
 #[repr(C)]
 struct Slot {
-    runs: AtomicU64,
     dynamic: [AtomicU64; D],
     next: [AtomicU32; 2],
     next_runs: [AtomicU64; 2],
 }
 
-/// One thread's counters per block: an array of slots (a million) from the
-/// allocator's zeroed pages, so only the pages of blocks that ran take
-/// memory.
+/// One thread's counters per block: the runs in an array of their own (a
+/// block's run touches 8 bytes, blocks that run together share lines), the
+/// rest in an array of slots; a million of each, from the allocator's
+/// zeroed pages, so only the pages of blocks that ran take memory.
 pub struct Runs {
+    runs: AtomicPtr<AtomicU64>,
     slots: AtomicPtr<Slot>,
     more: Mutex<HashMap<u32, Tally>>,
 }
 
-fn layout() -> Layout {
-    Layout::array::<Slot>(CAP).expect("a fixed, valid layout")
+fn layout<T>() -> Layout {
+    Layout::array::<T>(CAP).expect("a fixed, valid layout")
+}
+
+/// A zeroed array of [`CAP`] `T`s.
+fn zeroed<T>() -> *mut T {
+    // SAFETY: a non-zero size; all-zero bytes are valid atomics.
+    unsafe { alloc_zeroed(layout::<T>()) }.cast::<T>()
+}
+
+/// Give back an array [`zeroed`] made (null: none).
+fn free<T>(p: *mut T) {
+    if !p.is_null() {
+        // SAFETY: allocated in `zeroed` with this layout.
+        unsafe { dealloc(p.cast(), layout::<T>()) };
+    }
 }
 
 impl Default for Runs {
     fn default() -> Self {
-        // SAFETY: a non-zero size; all-zero bytes are valid atomics.
-        let p = unsafe { alloc_zeroed(layout()) }.cast::<Slot>();
         Runs {
-            slots: AtomicPtr::new(p),
+            runs: AtomicPtr::new(zeroed()),
+            slots: AtomicPtr::new(zeroed()),
             more: Mutex::default(),
         }
     }
@@ -83,11 +103,8 @@ impl Default for Runs {
 
 impl Drop for Runs {
     fn drop(&mut self) {
-        let p = *self.slots.get_mut();
-        if !p.is_null() {
-            // SAFETY: allocated in `default` with this layout.
-            unsafe { dealloc(p.cast(), layout()) };
-        }
+        free(*self.runs.get_mut());
+        free(*self.slots.get_mut());
     }
 }
 
@@ -98,15 +115,35 @@ impl Runs {
         (!p.is_null() && (id as usize) < CAP).then(|| unsafe { &*p.add(id as usize) })
     }
 
+    fn runs_of(&self, id: u32) -> Option<&AtomicU64> {
+        let p = self.runs.load(Relaxed);
+        // SAFETY: as in `slot`.
+        (!p.is_null() && (id as usize) < CAP).then(|| unsafe { &*p.add(id as usize) })
+    }
+
     fn add_more(&self, id: u32, k: usize, v: u64) {
         let mut more = self.more.lock().unwrap_or_else(|e| e.into_inner());
         more.entry(id).or_default()[k] += v;
     }
 
+    /// The address of block `id`'s runs, for QEMU's inline adds.
+    pub fn counter(&self, id: u32) -> Option<*mut u64> {
+        self.runs_of(id).map(AtomicU64::as_ptr)
+    }
+
+    /// The runs of the first `n` blocks back to zero, where they are.
+    pub fn zero(&self, n: usize) {
+        for id in 0..n.min(CAP) as u32 {
+            if let Some(r) = self.runs_of(id) {
+                r.store(0, Relaxed);
+            }
+        }
+    }
+
     /// Block `id` ran once (only from the thread itself).
     pub fn ran(&self, id: u32) {
-        match self.slot(id) {
-            Some(s) => s.runs.store(s.runs.load(Relaxed) + 1, Relaxed),
+        match self.runs_of(id) {
+            Some(r) => r.store(r.load(Relaxed) + 1, Relaxed),
             None => self.add_more(id, 0, 1),
         }
     }
@@ -147,27 +184,43 @@ impl Runs {
         }
     }
 
-    /// An instruction of block `id` accessed memory at run time: `c` in
-    /// [`DYNAMIC`] order.
-    pub fn accessed(&self, id: u32, c: [u64; D]) {
+    /// An instruction of block `id` added `values` at run time to the
+    /// [`DYNAMIC`] counters from the `first`th on.
+    #[inline]
+    pub fn accessed(&self, id: u32, first: usize, values: &[u64]) {
         match self.slot(id) {
             Some(s) => {
-                for (a, v) in s.dynamic.iter().zip(c) {
+                for (a, &v) in s.dynamic[first..].iter().zip(values) {
                     a.store(a.load(Relaxed) + v, Relaxed);
                 }
             }
-            None => c
-                .iter()
-                .enumerate()
-                .for_each(|(k, &v)| self.add_more(id, k + 1, v)),
+            None => {
+                (values.iter().enumerate()).for_each(|(k, &v)| self.add_more(id, first + k + 1, v))
+            }
         }
+    }
+
+    /// This thread's counts: each block's runs times its counts, plus what
+    /// its memory callbacks added.
+    pub fn total(&self, blocks: &[Block]) -> [u64; field::N] {
+        let mut c = [0; field::N];
+        self.each(blocks.len(), |id, v| {
+            let Some(b) = blocks.get(id as usize) else {
+                return;
+            };
+            b.counts.iter().for_each(|&(f, x)| c[f] += x * v[0]);
+            DYNAMIC.iter().zip(&v[1..]).for_each(|(&f, x)| c[f] += x);
+        });
+        c
     }
 
     /// Runs and dynamic counts of every block that ran, by id.
     fn each(&self, blocks: usize, mut f: impl FnMut(u32, Tally)) {
         for id in 0..blocks.min(CAP) as u32 {
-            let Some(s) = self.slot(id) else { break };
-            let runs = s.runs.load(Relaxed);
+            let (Some(s), Some(r)) = (self.slot(id), self.runs_of(id)) else {
+                break;
+            };
+            let runs = r.load(Relaxed);
             let d = s.dynamic.each_ref().map(|a| a.load(Relaxed));
             if runs > 0 || d.iter().any(|&x| x > 0) {
                 let mut v: Tally = [0; D + 1];
@@ -184,13 +237,9 @@ impl Runs {
     /// Back to zero, in a forked child (its only thread): fresh pages
     /// rather than writing zeros over every page the parent touched.
     pub fn restart(&self) {
-        // SAFETY: as in `default`.
-        let fresh = unsafe { alloc_zeroed(layout()) }.cast::<Slot>();
-        let old = self.slots.swap(fresh, Relaxed);
-        if !old.is_null() {
-            // SAFETY: no other thread exists in the child to read it.
-            unsafe { dealloc(old.cast(), layout()) };
-        }
+        // No other thread exists in the child to read the old arrays.
+        free(self.runs.swap(zeroed(), Relaxed));
+        free(self.slots.swap(zeroed(), Relaxed));
         self.more.lock().unwrap_or_else(|e| e.into_inner()).clear();
     }
 }
@@ -446,9 +495,8 @@ mod tests {
         b.ran(2);
         b.ran(1);
         // Two loads of 16 bytes and a line from DRAM (the simulated caches).
-        let mut d = [0; D];
-        (d[0], d[2], d[8]) = (2, 16, 64);
-        b.accessed(1, d);
+        b.accessed(1, 0, &[2, 0, 16]);
+        b.accessed(1, 8, &[64]);
         a.ran(3);
         let none = Edges::default();
         let (modules, sites, edges) = sites(&blocks, [(&a, &none), (&b, &none)], &maps);
@@ -532,9 +580,8 @@ mod tests {
         let far = CAP as u32 + 5;
         r.ran(far);
         r.ran(far);
-        let mut d = [0; D];
-        (d[0], d[2], d[12]) = (1, 8, 3);
-        r.accessed(far, d);
+        r.accessed(far, 0, &[1, 0, 8]);
+        r.accessed(far, 12, &[3]);
         let mut seen = vec![];
         r.each(CAP + 10, |id, v| seen.push((id, v)));
         let mut want = [0; D + 1];

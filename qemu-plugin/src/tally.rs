@@ -1,19 +1,30 @@
 //! The counters of each thread, and of the regions each thread ran, summed
 //! at exit. A thread only ever writes its own counters, so its updates are
 //! plain loads and stores, without a locked instruction.
+//!
+//! A thread's totals are its blocks' runs times their counts, made when the
+//! counts are written: a block's run costs one increment. Only while a
+//! region is open on the thread are its counts also added as they happen,
+//! for the region's own sums.
 
+use crate::cache::Private;
 use crate::classify::{Array, field};
 use crate::process::Process;
-use crate::sites::{self, Block, Runs};
+use crate::sites::{self, Block, DYNAMIC, Runs};
+use crate::solo::Solo;
 use carmbench_counts::Output;
 use carmbench_counts::protocol::Name;
+use std::cell::UnsafeCell;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 /// One thread's counters and regions.
 pub struct Thread {
+    /// What ran while a region was open on this thread (else nothing).
     counts: [AtomicU64; field::N],
+    /// How many regions are open on this thread.
+    opened: AtomicU32,
     /// Regions open on this thread: number → the counters when each began.
     open: Mutex<HashMap<u64, Vec<Array>>>,
     /// Regions ended on this thread: number → (counts, calls).
@@ -23,40 +34,77 @@ pub struct Thread {
     /// Which block ran after which on this thread (loops asked for).
     pub edges: crate::edges::Edges,
     /// The block this thread ran last (loops asked for; `u32::MAX`: none).
-    pub last: std::sync::atomic::AtomicU32,
+    pub last: AtomicU32,
+    /// This thread's simulated L1 and L2 (caches asked for).
+    private: Own<Option<Private>>,
 }
+
+/// State only its own thread touches, in a [`Thread`] others read.
+struct Own<T>(UnsafeCell<T>);
+
+// SAFETY: only the owning thread reaches the contents (`Thread::private`).
+unsafe impl<T: Send> Sync for Own<T> {}
 
 impl Default for Thread {
     fn default() -> Self {
         Thread {
             counts: std::array::from_fn(|_| AtomicU64::new(0)),
+            opened: AtomicU32::new(0),
             open: Mutex::default(),
             done: Mutex::default(),
             runs: Runs::default(),
             edges: crate::edges::Edges::default(),
-            last: std::sync::atomic::AtomicU32::new(u32::MAX),
+            last: AtomicU32::new(u32::MAX),
+            private: Own(UnsafeCell::new(None)),
         }
     }
 }
 
 impl Thread {
-    /// Add a block's counts (only from the thread itself).
-    pub fn add(&self, c: &Array) {
-        for (a, b) in self.counts.iter().zip(c) {
-            a.store(a.load(Relaxed) + b, Relaxed);
-        }
+    /// Block `id` ran once (only from the thread itself); whether a region
+    /// is open, so that the block's counts go to it too ([`Thread::add`]).
+    #[inline]
+    pub fn ran(&self, id: u32) -> bool {
+        self.runs.ran(id);
+        self.opened.load(Relaxed) > 0
     }
 
-    /// Add the counters given as (field, value) pairs.
-    pub fn add_sparse(&self, c: &[(usize, u64)]) {
-        for &(i, v) in c {
+    /// Add a block's counts, (field, value), for the regions open.
+    pub fn add(&self, counts: &[(usize, u64)]) {
+        for &(i, v) in counts {
             let a = &self.counts[i];
             a.store(a.load(Relaxed) + v, Relaxed);
         }
     }
 
-    /// Its counters now.
-    pub fn now(&self) -> Array {
+    /// An instruction of block `id` added `values` at run time to the
+    /// [`DYNAMIC`] counters from the `first`th on (only from the thread
+    /// itself).
+    #[inline]
+    pub fn accessed(&self, id: u32, first: usize, values: &[u64]) {
+        self.runs.accessed(id, first, values);
+        if self.opened.load(Relaxed) > 0 {
+            for (&f, &v) in DYNAMIC[first..].iter().zip(values) {
+                let a = &self.counts[f];
+                a.store(a.load(Relaxed) + v, Relaxed);
+            }
+        }
+    }
+
+    /// This thread's simulated caches, made by `make` on first use.
+    ///
+    /// # Safety
+    /// Only from the thread itself, and not while a reference an earlier
+    /// call returned is alive.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn private(&self, make: impl FnOnce() -> Private) -> &mut Private {
+        // SAFETY: see the contract: no other reference exists.
+        let p = unsafe { &mut *self.private.0.get() };
+        p.get_or_insert_with(make)
+    }
+
+    /// The counters regions are measured by.
+    fn now(&self) -> Array {
         std::array::from_fn(|i| self.counts[i].load(Relaxed))
     }
 
@@ -74,18 +122,22 @@ impl Thread {
         self.edges.restart();
     }
 
-    /// Region `id` begins on this thread.
-    pub fn begin(&self, id: u64) {
-        let now = self.now();
+    /// Region `id` begins on this thread, `extra` counted elsewhere for it
+    /// so far (the inline runs, [`Solo`]).
+    fn begin(&self, id: u64, extra: Array) {
+        let now = add(self.now(), extra);
         self.open.lock().unwrap().entry(id).or_default().push(now);
+        self.opened.store(self.opened.load(Relaxed) + 1, Relaxed);
     }
 
-    /// Region `id` ends on this thread; one not begun is ignored.
-    pub fn end(&self, id: u64) {
+    /// Region `id` ends on this thread (`extra`: as in `begin`); one not
+    /// begun is ignored.
+    fn end(&self, id: u64, extra: Array) {
         let Some(start) = self.open.lock().unwrap().get_mut(&id).and_then(Vec::pop) else {
             return;
         };
-        let now = self.now();
+        self.opened.store(self.opened.load(Relaxed) - 1, Relaxed);
+        let now = add(self.now(), extra);
         let mut done = self.done.lock().unwrap();
         let (sum, calls) = done.entry(id).or_insert(([0; field::N], 0));
         for ((s, n), b) in sum.iter_mut().zip(now).zip(start) {
@@ -95,9 +147,17 @@ impl Thread {
     }
 }
 
+/// `a + b`, field by field.
+fn add(mut a: Array, b: Array) -> Array {
+    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+    a
+}
+
 /// Every thread's counters, and the regions' names.
 #[derive(Default)]
 pub struct Tally {
+    /// The runs counted inline while the process had one thread.
+    pub solo: Solo,
     threads: Mutex<Vec<Arc<Thread>>>,
     names: Mutex<BTreeMap<u64, Name>>,
     /// Every block translated, by id.
@@ -118,6 +178,33 @@ impl Tally {
         let mut threads = self.threads.lock().unwrap();
         threads.retain(|t| std::ptr::eq(Arc::as_ptr(t), me));
         me.restart();
+        self.solo.restart(self.blocks.lock().unwrap().len());
+    }
+
+    /// What the inline runs add to `t`'s regions (nothing unless they are
+    /// its runs).
+    fn solo_part(&self, t: &Thread) -> Array {
+        let first =
+            (self.threads.lock().unwrap().first()).is_some_and(|f| std::ptr::eq(Arc::as_ptr(f), t));
+        match self.solo.belongs_to(t, first) {
+            true => self.solo.now(&self.blocks.lock().unwrap()),
+            false => [0; field::N],
+        }
+    }
+
+    /// Region `id` begins on thread `t`.
+    pub fn begin(&self, t: &Thread, id: u64) {
+        t.begin(id, self.solo_part(t));
+    }
+
+    /// Region `id` ends on thread `t`; one not begun is ignored.
+    pub fn end(&self, t: &Thread, id: u64) {
+        t.end(id, self.solo_part(t));
+    }
+
+    /// The blocks translated so far, for `f`.
+    pub fn with_blocks<T>(&self, f: impl FnOnce(&[Block]) -> T) -> T {
+        f(&self.blocks.lock().unwrap())
     }
 
     /// A block just translated: its id.
@@ -140,10 +227,19 @@ impl Tally {
     /// The sums over threads, for `process`.
     pub fn output(&self, process: &Process) -> Output {
         let threads = self.threads.lock().unwrap();
+        let blocks = self.blocks.lock().unwrap();
         let mut total = [0u64; field::N];
+        let mut instructions = Vec::new();
         let mut regions: BTreeMap<u64, (Array, u64)> = BTreeMap::new();
-        for t in threads.iter() {
-            for (s, x) in total.iter_mut().zip(t.now()) {
+        let solo = self.solo.runs.total(&blocks);
+        let mut solo_left = Some(solo);
+        for (k, t) in threads.iter().enumerate() {
+            let mut mine = t.runs.total(&blocks);
+            if self.solo.belongs_to(t, k == 0) {
+                mine = add(mine, solo_left.take().unwrap_or([0; field::N]));
+            }
+            instructions.push(mine[field::INSTRUCTIONS]);
+            for (s, x) in total.iter_mut().zip(mine) {
                 *s += x;
             }
             for (id, (c, calls)) in t.done.lock().unwrap().iter() {
@@ -154,11 +250,17 @@ impl Tally {
                 r.1 += calls;
             }
         }
+        // No thread was made to count (none called back): the one thread.
+        if let Some(solo) = solo_left.filter(|s| s[field::INSTRUCTIONS] > 0) {
+            instructions.push(solo[field::INSTRUCTIONS]);
+            total = add(total, solo);
+        }
         let names = self.names.lock().unwrap();
         let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
         let (modules, sites, edges) = sites::sites(
-            &self.blocks.lock().unwrap(),
-            threads.iter().map(|t| (&t.runs, &t.edges)),
+            &blocks,
+            (threads.iter().map(|t| (&t.runs, &t.edges)))
+                .chain([(&self.solo.runs, &self.solo.edges)]),
             &sites::mappings(&maps),
         );
         Output {
@@ -167,7 +269,7 @@ impl Tally {
             parent: process.parent,
             program: process.program.clone(),
             skipped: process.skipped.clone(),
-            threads: busy(threads.iter().map(|t| t.now()[field::INSTRUCTIONS])),
+            threads: busy(instructions.into_iter()),
             total: carmbench_counts::Counts::from_array(&total),
             regions: regions
                 .into_iter()
@@ -207,44 +309,72 @@ mod tests {
     fn threads_and_regions_sum_exactly() {
         let tally = Tally::default();
         let (a, b) = (tally.thread(), tally.thread());
-        let mut block = [0; field::N];
-        block[field::DP_FMA] = 8;
-        block[field::BYTES_LOADED] = 64;
+        let block = vec![(field::DP_FMA, 8), (field::BYTES_LOADED, 64)];
+        let id = tally.block(Block {
+            counts: block.clone(),
+            ..Block::default()
+        });
         for (offset, w) in name_parts(b"triad") {
             tally.define(7, offset, w);
         }
-        a.add(&block);
-        a.begin(7);
-        a.add(&block);
-        a.add(&block);
-        a.end(7);
-        b.begin(7);
-        b.add(&block);
-        b.end(7);
-        b.end(9);
+        if a.ran(id) {
+            a.add(&block);
+        }
+        tally.begin(&a, 7);
+        if a.ran(id) {
+            a.add(&block);
+        }
+        if a.ran(id) {
+            a.add(&block);
+        }
+        // A line from DRAM, at run time, inside the region.
+        a.accessed(id, 4 + 4, &[64]);
+        tally.end(&a, 7);
+        if a.ran(id) {
+            a.add(&block);
+        }
+        tally.begin(&b, 7);
+        if b.ran(id) {
+            b.add(&block);
+        }
+        tally.end(&b, 7);
+        tally.end(&b, 9);
         let out = tally.output(&Process::default());
         assert_eq!(out.threads, 2);
-        assert_eq!(out.total.dp_fma_flops, 32);
+        assert_eq!(out.total.dp_fma_flops, 40);
+        assert_eq!(out.total.dram_read, 64);
         assert_eq!(out.regions.len(), 1);
         let r = &out.regions[0];
         assert_eq!((r.name.as_str(), r.calls), ("triad", 2));
         assert_eq!(r.counts.dp_fma_flops, 24);
         assert_eq!(r.counts.bytes_loaded, 192);
+        assert_eq!(r.counts.dram_read, 64);
     }
 
     #[test]
     fn a_forked_child_counts_from_zero_with_its_one_thread() {
         let tally = Tally::default();
         let (a, b) = (tally.thread(), tally.thread());
-        let mut block = [0; field::N];
-        block[field::SP_FMA] = 4;
-        a.add(&block);
-        b.add(&block);
-        a.begin(1);
-        a.add(&block);
+        let block = vec![(field::SP_FMA, 4)];
+        let id = tally.block(Block {
+            counts: block.clone(),
+            ..Block::default()
+        });
+        if a.ran(id) {
+            a.add(&block);
+        }
+        if b.ran(id) {
+            b.add(&block);
+        }
+        tally.begin(&a, 1);
+        if a.ran(id) {
+            a.add(&block);
+        }
         tally.restart(&a);
-        a.add(&block);
-        a.end(1);
+        if a.ran(id) {
+            a.add(&block);
+        }
+        tally.end(&a, 1);
         let out = tally.output(&Process::default());
         assert_eq!((out.threads, out.total.sp_fma_flops), (1, 4));
         assert_eq!(out.regions[0].counts.sp_fma_flops, 4);
@@ -258,8 +388,8 @@ mod tests {
             tally.define(1, offset, w);
         }
         let t = tally.thread();
-        t.begin(1);
-        t.end(1);
+        tally.begin(&t, 1);
+        tally.end(&t, 1);
         assert_eq!(
             tally.output(&Process::default()).regions[0].name,
             "a name longer than 24 bysecond part"

@@ -23,6 +23,8 @@ pub enum Part {
     Sampling,
     /// Debian's Python with numpy on OpenBLAS.
     Numpy,
+    /// Valgrind, whose cachegrind the simulated caches are checked against.
+    Valgrind,
 }
 
 /// Debian's own Python, the one `python3-numpy` is built for (a `python3`
@@ -48,6 +50,7 @@ impl Part {
             Part::Slurm => "Slurm (slurmctld, slurmd, srun, sinfo, scontrol, munged)",
             Part::Sampling => "sampling with the software cpu-clock event (perf_event_open)",
             Part::Numpy => "Debian's numpy with OpenBLAS (/usr/bin/python3)",
+            Part::Valgrind => "Valgrind (cachegrind)",
         }
     }
 
@@ -61,6 +64,7 @@ impl Part {
                 "sysctl kernel.perf_event_paranoid=2 (as root; a container also needs perf_event_open allowed)"
             }
             Part::Numpy => "apt-get install python3-numpy libopenblas0",
+            Part::Valgrind => "apt-get install valgrind",
         }
     }
 
@@ -84,6 +88,13 @@ impl Part {
                 .args(["-c", "import numpy"])
                 .output()
                 .is_ok_and(|o| o.status.success()),
+            Part::Valgrind => program("valgrind", false).is_some_and(|v| {
+                Command::new(v)
+                    .args(["--tool=cachegrind", "--cache-sim=yes"])
+                    .args(["--cachegrind-out-file=/dev/null", "true"])
+                    .output()
+                    .is_ok_and(|o| o.status.success())
+            }),
         }
     }
 }
