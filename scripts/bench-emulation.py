@@ -19,8 +19,13 @@
    from the samples against the program's own clock (target: within 10 points), and the cost of
    sampling: the native run's time with and without it, alternated (target: <= 5 %).
 
+5. Cost across workloads, in one run (scripts/workloads: numpy on OpenBLAS, gzip, a triad on one
+   thread and two): native, QEMU alone and QEMU with the counting plugin (and with another build of
+   it, --compare PLUGIN), medians of RUNS runs: the plugin's run over the native one (target: at most
+   12x on the numpy workload) and over QEMU alone.
+
 Needs gcc and qemu-user (`bash scripts/setup.sh --tests`) and `cargo build --release --workspace`.
-Usage: scripts/bench-emulation.py [--runs N] [--only functions]
+Usage: scripts/bench-emulation.py [--runs N] [--only functions|cost] [--compare PLUGIN]
 """
 
 import argparse
@@ -32,6 +37,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from workloads import cost_workloads, median_time  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "target", "release", "carmbench")
@@ -194,10 +202,30 @@ def functions(tmp, runs):
         print(f"{name:10} {100 * werr:8.3f}% {100 * qerr:8.3f}% {100 * a:13.1f}% {100 * b:11.1f}% {100 * (a - b):+12.1f}")
 
 
+def cost(tmp, runs, compare):
+    """Native, QEMU alone and with the plugin (and with `compare`, another build of it): medians."""
+    plugins = [("plugin", PLUGIN)] + ([("compared", os.path.abspath(compare))] if compare else [])
+    print(f"== cost across workloads, {runs} runs each, medians; plugin {PLUGIN}"
+          + (f", compared {plugins[1][1]}" if compare else ""))
+    head = f"{'workload':16} {'native':>7} {'QEMU':>7}" + "".join(f" {n:>9} {'/native':>8} {'/QEMU':>6}"
+                                                                  for n, _ in plugins)
+    print(head)
+    for name, cmd in cost_workloads(tmp):
+        native, alone = median_time(cmd, runs), median_time(["qemu-x86_64"] + cmd, runs)
+        row = f"{name:16} {native:7.2f} {alone:7.2f}"
+        for _, plugin in plugins:
+            out = tempfile.mkdtemp(dir=tmp)
+            t = median_time(["qemu-x86_64", "-plugin", f"file={plugin},out={out}"] + cmd, runs)
+            row += f" {t:9.2f} {t / native:7.1f}x {t / alone:5.2f}x"
+            shutil.rmtree(out)
+        print(row)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--only", choices=["functions"])
+    ap.add_argument("--only", choices=["functions", "cost"])
+    ap.add_argument("--compare", help="another build of the plugin to time beside this one (section 5)")
     a = ap.parse_args()
     for f, what in [(BIN, "cargo build --release --workspace"), (PLUGIN, "cargo build --release --workspace")]:
         if not os.path.exists(f):
@@ -205,9 +233,9 @@ def main():
     if not shutil.which("qemu-x86_64"):
         sys.exit("qemu-x86_64 not found: apt-get install qemu-user")
     tmp = tempfile.mkdtemp(prefix="carmbench-bench-emu-")
-    if a.only == "functions":
+    if a.only:
         try:
-            functions(tmp, a.runs)
+            {"functions": lambda: functions(tmp, a.runs), "cost": lambda: cost(tmp, a.runs, a.compare)}[a.only]()
         finally:
             shutil.rmtree(tmp)
         return
@@ -271,6 +299,7 @@ def main():
                   f"{100 * (p['bytes'] / q_hand - 1):.3f} %), AI {p['flops'] / p['bytes']:.5f} (analytic {ai:.5f})")
         launched(tmp, a.runs)
         functions(tmp, a.runs)
+        cost(tmp, a.runs, a.compare)
     finally:
         shutil.rmtree(tmp)
 

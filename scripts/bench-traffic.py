@@ -8,35 +8,50 @@
    error is the largest difference between the two. The DRAM-sized stream's DRAM bytes against its
    footprint show what leaving the prefetchers out costs a stream (nothing: a stream reads each line
    once either way).
-2. Cost: the triad of tests/programs/triad.c over 512 MiB of arrays, `profile --counts emulate` with
-   and without --traffic (sample 8 and 1), RUNS times each: the emulated runs' medians and their
-   ratio (target: <= 3x the plain emulated run).
+2. Cost, in one run: the workloads of scripts/workloads (numpy_mix.py on Debian's numpy, gzip of
+   30 MB, a triad over 120 MB of arrays, on one thread and on two) under QEMU with the counting
+   plugin, plain, with the caches simulated one line in 8 (`--traffic`'s default) and every line,
+   and under Valgrind's cachegrind simulating every access with the same L1 and last level; RUNS
+   times each, medians. Targets: one line in 8 at most 1.5x the plain run; every line no slower
+   than cachegrind.
 
-Needs gcc and qemu-user (`bash scripts/setup.sh --tests`) and `cargo build --release --workspace`.
-Usage: scripts/bench-traffic.py [--runs N]
+Needs gcc, qemu-user and valgrind (`bash scripts/setup.sh --tests`) and `cargo build --release
+--workspace`.
+Usage: scripts/bench-traffic.py [--runs N] [--only cost] [--plugin PATH]
 """
 
 import argparse
 import os
+import shutil
 import re
-import statistics
 import subprocess
+import sys
 import tempfile
 
 import yaml
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from workloads import cost_workloads, median_time  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, "target", "release", "carmbench")
 PROGRAMS = os.path.join(ROOT, "tests", "programs")
+PLUGIN = os.path.join(ROOT, "target", "release", "libcarmbench_qemu_plugin.so")
 UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
 
 
-def caches():
+def geometry():
+    """{level: (size in bytes, ways)} of L1d, L2 and L3, from `carmbench topology`."""
     out = subprocess.run([BIN, "topology"], capture_output=True, text=True, check=True).stdout
-    sizes = {}
-    for m in re.finditer(r"^(L1d|L2|L3)\s+(\d+) (\S+)", out, re.M):
-        sizes[m.group(1)] = int(m.group(2)) * UNITS[m.group(3)]
-    return sizes["L1d"], sizes["L2"], sizes["L3"]
+    found = {}
+    for m in re.finditer(r"^(L1d|L2|L3)\s+(\d+) (\S+)\s+\d+ B\s+(\d+)-way", out, re.M):
+        found[m.group(1)] = (int(m.group(2)) * UNITS[m.group(3)], int(m.group(4)))
+    return found
+
+
+def caches():
+    g = geometry()
+    return g["L1d"][0], g["L2"][0], g["L3"][0]
 
 
 def profile(tmp, args, traffic=None):
@@ -61,41 +76,70 @@ def per_rep(tmp, mode, n, r, sample):
     return [(y - x) / (8 * n * r) for x, y in zip(a, b)]
 
 
+def traffic(tmp):
+    """Each level's traffic per repetition of streams sized to fit it, every line and one in 8."""
+    l1, l2, l3 = caches()
+    print(f"== traffic per repetition, share of the footprint (L1d {l1}, L2 {l2}, L3 {l3} bytes)")
+    print(f"{'kernel':<22} {'sample':>6} " + " ".join(f"{h:>8}" for h in
+          ("L2 rd", "L2 wr", "L3 rd", "L3 wr", "DRAM rd", "DRAM wr")))
+    worst = 0.0
+    for name, mode, size, r in [("read, fits L1", "read", l1 // 2, 400),
+                                ("read, fits L2", "read", l2 // 2, 40),
+                                ("read, fits L3", "read", max(l3 // 2, 2 * l2), 4),
+                                ("read, DRAM", "read", 3 * l3, 2),
+                                ("write, fits L3", "write", max(l3 // 2, 2 * l2), 4)]:
+        rows = {k: per_rep(tmp, mode, size // 8, r, k) for k in (1, 8)}
+        for k, t in rows.items():
+            print(f"{name:<22} {k:>6} " + " ".join(f"{x:8.3f}" for x in t))
+        worst = max(worst, max(abs(x - y) for x, y in zip(rows[1], rows[8])))
+        if name == "read, DRAM":
+            print(f"   DRAM bytes read per repetition / footprint: {rows[1][4]:.3f} (every line), "
+                  f"{rows[8][4]:.3f} (one in 8)")
+    print(f"sampling error (one line in 8 against every line): at most {100 * worst:.2f} % "
+          "of the footprint per repetition")
+
+
+def cost(tmp, runs, plugin):
+    """Plain, one line in 8, every line, and cachegrind on three workloads: medians and ratios."""
+    g = geometry()
+    (l1, w1), (l2, w2), (l3, w3) = g["L1d"], g["L2"], g["L3"]
+    policy = "excl" if "AMD" in subprocess.run([BIN, "topology"], capture_output=True, text=True).stdout else "nine"
+    spec = lambda sample: f"64:{l1}/{w1}:{l2}/{w2}:{l3}/{w3}:{policy}:{sample}"
+    workloads = cost_workloads(tmp)
+    print(f"== cost, {runs} runs each, medians (caches {spec(8)}; cachegrind --D1={l1},{w1},64 "
+          f"--LL={l3},{w3},64; plugin {plugin})")
+    print(f"{'workload':16} {'native':>7} {'QEMU':>7} {'plain':>7} {'1 in 8':>7} {'every':>7} {'cachegr.':>8}"
+          f"  {'plain/nat':>9} {'8/plain':>7} {'every/cg':>8}")
+    for name, cmd in workloads:
+        out = tempfile.mkdtemp(dir=tmp)
+        emu = ["qemu-x86_64", "-plugin", f"file={plugin},out={out}"] + cmd
+        env = lambda sample: dict(os.environ, CARMBENCH_CACHE=spec(sample)) if sample else None
+        t = {"native": median_time(cmd, runs), "qemu": median_time(["qemu-x86_64"] + cmd, runs),
+             "plain": median_time(emu, runs), "8": median_time(emu, runs, env(8)),
+             "1": median_time(emu, runs, env(1)),
+             "cg": median_time(["valgrind", "--tool=cachegrind", "--cache-sim=yes",
+                                "--cachegrind-out-file=/dev/null", f"--D1={l1},{w1},64",
+                                f"--LL={l3},{w3},64"] + cmd, runs)}
+        print(f"{name:16} {t['native']:7.2f} {t['qemu']:7.2f} {t['plain']:7.2f} {t['8']:7.2f} {t['1']:7.2f} "
+              f"{t['cg']:8.2f}  {t['plain'] / t['native']:8.1f}x {t['8'] / t['plain']:6.2f}x "
+              f"{t['1'] / t['cg']:7.2f}x")
+        shutil.rmtree(out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--only", choices=["cost"])
+    ap.add_argument("--plugin", default=PLUGIN, help="the counting plugin to time (another build, to compare)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(["gcc", "-O2", "-fopenmp", "-o", os.path.join(tmp, "stream"),
                         os.path.join(PROGRAMS, "stream.c")], check=True)
         subprocess.run(["gcc", "-O2", "-mfma", "-o", os.path.join(tmp, "triad"),
                         os.path.join(PROGRAMS, "triad.c")], check=True)
-        l1, l2, l3 = caches()
-        print(f"== traffic per repetition, share of the footprint (L1d {l1}, L2 {l2}, L3 {l3} bytes)")
-        print(f"{'kernel':<22} {'sample':>6} " + " ".join(f"{h:>8}" for h in
-              ("L2 rd", "L2 wr", "L3 rd", "L3 wr", "DRAM rd", "DRAM wr")))
-        worst = 0.0
-        for name, mode, size, r in [("read, fits L1", "read", l1 // 2, 400),
-                                    ("read, fits L2", "read", l2 // 2, 40),
-                                    ("read, fits L3", "read", max(l3 // 2, 2 * l2), 4),
-                                    ("read, DRAM", "read", 3 * l3, 2),
-                                    ("write, fits L3", "write", max(l3 // 2, 2 * l2), 4)]:
-            rows = {k: per_rep(tmp, mode, size // 8, r, k) for k in (1, 8)}
-            for k, t in rows.items():
-                print(f"{name:<22} {k:>6} " + " ".join(f"{x:8.3f}" for x in t))
-            worst = max(worst, max(abs(x - y) for x, y in zip(rows[1], rows[8])))
-            if name == "read, DRAM":
-                print(f"   DRAM bytes read per repetition / footprint: {rows[1][4]:.3f} (every line), "
-                      f"{rows[8][4]:.3f} (one in 8)")
-        print(f"sampling error (one line in 8 against every line): at most {100 * worst:.2f} % "
-              "of the footprint per repetition")
-        n = (512 << 20) // 24
-        print(f"== cost: triad over 512 MiB of arrays ({n} doubles each), 2 repetitions, {a.runs} runs")
-        times = {}
-        for label, t in [("plain", None), ("--traffic (1 in 8)", 8), ("--traffic (every line)", 1)]:
-            times[label] = statistics.median(profile(tmp, ["./triad", n, 2], t)[0] for _ in range(a.runs))
-        for label, s in times.items():
-            print(f"{label:<24} emulated run {s:7.2f} s  ({s / times['plain']:.2f}x the plain one)")
+        if a.only != "cost":
+            traffic(tmp)
+        cost(tmp, a.runs, os.path.abspath(a.plugin))
 
 
 if __name__ == "__main__":

@@ -72,85 +72,90 @@ impl Moved {
     }
 }
 
+/// A way that holds no line (never `line << 1 | dirty` of a real line).
 const EMPTY: u64 = u64::MAX;
 
-/// One set-associative cache with LRU replacement.
+/// One set-associative cache with LRU replacement. Each set keeps its lines
+/// from the most recently used to the least, as `line << 1 | dirty`: a hit
+/// is mostly found in the first ways, the victim is the last, and the empty
+/// ways are always the last ones.
 #[derive(Debug, Clone)]
 pub struct Cache {
     sets: usize,
     /// `sets - 1` when `sets` is a power of two (a mask, not a division).
     mask: Option<u64>,
     ways: usize,
-    tags: Vec<u64>,
-    used: Vec<u64>,
-    dirty: Vec<bool>,
-    clock: u64,
+    lines: Vec<u64>,
 }
 
 impl Cache {
     /// A cache of `sets` × `ways` lines, empty.
     pub fn new(sets: usize, ways: usize) -> Cache {
-        let n = sets * ways;
         Cache {
             sets,
             mask: sets.is_power_of_two().then_some(sets as u64 - 1),
-            ways,
-            tags: vec![EMPTY; n],
-            used: vec![0; n],
-            dirty: vec![false; n],
-            clock: 0,
+            ways: ways.max(1),
+            lines: vec![EMPTY; sets * ways.max(1)],
         }
     }
 
-    fn set(&self, line: u64) -> std::ops::Range<usize> {
+    /// Where `line`'s set begins.
+    fn set(&self, line: u64) -> usize {
         let s = match self.mask {
             Some(m) => line & m,
             None => line % self.sets as u64,
-        } as usize
-            * self.ways;
-        s..s + self.ways
+        };
+        s as usize * self.ways
     }
 
-    fn find(&self, line: u64) -> Option<usize> {
-        self.set(line).find(|&i| self.tags[i] == line)
-    }
-
-    /// Where `line` is, if here; a hit becomes the most recent of its set
-    /// and dirty when `write`.
+    /// Whether `line` is here; a hit becomes the most recent of its set
+    /// (its first way: where the set begins, returned) and dirty when
+    /// `write`.
+    #[inline(always)]
     pub fn touch(&mut self, line: u64, write: bool) -> Option<usize> {
-        let i = self.find(line)?;
-        self.clock += 1;
-        self.used[i] = self.clock;
-        self.dirty[i] |= write;
-        Some(i)
+        let s = self.set(line);
+        let set = &mut self.lines[s..s + self.ways];
+        let p = set.iter().position(|&e| e >> 1 == line)?;
+        let e = set[p] | u64::from(write);
+        // A few ways at most: a loop, not a call to memmove.
+        for k in (1..=p).rev() {
+            set[k] = set[k - 1];
+        }
+        set[0] = e;
+        Some(s)
     }
 
-    /// Put `line` in its set as the most recent: where it went, and the
-    /// line it evicted with whether it was dirty.
+    /// The line in the first way of the set beginning at `at` (see
+    /// [`Cache::touch`]) is written.
+    pub fn dirty(&mut self, at: usize) {
+        self.lines[at] |= 1;
+    }
+
+    /// Put `line` in its set as the most recent: where the set begins, and
+    /// the line it evicted with whether it was dirty.
     pub fn insert(&mut self, line: u64, dirty: bool) -> (usize, Option<(u64, bool)>) {
-        // An empty way, else the least recently used: one pass.
-        let r = self.set(line);
-        let mut i = r.start;
-        for k in r {
-            if self.tags[k] == EMPTY {
-                i = k;
-                break;
-            }
-            if self.used[k] < self.used[i] {
-                i = k;
-            }
+        let s = self.set(line);
+        let set = &mut self.lines[s..s + self.ways];
+        let last = set[set.len() - 1];
+        let victim = (last != EMPTY).then_some((last >> 1, last & 1 == 1));
+        for k in (1..set.len()).rev() {
+            set[k] = set[k - 1];
         }
-        let victim = (self.tags[i] != EMPTY).then_some((self.tags[i], self.dirty[i]));
-        self.clock += 1;
-        (self.tags[i], self.used[i], self.dirty[i]) = (line, self.clock, dirty);
-        (i, victim)
+        set[0] = line << 1 | u64::from(dirty);
+        (s, victim)
     }
 
     /// Take `line` out; whether it was dirty, if it was here.
     pub fn take(&mut self, line: u64) -> Option<bool> {
-        let i = self.find(line)?;
-        self.tags[i] = EMPTY;
-        Some(std::mem::take(&mut self.dirty[i]))
+        let s = self.set(line);
+        let set = &mut self.lines[s..s + self.ways];
+        let p = set.iter().position(|&e| e >> 1 == line)?;
+        let e = set[p];
+        for k in p..set.len() - 1 {
+            set[k] = set[k + 1];
+        }
+        set[set.len() - 1] = EMPTY;
+        Some(e & 1 == 1)
     }
 }
 
@@ -203,6 +208,31 @@ impl Hierarchy {
         first & (self.spec.sample - 1) == 0 || first != last
     }
 
+    /// An access of one sampled line that hits in L1, taken as such
+    /// (most accesses); false, with nothing changed, for any other.
+    #[inline(always)]
+    pub fn l1_hit(&self, p: &mut Private, addr: u64, size: u64, store: bool) -> bool {
+        let shift = self.spec.line.trailing_zeros();
+        let first = addr >> shift;
+        if first != (addr + size.max(1) - 1) >> shift {
+            return false;
+        }
+        let line = first >> self.spec.sample.trailing_zeros();
+        if p.last.0 == line {
+            if store {
+                p.l1.dirty(p.last.1);
+            }
+            return true;
+        }
+        match p.l1.touch(line, store) {
+            Some(at) => {
+                p.last = (line, at);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// An access of `size` bytes at `addr`: each line it touches that is
     /// sampled goes through the levels.
     pub fn access(&self, p: &mut Private, addr: u64, size: u64, store: bool, m: &mut Moved) {
@@ -210,15 +240,19 @@ impl Hierarchy {
         let (first, last) = (addr >> shift, (addr + size.max(1) - 1) >> shift);
         for line in first..=last {
             if line & (self.spec.sample - 1) == 0 {
-                self.line(p, line / self.spec.sample, store, m);
+                // `sample` is a power of two: a shift, not a division.
+                self.line(p, line >> self.spec.sample.trailing_zeros(), store, m);
             }
         }
     }
 
+    #[inline]
     fn line(&self, p: &mut Private, line: u64, store: bool, m: &mut Moved) {
         if p.last.0 == line {
             m.hits[0] += 1;
-            p.l1.dirty[p.last.1] |= store;
+            if store {
+                p.l1.dirty(p.last.1);
+            }
             return;
         }
         if let Some(i) = p.l1.touch(line, store) {
@@ -226,12 +260,17 @@ impl Hierarchy {
             p.last = (line, i);
             return;
         }
+        // L3 is locked at most once per line, when first needed.
+        let mut l3 = Shared {
+            cache: &self.l3,
+            held: None,
+        };
         if p.l2.touch(line, false).is_some() {
             m.hits[1] += 1;
         } else {
-            let dirty = self.fill_from_l3(line, m);
+            let dirty = self.fill_from_l3(&mut l3, line, m);
             m.l3_read += 1;
-            self.put_in_l2(p, line, dirty, m);
+            self.put_in_l2(&mut l3, p, line, dirty, m);
         }
         m.l2_read += 1;
         let (i, victim) = p.l1.insert(line, store);
@@ -239,15 +278,15 @@ impl Hierarchy {
         if let Some((v, true)) = victim {
             m.l2_write += 1;
             if p.l2.touch(v, true).is_none() {
-                self.put_in_l2(p, v, true, m);
+                self.put_in_l2(&mut l3, p, v, true, m);
             }
         }
     }
 
     /// L2 missed `line`: L3 gives it (an exclusive one gives it up, with
     /// its dirt), else DRAM through L3. Whether it comes dirty.
-    fn fill_from_l3(&self, line: u64, m: &mut Moved) -> bool {
-        let mut l3 = self.l3.lock().unwrap_or_else(|e| e.into_inner());
+    fn fill_from_l3(&self, l3: &mut Shared, line: u64, m: &mut Moved) -> bool {
+        let l3 = l3.get();
         if self.spec.exclusive {
             return match l3.take(line) {
                 Some(dirty) => {
@@ -273,7 +312,7 @@ impl Hierarchy {
 
     /// `line` goes into L2; what it evicts goes to L3 (every victim to an
     /// exclusive L3, the dirty ones otherwise).
-    fn put_in_l2(&self, p: &mut Private, line: u64, dirty: bool, m: &mut Moved) {
+    fn put_in_l2(&self, l3: &mut Shared, p: &mut Private, line: u64, dirty: bool, m: &mut Moved) {
         let (_, Some((v, vdirty))) = p.l2.insert(line, dirty) else {
             return;
         };
@@ -281,13 +320,27 @@ impl Hierarchy {
             return;
         }
         m.l3_write += 1;
-        let mut l3 = self.l3.lock().unwrap_or_else(|e| e.into_inner());
+        let l3 = l3.get();
         if !self.spec.exclusive && l3.touch(v, true).is_some() {
             return;
         }
         if let (_, Some((_, true))) = l3.insert(v, vdirty) {
             m.dram_write += 1;
         }
+    }
+}
+
+/// The shared L3, locked on first use and held until dropped.
+struct Shared<'a> {
+    cache: &'a Mutex<Cache>,
+    held: Option<std::sync::MutexGuard<'a, Cache>>,
+}
+
+impl Shared<'_> {
+    fn get(&mut self) -> &mut Cache {
+        let cache = self.cache;
+        self.held
+            .get_or_insert_with(|| cache.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
@@ -339,10 +392,10 @@ mod tests {
     fn lru_evicts_the_least_recently_used_way() {
         let mut c = Cache::new(1, 2);
         assert_eq!(c.insert(1, false), (0, None));
-        assert_eq!(c.insert(2, true), (1, None));
+        assert_eq!(c.insert(2, true), (0, None));
         assert_eq!(c.touch(1, false), Some(0));
         // 2 is now the least recent: it goes, dirty.
-        assert_eq!(c.insert(3, false), (1, Some((2, true))));
+        assert_eq!(c.insert(3, false), (0, Some((2, true))));
         assert!(c.touch(1, false).is_some() && c.touch(3, false).is_some());
         assert!(c.touch(2, false).is_none());
         assert_eq!(c.take(3), Some(false));

@@ -17,14 +17,16 @@ pub const CLONE_VM: u64 = 0x100;
 pub const CLONE3: i64 = 435;
 /// `exit`: a thread ends (`exit_group` ends the process).
 pub const EXIT_THREAD: i64 = 60;
-/// `pause`, `nanosleep`, `clock_nanosleep`: a process that sleeps. Its
-/// counts are written as it begins (marked partial), so that a process
-/// stopped while it sleeps (a `sleep &` the command left) still has them:
-/// QEMU runs no exit callback for a process a signal ends.
+/// `pause`, `nanosleep`, `clock_nanosleep`: a thread that sleeps. When
+/// every thread of a process sleeps or waits, its counts are written
+/// (marked partial), so that a process stopped there (a `sleep &` the
+/// command left) still has them: QEMU runs no exit callback for a process a
+/// signal ends. See `waits.rs`.
 pub const SLEEPS: [i64; 3] = [34, 35, 230];
-/// System calls a process may wait in for long (`read`, `poll`, `select`,
-/// `wait4`, `waitid`, `futex`, `epoll_wait`, `accept`, ...): the same, at
-/// most every [`WAIT_WRITES`] milliseconds.
+/// System calls a thread may wait in for long (`read`, `poll`, `select`,
+/// `wait4`, `waitid`, `futex`, `epoll_wait`, `accept`, ...): as
+/// [`SLEEPS`], the counts written at most every [`WAIT_WRITES`]
+/// milliseconds.
 pub const WAITS: [i64; 13] = [0, 7, 23, 43, 61, 202, 232, 247, 270, 271, 281, 288, 441];
 /// `read`, among [`WAITS`] unless it reads a regular file.
 pub const READ: i64 = 0;

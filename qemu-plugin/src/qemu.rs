@@ -332,6 +332,10 @@ fn simulate(h: &Hierarchy, vcpu: c_uint, vaddr: u64, size: u64, store: bool, id:
     let me = mine(vcpu);
     // SAFETY: this thread's own caches, in a callback that does not nest.
     let p = unsafe { me.private(|| h.private()) };
+    if h.l1_hit(p, vaddr, size, store) {
+        me.accessed(id, crate::sites::L1_HITS, &[h.spec().sample]);
+        return;
+    }
     let mut m = Moved::default();
     h.access(p, vaddr, size, store, &mut m);
     if m.only_l1_hits() {
