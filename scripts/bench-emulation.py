@@ -66,7 +66,8 @@ def profile(tmp, exe, args, env=None):
 
 
 def apps_points(path):
-    """name -> (flops, bytes) from an apps file, read without a YAML library."""
+    """name -> {flops, bytes, and the mix's dp_flops and sp_flops} from an apps file, read without a
+    YAML library."""
     pts, name = {}, None
     for line in open(path):
         m = re.match(r"\s*- name: (.*)", line)
@@ -74,7 +75,7 @@ def apps_points(path):
             name = m.group(1).strip()
             pts[name] = {}
             continue
-        m = re.match(r"\s{2}(flops|bytes): ([\d.e+]+)", line)
+        m = re.match(r"\s{2}(flops|bytes): ([\d.e+]+)", line) or re.match(r"\s{4}(dp_flops|sp_flops): ([\d.e+]+)", line)
         if m and name:
             pts[name][m.group(1)] = float(m.group(2))
     return pts
@@ -90,9 +91,10 @@ def plugin_counts(tmp, exe, args, env=None):
     import json
     w = q = 0
     for f in os.listdir(out):
+        # Counters that are zero are left out of the file.
         t = json.load(open(os.path.join(out, f)))["total"]
-        w += t["dp_fma_flops"] + t["dp_other_flops"] + t["sp_fma_flops"] + t["sp_other_flops"]
-        q += t["bytes_loaded"] + t["bytes_stored"]
+        w += sum(t.get(k, 0) for k in ("dp_fma_flops", "dp_other_flops", "sp_fma_flops", "sp_other_flops"))
+        q += t.get("bytes_loaded", 0) + t.get("bytes_stored", 0)
     shutil.rmtree(out)
     return w, q
 
@@ -195,7 +197,9 @@ def functions(tmp, runs):
     print(f"{'function':10} {'W error':>9} {'Q error':>9} {'share sampled':>14} {'share timed':>12} {'points apart':>13}")
     for k, name in enumerate(hand):
         w_hand, q_hand = hand[name]
-        werr = statistics.median((r[0][name].get("flops", 0) - w_hand) / max(w_hand, 1) for r in rows)
+        # FP flops (a point typed by its integer work has its ops as W).
+        fp = lambda p: p.get("dp_flops", 0) + p.get("sp_flops", 0) if "dp_flops" in p else p.get("flops", 0)
+        werr = statistics.median((fp(r[0][name]) - w_hand) / max(w_hand, 1) for r in rows)
         qerr = statistics.median((r[0][name]["bytes"] - q_hand) / q_hand for r in rows)
         a = statistics.median(r[1][name] / sum(r[1].values()) for r in rows)
         b = statistics.median(r[2][k] / sum(r[2]) for r in rows)
