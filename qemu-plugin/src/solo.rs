@@ -9,7 +9,7 @@
 //! thread is about to be created or a region begins, new blocks get
 //! callbacks and the plugin asks QEMU for a reset: QEMU flushes every
 //! translated block with no vCPU running, so no inline add runs again, and
-//! the callbacks are registered anew (`qemu.rs`: `on_reset`). From then on
+//! the callbacks are registered anew (`qemu/mod.rs`: `on_reset`). From then on
 //! the array is fixed; its sum is taken once there.
 
 use crate::classify::{Array, field};
