@@ -7,9 +7,8 @@ use crate::error::{Error, Result};
 use crate::files::{self, OutputKind};
 use crate::output::compare::CompareFormat;
 use crate::output::compare::{Comparison, render};
-use crate::results::{self, Document};
+use crate::results::Document;
 use clap::Args;
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// `carmbench compare`.
@@ -50,12 +49,7 @@ fn quadrant_file(a: &CompareArgs) -> PathBuf {
 
 /// The quadrant chart and its verdicts, one line per machine level.
 fn quadrant_split(a: &CompareArgs, names: &[String], docs: &[Document]) -> Result<String> {
-    let ais = a.ai.clone().unwrap_or_else(|| vec![0.25, 2.0, 8.0]);
-    if ais.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
-        return Err(Error::input(
-            "--ai takes positive intensities, e.g. --ai 0.25,2,8",
-        ));
-    }
+    let ais = compare::quadrant_ais(a.ai.as_deref())?;
     let points: Vec<QuadrantPoint> = names
         .iter()
         .zip(docs)
@@ -64,29 +58,7 @@ fn quadrant_split(a: &CompareArgs, names: &[String], docs: &[Document]) -> Resul
             compare::quadrant_points(n, d, a.threads.unwrap_or(most))
         })
         .collect();
-    let mut lines = String::new();
-    for p in &points {
-        let verdicts: Vec<String> = ais
-            .iter()
-            .map(|ai| {
-                let bound = if p.memory_bound(*ai) {
-                    "memory bound"
-                } else {
-                    "compute bound"
-                };
-                format!("AI {ai}: {bound}")
-            })
-            .collect();
-        let _ = writeln!(
-            lines,
-            "  {} {}: {:.1} GB/s, peak {:.1} GFLOP/s -> {}",
-            p.machine,
-            p.level,
-            p.gb_per_s,
-            p.gflop_per_s,
-            verdicts.join(", ")
-        );
-    }
+    let lines = crate::output::compare::quadrant_lines(&points, &ais);
     let out = quadrant_file(a);
     quadrant::render(
         &points,
@@ -132,36 +104,10 @@ fn check_flags(a: &CompareArgs) -> Result<()> {
     Ok(())
 }
 
-/// The results files, each with roofs (of `--threads`, when given), and
-/// their short names.
-fn load(a: &CompareArgs) -> Result<(Vec<String>, Vec<Document>)> {
-    let docs: Vec<Document> = a
-        .results
-        .iter()
-        .map(|p| results::load(p))
-        .collect::<Result<_>>()?;
-    let names: Vec<String> = a.results.iter().map(|p| results::short_name(p)).collect();
-    for (n, d) in names.iter().zip(&docs) {
-        if d.roofs.is_empty() {
-            return Err(Error::input(format!(
-                "{n} holds no roofs; re-run `carmbench run`"
-            )));
-        }
-        if let Some(t) = a.threads.filter(|t| !d.thread_counts().contains(t)) {
-            let has: Vec<String> = d.thread_counts().iter().map(|t| t.to_string()).collect();
-            return Err(Error::input(format!(
-                "{n} has no roofs with {t} thread(s) (it has {}); give --threads with a count every file has",
-                has.join(", ")
-            )));
-        }
-    }
-    Ok((names, docs))
-}
-
 /// Run the subcommand.
 pub fn run(a: &CompareArgs) -> Result<()> {
     check_flags(a)?;
-    let (names, docs) = load(a)?;
+    let (names, docs) = compare::load(&a.results, a.threads)?;
     let refs: Vec<&Document> = docs.iter().collect();
     // Machines with no ISA in common (AVX2 against AVX-512) are compared
     // each at its widest, as `--best-isa` asks: matched by ISA, every row

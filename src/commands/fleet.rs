@@ -3,12 +3,10 @@
 
 use super::run::{PlanArgs, RunArgs};
 use crate::chart::fleet::FleetChart;
-use crate::compare;
 use crate::error::{Error, Result};
 use crate::files::{self, OutputKind};
-use crate::fleet::{self, Fleet, NodeResult, run};
-use crate::output::compare::{CompareFormat, Comparison};
-use crate::output::fleet::{FleetFormat, render};
+use crate::fleet::{self, Fleet, run};
+use crate::output::fleet::{FleetFormat, compared, render};
 use clap::{Args, Subcommand};
 use std::path::{Path, PathBuf};
 
@@ -82,39 +80,6 @@ pub fn run(c: &FleetCommand) -> Result<()> {
         FleetCommand::Report(a) => fleet_report(a),
         FleetCommand::Task(a) => task(a),
     }
-}
-
-/// The `compare` of each group's slowest node against its median node.
-fn compared(f: &Fleet, nodes: &[NodeResult], format: FleetFormat) -> Vec<(String, String)> {
-    let table_format = match format {
-        FleetFormat::Markdown => CompareFormat::Markdown,
-        _ => CompareFormat::Text,
-    };
-    f.groups
-        .iter()
-        .filter_map(|g| {
-            let pair = f.slowest_pair(g, nodes)?;
-            let names: Vec<String> = pair.iter().map(|p| p.0.clone()).collect();
-            let docs: Vec<&crate::results::Document> = pair.iter().map(|p| p.1).collect();
-            let rows = compare::match_roofs(&docs, false);
-            let ridges = compare::ridge_table(&names, &docs);
-            let table = crate::output::compare::render(
-                &Comparison {
-                    names: &names,
-                    rows: &rows,
-                    ridges: &ridges,
-                },
-                table_format,
-            );
-            Some((
-                format!(
-                    "{}: the slowest node, {}, against the median node, {}",
-                    g.cpu, names[1], names[0]
-                ),
-                table,
-            ))
-        })
-        .collect()
 }
 
 /// Read, judge and print a fleet folder; the chart to `chart` when given

@@ -2,7 +2,7 @@
 //! comparison script (`scripts/bench-vs-likwid.py`).
 
 use crate::error::{Error, Result};
-use crate::kernels::{self, KERNELS, Kind, Shape};
+use crate::kernels::{self, Kind, Shape};
 use crate::machine::{Machine, Source};
 use crate::measure::bench::{Rig, Settings};
 use crate::measure::pool::{self, Cores};
@@ -33,55 +33,6 @@ pub struct KernelArgs {
     /// the next ones. Lets two kernels run side by side on different cores.
     #[arg(long, default_value_t = 0)]
     pub first_core: usize,
-}
-
-/// The kernel named by `a`, if this CPU runs it.
-fn kernel(a: &KernelArgs) -> Result<&'static kernels::Kernel> {
-    let k = kernels::named(&a.name).ok_or_else(|| {
-        Error::input(format!(
-            "unknown kernel '{}'; known: {}",
-            a.name,
-            KERNELS
-                .iter()
-                .map(|k| k.decl.name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-    })?;
-    if !k.runnable() {
-        return Err(Error::input(format!(
-            "this CPU cannot run kernel '{}' (needs {})",
-            a.name,
-            k.decl.required_features().join(", ")
-        )));
-    }
-    Ok(k)
-}
-
-/// The threads and cores asked for, checked against `m`.
-fn check_cores(a: &KernelArgs, m: &Machine) -> Result<()> {
-    if a.threads == 0 || a.threads > m.cores {
-        return Err(Error::input(format!(
-            "--threads {} is not between 1 and the {} cores of this machine",
-            a.threads, m.cores
-        )));
-    }
-    // threads >= 1 here; the last core can be past any number.
-    let last = a.first_core.checked_add(a.threads - 1);
-    if last.is_none_or(|l| l >= m.cores) {
-        let needs = match last {
-            Some(l) => format!("cores {} to {l}", a.first_core),
-            None => "cores past the largest number".to_string(),
-        };
-        return Err(Error::input(format!(
-            "--first-core {} with --threads {} needs {needs}, but this machine has cores 0 to {}; give a --first-core of at most {}",
-            a.first_core,
-            a.threads,
-            m.cores - 1,
-            m.cores - a.threads
-        )));
-    }
-    Ok(())
 }
 
 /// The samples, buffer and shape asked for, checked.
@@ -128,9 +79,9 @@ fn check_sizes(a: &KernelArgs, k: &kernels::Kernel, m: &Machine) -> Result<Shape
 
 /// Run the subcommand.
 pub fn run(a: &KernelArgs) -> Result<()> {
-    let k = kernel(a)?;
+    let k = kernels::runnable(&a.name)?;
     let m = Machine::load(&Source::Live)?;
-    check_cores(a, &m)?;
+    m.check_cores(a.first_core, a.threads)?;
     let shape = check_sizes(a, k, &m)?;
     let s = Settings::new(Duration::from_secs_f64(a.min_ms / 1e3), a.samples);
     let mut cores = Cores::new(&m.core_first_pu[a.first_core..]);

@@ -1,10 +1,10 @@
 //! `carmbench predict`: an application's time and bound on a machine,
 //! T = W / min(P, AI × B), with the peak adjusted for its FMA share.
 
-use crate::compare::{self, MachineRoofs, machine_roofs, machine_roofs_of};
+use crate::compare::{self, roofs_for};
 use crate::error::{Error, Result};
+use crate::results;
 use crate::results::apps::{self, AppPoint};
-use crate::results::{self, Document};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -35,70 +35,6 @@ pub struct PredictArgs {
     /// Thread count of the roofs [default: the fewest measured].
     #[arg(long)]
     pub threads: Option<usize>,
-}
-
-/// The thread count of the roofs: the one asked for (which must be
-/// measured), else the application's own (or the nearest measured, see
-/// [`crate::results::placement::roof_threads`]), else the fewest.
-fn threads_of(doc: &Document, want: Option<usize>, app: Option<usize>) -> Result<usize> {
-    let t = doc.thread_counts();
-    let chosen = match (want, app) {
-        (Some(w), _) if !t.contains(&w) => {
-            return Err(Error::input(format!(
-                "the results have no {w}-thread roofs; they have {}",
-                t.iter()
-                    .map(|x| x.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
-        (Some(w), _) => Some(w),
-        (None, Some(n)) => crate::results::placement::roof_threads(doc, n),
-        (None, None) => t.first().copied(),
-    };
-    chosen.ok_or_else(|| Error::input("the results hold no roofs"))
-}
-
-fn roofs_of(doc: &Document, threads: usize, flag: &str, app: &AppPoint) -> Result<MachineRoofs> {
-    machine_roofs(doc, threads)
-        .ok_or_else(|| Error::input(format!("no usable roofs in {flag}")))?;
-    // The application's own arithmetic: an INT8 point under INT8 roofs.
-    machine_roofs_of(doc, threads, app.precision).ok_or_else(|| {
-        let p = app.precision.map_or("dp", |p| p.name());
-        Error::input(format!(
-            "{flag} has no {p} roofs for {}, whose work is {p} ops; measure them with `carmbench run --precision {p}`",
-            app.name
-        ))
-    })
-}
-
-/// The roofs an application is predicted under, on `doc` (`flag` names it),
-/// and a note when they are not of the application's thread count.
-fn roofs_for(
-    doc: &Document,
-    a: &PredictArgs,
-    app: &AppPoint,
-    flag: &str,
-) -> Result<(MachineRoofs, String)> {
-    let t = threads_of(doc, a.threads, app.threads)?;
-    let m = roofs_of(doc, t, flag, app)?;
-    if let Some(l) = a.level.filter(|l| !m.levels.iter().any(|(x, _)| x == l)) {
-        return Err(Error::input(format!(
-            "{flag} has no {l} roof with {t} thread(s); it has {}",
-            m.levels
-                .iter()
-                .map(|(x, _)| x.name())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-    }
-    let note = match app.threads {
-        Some(n) if n != t && a.threads.is_none() => {
-            format!(" (it ran {n} thread(s), which were not measured)")
-        }
-        _ => String::new(),
-    };
-    Ok((m, note))
 }
 
 /// The applications to predict: an apps file's, or one given by hand.
@@ -143,10 +79,10 @@ pub fn run(a: &PredictArgs) -> Result<()> {
     // Every application's roofs first: an error prints no half a table.
     let mut plans = Vec::new();
     for app in &apps {
-        let on_m = roofs_for(&on, a, app, "--on")?;
+        let on_m = roofs_for(&on, a.threads, a.level, app, "--on")?;
         let from_m = from
             .as_ref()
-            .map(|d| roofs_for(d, a, app, "--from"))
+            .map(|d| roofs_for(d, a.threads, a.level, app, "--from"))
             .transpose()?;
         let on_p = compare::predict(app, &on_m.0, a.level)?;
         let from_p = from_m

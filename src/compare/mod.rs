@@ -3,7 +3,10 @@
 //! performance estimation using micro-benchmarks and black-box profiling")
 //! and predicted times, T = W / min(P, AI × B).
 
+pub mod predict;
 pub mod profiles;
+
+pub use predict::roofs_for;
 
 use crate::error::{Error, Result};
 use crate::kernels::{Kind, Mix, Op, Precision};
@@ -430,4 +433,48 @@ pub fn quadrant_points(name: &str, doc: &Document, threads: usize) -> Vec<Quadra
             gflop_per_s: p,
         })
         .collect()
+}
+
+/// The application intensities the quadrant chart judges each machine
+/// level at: those given (all positive), else 0.25, 2 and 8 flop/byte.
+pub fn quadrant_ais(given: Option<&[f64]>) -> Result<Vec<f64>> {
+    let ais = given.map_or_else(|| vec![0.25, 2.0, 8.0], <[f64]>::to_vec);
+    if ais.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
+        return Err(Error::input(
+            "--ai takes positive intensities, e.g. --ai 0.25,2,8",
+        ));
+    }
+    Ok(ais)
+}
+
+/// The results files at `paths`, each with roofs (of `threads`, when
+/// given), and their short names; a file without them is refused, naming
+/// what it has.
+pub fn load(
+    paths: &[std::path::PathBuf],
+    threads: Option<usize>,
+) -> Result<(Vec<String>, Vec<Document>)> {
+    let docs: Vec<Document> = paths
+        .iter()
+        .map(|p| crate::results::load(p))
+        .collect::<Result<_>>()?;
+    let names: Vec<String> = paths
+        .iter()
+        .map(|p| crate::results::short_name(p))
+        .collect();
+    for (n, d) in names.iter().zip(&docs) {
+        if d.roofs.is_empty() {
+            return Err(Error::input(format!(
+                "{n} holds no roofs; re-run `carmbench run`"
+            )));
+        }
+        if let Some(t) = threads.filter(|t| !d.thread_counts().contains(t)) {
+            let has: Vec<String> = d.thread_counts().iter().map(|t| t.to_string()).collect();
+            return Err(Error::input(format!(
+                "{n} has no roofs with {t} thread(s) (it has {}); give --threads with a count every file has",
+                has.join(", ")
+            )));
+        }
+    }
+    Ok((names, docs))
 }

@@ -428,6 +428,29 @@ pub fn named(name: &str) -> Option<&'static Kernel> {
     KERNELS.iter().find(|k| k.decl.name == name)
 }
 
+/// The kernel called `name`, if this CPU runs it; else why not, and the
+/// names known.
+pub fn runnable(name: &str) -> crate::error::Result<&'static Kernel> {
+    use crate::error::Error;
+    let k = named(name).ok_or_else(|| {
+        Error::input(format!(
+            "unknown kernel '{name}'; known: {}",
+            KERNELS
+                .iter()
+                .map(|k| k.decl.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    })?;
+    if !k.runnable() {
+        return Err(Error::input(format!(
+            "this CPU cannot run kernel '{name}' (needs {})",
+            k.decl.required_features().join(", ")
+        )));
+    }
+    Ok(k)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

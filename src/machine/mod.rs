@@ -102,6 +102,32 @@ pub struct Machine {
 }
 
 impl Machine {
+    /// Whether `threads` threads from core `first` on fit this machine's
+    /// cores (`carmbench kernel --first-core --threads`); else the largest
+    /// first core that would.
+    pub fn check_cores(&self, first: usize, threads: usize) -> Result<()> {
+        if threads == 0 || threads > self.cores {
+            return Err(Error::input(format!(
+                "--threads {threads} is not between 1 and the {} cores of this machine",
+                self.cores
+            )));
+        }
+        // threads >= 1 here; the last core can be past any number.
+        let last = first.checked_add(threads - 1);
+        if last.is_none_or(|l| l >= self.cores) {
+            let needs = match last {
+                Some(l) => format!("cores {first} to {l}"),
+                None => "cores past the largest number".to_string(),
+            };
+            return Err(Error::input(format!(
+                "--first-core {first} with --threads {threads} needs {needs}, but this machine has cores 0 to {}; give a --first-core of at most {}",
+                self.cores - 1,
+                self.cores - threads
+            )));
+        }
+        Ok(())
+    }
+
     /// Load the topology from hwloc and convert it.
     pub fn load(source: &Source) -> Result<Self> {
         let topo = build_topology(source)?;

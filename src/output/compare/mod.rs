@@ -88,3 +88,33 @@ fn ridge_items(r: &crate::compare::FileRidges) -> Vec<String> {
         .map(|x| format!("{} {:.3}", x.level, x.ai))
         .collect()
 }
+
+/// One line per machine level of the quadrant chart: its bandwidth, its
+/// peak, and whether each of `ais` is memory or compute bound there.
+pub fn quadrant_lines(points: &[crate::compare::QuadrantPoint], ais: &[f64]) -> String {
+    use std::fmt::Write as _;
+    let mut lines = String::new();
+    for p in points {
+        let verdicts: Vec<String> = ais
+            .iter()
+            .map(|ai| {
+                let bound = if p.memory_bound(*ai) {
+                    "memory bound"
+                } else {
+                    "compute bound"
+                };
+                format!("AI {ai}: {bound}")
+            })
+            .collect();
+        let _ = writeln!(
+            lines,
+            "  {} {}: {:.1} GB/s, peak {:.1} GFLOP/s -> {}",
+            p.machine,
+            p.level,
+            p.gb_per_s,
+            p.gflop_per_s,
+            verdicts.join(", ")
+        );
+    }
+    lines
+}

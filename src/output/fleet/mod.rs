@@ -7,8 +7,10 @@ mod json;
 mod markdown;
 mod text;
 
-use crate::fleet::Fleet;
+use crate::compare;
 use crate::fleet::analysis::{Group, MIN_GROUP};
+use crate::fleet::{Fleet, NodeResult};
+use crate::output::compare::{CompareFormat, Comparison};
 
 /// Output formats of `carmbench fleet report`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -96,4 +98,37 @@ fn outlier_roofs(o: &crate::fleet::analysis::Outlier) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// The `compare` of each group's slowest node against its median node.
+pub fn compared(f: &Fleet, nodes: &[NodeResult], format: FleetFormat) -> Vec<(String, String)> {
+    let table_format = match format {
+        FleetFormat::Markdown => CompareFormat::Markdown,
+        _ => CompareFormat::Text,
+    };
+    f.groups
+        .iter()
+        .filter_map(|g| {
+            let pair = f.slowest_pair(g, nodes)?;
+            let names: Vec<String> = pair.iter().map(|p| p.0.clone()).collect();
+            let docs: Vec<&crate::results::Document> = pair.iter().map(|p| p.1).collect();
+            let rows = compare::match_roofs(&docs, false);
+            let ridges = compare::ridge_table(&names, &docs);
+            let table = super::compare::render(
+                &Comparison {
+                    names: &names,
+                    rows: &rows,
+                    ridges: &ridges,
+                },
+                table_format,
+            );
+            Some((
+                format!(
+                    "{}: the slowest node, {}, against the median node, {}",
+                    g.cpu, names[1], names[0]
+                ),
+                table,
+            ))
+        })
+        .collect()
 }
