@@ -32,6 +32,7 @@ pub(super) extern "C" fn on_syscall(
         thread_ends(vcpu);
     }
     if waits(num, op) {
+        // A thread seen first here (inline-counted code) counts as live.
         mine(vcpu);
         if WAITS.begins() && due() {
             write(true);
