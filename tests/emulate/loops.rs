@@ -38,7 +38,8 @@ fn of<'a>(points: &'a [AppPoint], program: &str, f: &str) -> Vec<&'a AppPoint> {
 pub fn two_loop_nests_in_one_function_are_counted_loop_by_loop() {
     let dir = tmpdir("loops-two");
     gcc(&dir, "loops", LOOPS, &["-O2", "-mfma", "-g"]);
-    let (m, r1, n, r2) = (1024u64, 20_000u64, 4_000_000u64, 5u64);
+    // Each nest some 30 ms natively or more: both are sampled.
+    let (m, r1, n, r2) = (1024u64, 100_000u64, 4_000_000u64, 5u64);
     let args = [m, r1, n, r2].map(|x| x.to_string());
     let mut cmd = vec!["./loops"];
     cmd.extend(args.iter().map(String::as_str));
@@ -91,8 +92,9 @@ pub fn two_loop_nests_in_one_function_are_counted_loop_by_loop() {
 
 pub fn a_blocked_product_is_a_nest_of_five_at_o2_and_vectorised_at_o3() {
     let dir = tmpdir("loops-matmul");
-    // n = 8 k + 3: the vectorised loop leaves a remainder of 3.
-    let n = 515u64;
+    // n = 8 k + 3: the vectorised loop leaves a remainder of 3. Large
+    // enough that the -O3 build runs some 30 ms natively: sampled.
+    let n = 771u64;
     let flops = 2 * n * n * n;
     for (name, flags) in [
         ("mm2", &["-O2", "-g"][..]),
