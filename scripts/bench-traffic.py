@@ -101,10 +101,12 @@ def traffic(tmp):
 
 def cost(tmp, runs, plugin):
     """Plain, one line in 8, every line, and cachegrind on three workloads: medians and ratios."""
+    # The caches `profile --traffic` simulates, as carmbench decides them (`carmbench topology`).
+    out = subprocess.run([BIN, "topology"], capture_output=True, text=True, check=True).stdout
+    default = re.search(r"\(plugin spec (\S+)\)", out).group(1)
+    spec = lambda sample: default.rsplit(":", 1)[0] + f":{sample}"
     g = geometry()
-    (l1, w1), (l2, w2), (l3, w3) = g["L1d"], g["L2"], g["L3"]
-    policy = "excl" if "AMD" in subprocess.run([BIN, "topology"], capture_output=True, text=True).stdout else "nine"
-    spec = lambda sample: f"64:{l1}/{w1}:{l2}/{w2}:{l3}/{w3}:{policy}:{sample}"
+    (l1, w1), (l3, w3) = g["L1d"], g["L3"]
     workloads = cost_workloads(tmp)
     print(f"== cost, {runs} runs each, medians (caches {spec(8)}; cachegrind --D1={l1},{w1},64 "
           f"--LL={l3},{w3},64; plugin {plugin})")

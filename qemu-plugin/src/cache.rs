@@ -64,12 +64,6 @@ impl Moved {
         }
         v
     }
-
-    /// Whether nothing moved: every line hit in L1.
-    #[inline]
-    pub fn only_l1_hits(&self) -> bool {
-        self.l2_read == 0 && self.l2_write == 0
-    }
 }
 
 /// A way that holds no line (never `line << 1 | dirty` of a real line).

@@ -92,6 +92,15 @@ pub fn render_text(r: &TopologyReport) -> String {
             c.instances
         );
     }
+    // What `profile --traffic` simulates, and its spec for the plugin
+    // (scripts/bench-traffic.py times the plugin with it).
+    if let Ok(c) = crate::profile::traffic::caches(m, crate::profile::traffic::SAMPLE) {
+        let _ = writeln!(
+            s,
+            "\nprofile --traffic: {}\n(plugin spec {})",
+            c.model, c.spec
+        );
+    }
     buffer_ranges(&mut s, r);
     isa_and_clock(&mut s, r);
     s

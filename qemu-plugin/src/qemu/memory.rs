@@ -77,16 +77,12 @@ pub(super) fn simulate(h: &Hierarchy, vcpu: c_uint, vaddr: u64, size: u64, store
     let me = mine(vcpu);
     // SAFETY: this thread's own caches, in a callback that does not nest.
     let p = unsafe { me.private(|| h.private()) };
+    // Most sampled accesses: one line, in L1, one counter.
     if h.l1_hit(p, vaddr, size, store) {
         me.accessed(id, crate::sites::L1_HITS, &[h.spec().sample]);
         return;
     }
     let mut m = Moved::default();
     h.access(p, vaddr, size, store, &mut m);
-    if m.only_l1_hits() {
-        // Most sampled accesses: one counter.
-        me.accessed(id, crate::sites::L1_HITS, &[m.hits[0] * h.spec().sample]);
-    } else {
-        me.accessed(id, crate::sites::TRAFFIC_AT, &m.values(h.spec()));
-    }
+    me.accessed(id, crate::sites::TRAFFIC_AT, &m.values(h.spec()));
 }
