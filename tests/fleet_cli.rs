@@ -9,7 +9,7 @@ use common::*;
 
 use carmbench::results::Document;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Write `doc` as node `name` of the fleet in `dir`.
 fn node(dir: &Path, name: &str, doc: &Document) {
@@ -333,48 +333,15 @@ fn bad_input_is_one_line_and_exit_2() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// A cluster of 4 nodes on this machine, taken down when dropped.
-struct Cluster {
-    dir: PathBuf,
-    conf: String,
-}
-
-impl Cluster {
-    fn up(dir: PathBuf) -> Cluster {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm-local.sh");
-        let out = std::process::Command::new("bash")
-            .args([script, "up", dir.to_str().unwrap()])
-            .output()
-            .unwrap();
-        let said = String::from_utf8_lossy(&out.stdout).into_owned();
-        // The script takes down what it started when it fails.
-        assert!(out.status.success(), "slurm-local up: {}", stderr(&out));
-        let conf = said
-            .trim()
-            .strip_prefix("export SLURM_CONF=")
-            .expect("the script prints SLURM_CONF")
-            .to_string();
-        Cluster { dir, conf }
-    }
-
-    fn fleet(&self, args: &[&str]) -> std::process::Output {
-        std::process::Command::new(env!("CARGO_BIN_EXE_carmbench"))
-            .arg("fleet")
-            .args(args)
-            .env("SLURM_CONF", &self.conf)
-            .env_remove("SLURM_JOB_ID")
-            .output()
-            .unwrap()
-    }
-}
-
-impl Drop for Cluster {
-    fn drop(&mut self) {
-        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm-local.sh");
-        let _ = std::process::Command::new("bash")
-            .args([script, "down", self.dir.to_str().unwrap()])
-            .status();
-    }
+/// `carmbench fleet ARGS` on `cluster`.
+fn fleet(cluster: &Cluster, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .arg("fleet")
+        .args(args)
+        .env("SLURM_CONF", &cluster.conf)
+        .env_remove("SLURM_JOB_ID")
+        .output()
+        .unwrap()
 }
 
 fn fleet_run_on_a_real_slurm_writes_each_node_and_lists_a_failed_one() {
@@ -395,7 +362,7 @@ fn fleet_run_on_a_real_slurm_writes_each_node_and_lists_a_failed_one() {
     let out = dir.join("two");
     let mut args = vec!["run", "-N", "2", "-o", out.to_str().unwrap()];
     args.extend(plan);
-    let o = cluster.fleet(&args);
+    let o = fleet(&cluster, &args);
     let text = success(&o);
     let mut names: Vec<String> = std::fs::read_dir(out.join("nodes"))
         .unwrap()
@@ -419,7 +386,7 @@ fn fleet_run_on_a_real_slurm_writes_each_node_and_lists_a_failed_one() {
     std::fs::write(out.join("nodes").join("n2"), "in the way").unwrap();
     let mut args = vec!["run", "--nodelist", "n[1-2]", "-o", out.to_str().unwrap()];
     args.extend(plan);
-    let o = cluster.fleet(&args);
+    let o = fleet(&cluster, &args);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(0), "{err}");
     assert!(err.contains("node failed: n2"), "{err}");

@@ -150,6 +150,33 @@ pub fn traffic(doc: &Document, p: &AppPoint) -> Option<String> {
     Some(format!("  traffic: {}{tail}", list.join(", ")))
 }
 
+/// How a region's time and work spread over an MPI job's ranks: whether
+/// its slowest rank had more work or did the same work slower.
+fn spread_line(p: &AppPoint) -> Option<String> {
+    let s = p.spread.as_ref()?;
+    let t = &s.seconds;
+    let mut line = format!(
+        "  over the ranks: T {:.4} s (rank {}) to {:.4} s (rank {}), the most {:.2}x the median",
+        t.min,
+        t.min_rank,
+        t.max,
+        t.max_rank,
+        t.imbalance()
+    );
+    if let Some(w) = &s.work {
+        let _ = write!(
+            line,
+            "; W {:.4e} (rank {}) to {:.4e} (rank {}), the most {:.2}x the median",
+            w.min,
+            w.min_rank,
+            w.max,
+            w.max_rank,
+            w.imbalance()
+        );
+    }
+    Some(line)
+}
+
 /// Each program's and region's place under the roofs (and its levels'
 /// traffic when simulated), or why there is none.
 pub fn placements(points: &[AppPoint], results: Option<&Document>, results_path: &Path) -> String {
@@ -159,6 +186,9 @@ pub fn placements(points: &[AppPoint], results: Option<&Document>, results_path:
         Some(doc) => programs.for_each(|p| {
             let _ = writeln!(out, "{}", placed(doc, p));
             if let Some(v) = traffic(doc, p) {
+                let _ = writeln!(out, "{v}");
+            }
+            if let Some(v) = spread_line(p) {
                 let _ = writeln!(out, "{v}");
             }
         }),
@@ -244,6 +274,14 @@ pub fn function_table(doc: Option<&Document>, points: &[AppPoint]) -> String {
                 .counted_as
                 .as_ref()
                 .map_or(String::new(), |c| format!(" [counted as {c}]"))
+                + &p.spread.as_ref().map_or(String::new(), |s| {
+                    format!(
+                        " [ranks: most {:.4} s in rank {}, {:.2}x the median]",
+                        s.seconds.max,
+                        s.seconds.max_rank,
+                        s.seconds.imbalance()
+                    )
+                })
         );
     }
     t

@@ -5,7 +5,7 @@
 //! from it without asking which counter it was.
 
 use super::command::Found;
-use super::native::{self, Watch};
+use super::native::{self, NativeRun, Watch};
 use super::pmu::Family;
 use super::sample::Samples;
 use super::warnings::Warning;
@@ -52,6 +52,8 @@ pub struct Measured {
     pub emulated_cpu: Option<EmulatedCpu>,
     /// The control flow between the blocks (loops asked for).
     pub flow: Vec<Flow>,
+    /// Each rank, for an MPI job (`--mpi`): the rest is their sum.
+    pub ranks: Option<super::mpi::join::Ranks>,
 }
 
 /// One process of the command.
@@ -156,6 +158,28 @@ pub struct Pmu {
 impl Counter for Pmu {
     fn measure(&self, command: &Found, sampled: bool) -> Result<Measured> {
         let run = native::run(command, Watch::Counted(&self.family))?;
+        let samples = match sampled {
+            true => {
+                let events = self.sampled_events();
+                let again = native::run(command, Watch::Sampled(&events))?;
+                Some(again.samples.unwrap_or_default())
+            }
+            false => None,
+        };
+        Ok(self.assemble(run, samples))
+    }
+}
+
+impl Pmu {
+    /// The events sampled beside the time (name, raw config).
+    pub fn sampled_events(&self) -> Vec<(String, u64)> {
+        (self.family.events.iter())
+            .map(|e| (e.name.clone(), e.config(self.family.vendor())))
+            .collect()
+    }
+
+    /// The measure of a run counted with the events, and its samples.
+    pub(crate) fn assemble(&self, run: NativeRun, samples: Option<Samples>) -> Measured {
         let warnings = left_running(&run);
         let mut m = Measured {
             total: Work::Events(run.events),
@@ -178,16 +202,11 @@ impl Counter for Pmu {
                 seconds: r.seconds,
             });
         }
-        if sampled {
-            let events: Vec<(String, u64)> = (self.family.events.iter())
-                .map(|e| (e.name.clone(), e.config(self.family.vendor())))
-                .collect();
-            let again = native::run(command, Watch::Sampled(&events))?;
-            let samples = again.samples.unwrap_or_default();
+        if let Some(samples) = samples {
             m.blocks = sampled_blocks(&samples);
             m.samples = Some(samples);
         }
-        Ok(m)
+        m
     }
 }
 

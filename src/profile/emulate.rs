@@ -171,7 +171,7 @@ impl Emulator {
     }
 
     /// How every process is started, counting into `out`.
-    fn config(&self, out: &Path) -> Config {
+    pub(crate) fn config(&self, out: &Path) -> Config {
         Config {
             qemu: self.qemu.clone(),
             plugin: self.plugin.clone(),
@@ -278,18 +278,26 @@ impl Emulator {
                 one_line(&stderr)
             )));
         }
-        // Counts written as a process began to wait, and never again: a
-        // signal ended it, carmbench's (a copy left idle) or another's.
-        counted.cut = (counted.processes.iter())
-            .filter(|p| p.partial && !ended.left.iter().any(|s| s.pid as u32 == p.pid))
-            .count();
-        counted.stopped = ended.left;
+        counted.settle(ended.left);
         Ok(counted)
     }
 }
 
+impl Emulated {
+    /// What the run's end says of the counts: the processes it left idle
+    /// (`left`, stopped) and those a signal cut short.
+    pub(crate) fn settle(&mut self, left: Vec<Named>) {
+        // Counts written as a process began to wait, and never again: a
+        // signal ended it, carmbench's (a copy left idle) or another's.
+        self.cut = (self.processes.iter())
+            .filter(|p| p.partial && !left.iter().any(|s| s.pid as u32 == p.pid))
+            .count();
+        self.stopped = left;
+    }
+}
+
 /// Every process's counts in `dir`, summed.
-fn read_processes(dir: &Path) -> Result<Emulated> {
+pub(crate) fn read_processes(dir: &Path) -> Result<Emulated> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| Error::Io(format!("cannot read the counts in {}: {e}", dir.display())))?
         .filter_map(|e| Some(e.ok()?.path()))
@@ -476,6 +484,22 @@ impl Counter for Emulation {
             Some(_) => Watch::Time,
         };
         let (run, out, emulated, unreplayed) = self.both_runs(found, watch)?;
+        Ok(self.assemble(found, run, out, emulated, unreplayed, refused))
+    }
+}
+
+impl Emulation {
+    /// The measure of `found` from its native run and its emulated one
+    /// (`emulated` seconds); `refused`: why its paths were not compared.
+    pub(crate) fn assemble(
+        &self,
+        found: &Found,
+        run: NativeRun,
+        out: Emulated,
+        emulated: f64,
+        unreplayed: Option<&'static str>,
+        refused: Option<String>,
+    ) -> Measured {
         let mut m = Measured {
             total: Work::Counted(out.total),
             seconds: run.seconds,
@@ -526,7 +550,7 @@ impl Counter for Emulation {
                 })
                 .collect();
         }
-        Ok(m)
+        m
     }
 }
 

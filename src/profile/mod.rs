@@ -30,6 +30,7 @@ pub mod hot_loops;
 pub mod identity;
 pub mod input;
 pub mod loops;
+pub mod mpi;
 pub mod native;
 pub mod paths;
 pub mod plan;
@@ -73,8 +74,11 @@ const MIN_FLOP_RATE: f64 = 1e6;
 
 /// Profile the command of `plan`: count it and make its points.
 pub fn profile(plan: &ProfilePlan) -> Result<Profiled> {
-    let counter = plan.counting.counter();
-    let measured = counter.measure(&plan.command, plan.functions.is_some())?;
+    let sampled = plan.functions.is_some();
+    let measured = match &plan.mpi {
+        Some(mpi) => mpi::measure(mpi, &plan.counting, sampled)?,
+        None => plan.counting.counter().measure(&plan.command, sampled)?,
+    };
     let (points, warnings) = views::points(plan, &measured);
     Ok(Profiled {
         points,

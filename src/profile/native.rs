@@ -57,6 +57,16 @@ pub fn run(f: &Found, watch: Watch) -> Result<NativeRun> {
 
 /// [`run`] with `stdin` as its input.
 pub fn run_with(f: &Found, watch: Watch, stdin: Stdio) -> Result<NativeRun> {
+    let (status, out) = run_status(f, watch, stdin)?;
+    match status.success() {
+        true => Ok(out),
+        false => Err(failed(&f.given, &status)),
+    }
+}
+
+/// [`run_with`], whatever its exit status: the status and what the run
+/// gave up to its end.
+pub fn run_status(f: &Found, watch: Watch, stdin: Stdio) -> Result<(ExitStatus, NativeRun)> {
     let mut cmd = command(f);
     cmd.stdin(stdin);
     let events = match watch {
@@ -76,13 +86,10 @@ pub fn run_with(f: &Found, watch: Watch, stdin: Stdio) -> Result<NativeRun> {
     };
     let (run, regions) = with_regions(&mut cmd, &events, |cmd| watched(cmd, watch, &rules))?;
     let (ended, mut out) = run?;
-    if !ended.status.success() {
-        return Err(failed(&f.given, &ended.status));
-    }
     out.seconds = ended.seconds;
     out.left = ended.left;
     out.regions = regions;
-    Ok(out)
+    Ok((ended.status, out))
 }
 
 /// Run `cmd` as `watch` asks.

@@ -97,6 +97,12 @@ pub struct ProfileArgs {
     /// than this (e.g. 90s, 10m): nothing is written.
     #[arg(long, value_name = "DURATION", value_parser = timeout)]
     pub timeout: Option<std::time::Duration>,
+    /// The command is an MPI launch (Open MPI's mpirun or mpiexec, MPICH's
+    /// mpiexec, Slurm's srun, with their options): every rank is counted and
+    /// timed; one point for the program (W and Q summed over the ranks, T
+    /// the slowest rank's) and one for each rank.
+    #[arg(long)]
+    pub mpi: bool,
     /// Results to compare with [default: carm-results/carm.yaml].
     #[arg(long, value_name = "RESULTS")]
     pub results: Option<PathBuf>,
@@ -136,6 +142,9 @@ pub struct ProfilePlan {
     pub command: Found,
     /// How its work is counted.
     pub counting: Counting,
+    /// The MPI launch the command is, when `--mpi` is given: the ranks run
+    /// its program.
+    pub mpi: Option<super::mpi::Mpi>,
     /// Points for this many of the hottest functions, and the rest.
     pub functions: Option<usize>,
     /// Points for this many of the hottest loops, and the rest of their
@@ -198,11 +207,26 @@ impl ProfilePlan {
         };
         let mut found = command::find(&a.command)?;
         found.timeout = a.timeout;
-        let counting = counting(a, &found, caches)?;
+        let mpi = match a.mpi {
+            true => Some(mpi(&a.command, &found)?),
+            false => None,
+        };
+        // A rank's program is what is counted, and names the point.
+        let program = mpi.as_ref().map_or(&found, |m| &m.program);
+        let counting = counting(a, program, caches)?;
+        if mpi.is_some() && matches!(counting, Counting::Manual(_)) {
+            return Err(Error::input(
+                "--mpi counts each rank (by emulation or the PMU): leave out --flops and --bytes",
+            ));
+        }
+        let named = mpi
+            .as_ref()
+            .map_or(&a.command[..], |m| std::slice::from_ref(&m.launch.program));
         Ok(ProfilePlan {
-            name: a.name.clone().unwrap_or_else(|| default_name(&a.command)),
+            name: a.name.clone().unwrap_or_else(|| default_name(named)),
             command: found,
             counting,
+            mpi,
             // Loops are found in the hottest functions.
             functions: a.functions.or(a.loops.map(|_| 10)),
             loops: a.loops,
@@ -214,6 +238,18 @@ impl ProfilePlan {
             warnings,
         })
     }
+}
+
+/// The MPI launch `command` is (its launcher found), its program found.
+fn mpi(command: &[String], launcher: &Found) -> Result<super::mpi::Mpi> {
+    let launch = super::mpi::launcher::Launch::split(command, &launcher.path)?;
+    let mut program = command::found(&launch.program, &launch.args)?;
+    program.timeout = launcher.timeout;
+    Ok(super::mpi::Mpi {
+        launch,
+        program,
+        launcher: launcher.path.clone(),
+    })
 }
 
 /// A `--timeout`: a duration above zero.

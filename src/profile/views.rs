@@ -6,6 +6,7 @@
 use super::counter::Measured;
 use super::functions::{self, FunctionPoint};
 use super::hot_loops;
+use super::mpi::join::{Ranks, function_spread};
 use super::paths::{self, Compared};
 use super::plan::{Counting, ProfilePlan};
 use super::sample::MIN_SECONDS;
@@ -13,7 +14,8 @@ use super::symbols::file_name;
 use super::warnings::Warning;
 use super::work::{Basis, Work, dominant, kind, own_work};
 use crate::kernels::Precision;
-use crate::results::apps::{AppPoint, EmulatedCpu, FunctionInfo, LoopInfo, ProcessPoint};
+use crate::results::apps::{AppPoint, EmulatedCpu, FunctionInfo, LoopInfo, MpiInfo, ProcessPoint};
+use crate::results::apps::{Range, RankInfo, RuntimeWork, Spread};
 
 /// Processes listed in a point at most.
 const MAX_PROCESSES: usize = 64;
@@ -54,6 +56,12 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
     let mut whole = typed.point(plan.name.clone(), &m.total, m.seconds, None);
     whole.processes = processes(m, &basis);
     whole.emulated_cpu = m.emulated_cpu.clone();
+    whole.mpi = m.ranks.as_ref().map(|r| MpiInfo {
+        launcher: r.launcher.name().into(),
+        ranks: r.each.len(),
+        slowest: r.slowest(),
+        failed: r.failed.clone(),
+    });
     let mut out = vec![whole];
     let brief = plan.functions.and_then(|_| too_brief(&out[0], m));
     let grouped = match (&m.samples, brief) {
@@ -83,7 +91,11 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
                 fps.retain(|p| !lps.iter().any(|l| l.function == p.function));
                 loops = loop_points(&lps, &program, &own);
             }
-            out.extend(function_points(&fps, &program, &own));
+            let mut points = function_points(&fps, &program, &own);
+            if let Some(r) = &m.ranks {
+                spread_functions(r, &fps, &mut points);
+            }
+            out.extend(points);
             out.extend(loops);
         }
     }
@@ -92,9 +104,97 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
         let name = format!("{}/{}", plan.name, r.name);
         let mut p = own.point(name, &r.work, r.seconds, Some(what));
         p.emulated_cpu = m.emulated_cpu.clone();
+        if let Some(k) = &m.ranks {
+            p.spread = region_spread(&k.region_parts(&r.name), &own, p.precision);
+        }
         out.push(p);
     }
+    if let Some(r) = &m.ranks {
+        let ranks = rank_points(plan, r, &typed, m);
+        warnings.extend(ranks.iter().filter_map(in_runtime));
+        out.extend(ranks);
+    }
     (out, warnings)
+}
+
+/// A region's seconds and W over the ranks (`(rank, seconds, work)`), W in
+/// the units of `precision`.
+fn region_spread(
+    parts: &[(u32, f64, Work)],
+    own: &Own,
+    precision: Option<Precision>,
+) -> Option<Spread> {
+    let basis = Basis {
+        precision,
+        ..own.basis
+    };
+    let seconds: Vec<(u32, f64)> = parts.iter().map(|p| (p.0, p.1)).collect();
+    let work: Vec<(u32, f64)> = parts
+        .iter()
+        .map(|p| (p.0, basis.derive(&p.2).flops))
+        .collect();
+    Some(Spread {
+        seconds: Range::of(&seconds)?,
+        work: Range::of(&work),
+    })
+}
+
+/// Share of a rank's work above which its work in the MPI runtime is said.
+const RUNTIME_SHARE: f64 = 0.1;
+
+/// A warning when a rank's point holds much work of the MPI runtime.
+fn in_runtime(p: &AppPoint) -> Option<Warning> {
+    let r = p.rank.as_ref()?;
+    let w = r.runtime?;
+    let share = |x: f64, of: f64| if of > 0.0 { x / of } else { 0.0 };
+    let (w_share, q_share) = (share(w.flops, p.flops), share(w.bytes, p.bytes));
+    (w_share.max(q_share) > RUNTIME_SHARE).then_some(Warning::RankInRuntime {
+        rank: r.rank,
+        w_share,
+        q_share,
+    })
+}
+
+/// The point of each rank of an MPI job, under the program's arithmetic.
+fn rank_points(plan: &ProfilePlan, r: &Ranks, typed: &Own, m: &Measured) -> Vec<AppPoint> {
+    (r.each.iter())
+        .map(|k| {
+            let what = format!("rank {} of {}, on {}", k.rank, r.each.len(), k.host);
+            let name = format!("{}/rank{}", plan.name, k.rank);
+            let mut p = typed.point(name, &k.total, k.seconds, Some(what));
+            p.threads = plan.threads.map(|t| t / r.each.len().max(1)).or(k.threads);
+            p.emulated_cpu = m.emulated_cpu.clone();
+            let basis = Basis {
+                precision: p.precision,
+                ..typed.basis
+            };
+            p.rank = Some(RankInfo {
+                program: plan.name.clone(),
+                rank: k.rank,
+                host: k.host.clone(),
+                runtime: k.runtime.as_ref().map(|w| {
+                    let d = basis.derive(w);
+                    RuntimeWork {
+                        flops: d.flops,
+                        bytes: d.bytes,
+                    }
+                }),
+            });
+            p
+        })
+        .collect()
+}
+
+/// Each function point's time over the ranks, from each rank's samples.
+fn spread_functions(r: &Ranks, fps: &[FunctionPoint], points: &mut [AppPoint]) {
+    let per_rank = r.function_seconds();
+    let shown: Vec<_> = (fps.iter().filter(|p| p.members == 1))
+        .map(|p| p.function.clone())
+        .collect();
+    for (fp, point) in fps.iter().zip(points.iter_mut()) {
+        let rest = (fp.members > 1).then_some(&shown[..]);
+        point.spread = function_spread(&per_rank, &fp.function, rest);
+    }
 }
 
 /// What every point of one run shares.

@@ -118,6 +118,23 @@ pub enum Warning {
     PathsNotCompared(String),
     /// QEMU could not be given this CPU's identity.
     IdentityNotGiven(String),
+    /// A rank of an MPI job failed: left out of the sums.
+    RankFailed {
+        /// Its rank.
+        rank: u32,
+        /// How it failed.
+        why: String,
+    },
+    /// A rank did much of its work in the MPI runtime's code: waiting for
+    /// the other ranks, whose length differs under emulation.
+    RankInRuntime {
+        /// Its rank.
+        rank: u32,
+        /// The runtime's share of its W.
+        w_share: f64,
+        /// The runtime's share of its Q.
+        q_share: f64,
+    },
 }
 
 impl Warning {
@@ -136,7 +153,7 @@ impl Warning {
                 place(native),
                 100.0 * native_share,
                 100.0 * emulated_share,
-                why_path(hidden)
+                why_function(native, hidden)
             ),
             Warning::NativeOnly {
                 function,
@@ -147,7 +164,7 @@ impl Warning {
                 "{} took {:.1} % of the native samples but ran no instruction under emulation: {}; W and Q count other code than the native run executed there, and its point is not placed",
                 place(function),
                 100.0 * share,
-                why_path(hidden)
+                why_function(function, hidden)
             ),
             Warning::EmulatedOnly { function, share } => write!(
                 f,
@@ -157,6 +174,15 @@ impl Warning {
             ),
             _ => Ok(()),
         }
+    }
+}
+
+/// Why `function`'s path differs, in words: an MPI runtime waits and
+/// polls as the run goes, else the features the emulated CPU lacked.
+fn why_function(function: &Function, hidden: &[String]) -> String {
+    match super::mpi::join::in_runtime(&function.module) {
+        true => "it is the MPI runtime's, which waits and polls as each run goes".into(),
+        false => why_path(hidden),
     }
 }
 
@@ -288,6 +314,20 @@ impl Warning {
             Warning::InputNotReplayed(what) => write!(
                 f,
                 "standard input is {what}, which cannot be read twice: the emulated run read nothing, so W and Q are those of a run without input (give the input from a file: < FILE)"
+            ),
+            Warning::RankFailed { rank, why } => write!(
+                f,
+                "MPI rank {rank} {why}: left out of the program's W, Q and T; the other ranks are kept"
+            ),
+            Warning::RankInRuntime {
+                rank,
+                w_share,
+                q_share,
+            } => write!(
+                f,
+                "MPI rank {rank} did {:.0} % of its W and {:.0} % of its Q in the MPI runtime's code, mostly waiting for the other ranks; a wait lasts as long as the run it is in (the emulated run's, under emulation), so rank.runtime in the apps file holds that work apart",
+                100.0 * w_share,
+                100.0 * q_share
             ),
             _ => self.fmt_paths(f),
         }

@@ -460,3 +460,40 @@ pub fn precision_char(p: carmbench::kernels::Precision) -> char {
         Int => 'q',
     }
 }
+
+/// A Slurm cluster of 4 nodes on this machine (`scripts/slurm-local.sh`),
+/// taken down when dropped.
+pub struct Cluster {
+    dir: PathBuf,
+    /// Its `SLURM_CONF`.
+    pub conf: String,
+}
+
+impl Cluster {
+    /// Bring one up with its files in `dir`.
+    pub fn up(dir: PathBuf) -> Cluster {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm-local.sh");
+        let out = Command::new("bash")
+            .args([script, "up", dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        // The script takes down what it started when it fails.
+        assert!(out.status.success(), "slurm-local up: {}", stderr(&out));
+        let conf = said
+            .trim()
+            .strip_prefix("export SLURM_CONF=")
+            .expect("the script prints SLURM_CONF")
+            .to_string();
+        Cluster { dir, conf }
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/slurm-local.sh");
+        let _ = Command::new("bash")
+            .args([script, "down", self.dir.to_str().unwrap()])
+            .status();
+    }
+}

@@ -25,6 +25,8 @@ pub enum Part {
     Numpy,
     /// Valgrind, whose cachegrind the simulated caches are checked against.
     Valgrind,
+    /// Debian's Open MPI: mpirun and mpicc.
+    Mpi,
 }
 
 /// Debian's own Python, the one `python3-numpy` is built for (a `python3`
@@ -51,6 +53,7 @@ impl Part {
             Part::Sampling => "sampling with the software cpu-clock event (perf_event_open)",
             Part::Numpy => "Debian's numpy with OpenBLAS (/usr/bin/python3)",
             Part::Valgrind => "Valgrind (cachegrind)",
+            Part::Mpi => "Open MPI (mpirun, mpicc)",
         }
     }
 
@@ -65,6 +68,7 @@ impl Part {
             }
             Part::Numpy => "apt-get install python3-numpy libopenblas0",
             Part::Valgrind => "apt-get install valgrind",
+            Part::Mpi => "apt-get install openmpi-bin libopenmpi-dev",
         }
     }
 
@@ -88,6 +92,15 @@ impl Part {
                 .args(["-c", "import numpy"])
                 .output()
                 .is_ok_and(|o| o.status.success()),
+            Part::Mpi => {
+                program("mpicc", false).is_some()
+                    && program("mpirun", false).is_some_and(|m| {
+                        Command::new(m)
+                            .arg("--version")
+                            .output()
+                            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("Open MPI"))
+                    })
+            }
             Part::Valgrind => program("valgrind", false).is_some_and(|v| {
                 Command::new(v)
                     .args(["--tool=cachegrind", "--cache-sim=yes"])

@@ -8,9 +8,9 @@ use std::path::Path;
 
 /// Version of the apps file layout: 2 adds each point's processes and the
 /// twin build counted in its place, 3 the points of a program's functions;
-/// files of schemas 1 to 3 are still read. 3 also holds the precision of a
-/// point's work.
-pub const APPS_SCHEMA: u32 = 4;
+/// files of schemas 1 to 4 are still read. 3 also holds the precision of a
+/// point's work; 5 an MPI program's ranks.
+pub const APPS_SCHEMA: u32 = 5;
 
 /// One application (or region of one).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -67,6 +67,15 @@ pub struct AppPoint {
     /// ran. Its `function` says the program, module and time share.
     #[serde(default, rename = "loop", skip_serializing_if = "Option::is_none")]
     pub loop_info: Option<LoopInfo>,
+    /// An MPI program's point (`profile --mpi`): its launch and ranks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<MpiInfo>,
+    /// The point of one rank of an MPI program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<RankInfo>,
+    /// A function's or region's time over the ranks of an MPI program.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Spread>,
 }
 
 /// The CPU an emulated program was shown: the host's identity, and the
@@ -328,6 +337,9 @@ impl AppPoint {
             precision: None,
             emulated_cpu: None,
             loop_info: None,
+            mpi: None,
+            rank: None,
+            spread: None,
         }
     }
 
@@ -416,6 +428,15 @@ fn add_points_now(path: &Path, points: Vec<AppPoint>) -> Result<()> {
             .as_ref()
             .is_some_and(|f| programs.contains(&f.program))
     });
+    // Likewise its old ranks: it may run on fewer.
+    let launched: Vec<&str> = (points.iter().filter(|p| p.mpi.is_some()))
+        .map(|p| p.name.as_str())
+        .collect();
+    (f.applications).retain(|a| {
+        !a.rank
+            .as_ref()
+            .is_some_and(|r| launched.contains(&r.program.as_str()))
+    });
     // A point is its name and, for a function, its program's.
     let program = |a: &AppPoint| a.function.as_ref().map(|f| f.program.clone());
     for p in points {
@@ -431,8 +452,10 @@ fn add_points_now(path: &Path, points: Vec<AppPoint>) -> Result<()> {
 mod check;
 /// A loop's point.
 mod loop_info;
+mod mpi;
 pub use check::{check, check_point, manual_counts};
 pub use loop_info::LoopInfo;
+pub use mpi::{FailedRank, MpiInfo, Range, RankInfo, RuntimeWork, Spread};
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,258 @@
+//! The ranks of one MPI job joined into one measure: work summed, time the
+//! slowest rank's (the job ends when its last rank does), threads summed;
+//! regions, blocks and samples summed over the ranks, and each rank's own
+//! part kept for its point and for the spread of each function and region.
+
+use super::launcher::Launcher;
+use crate::profile::counter::{Block, Measured, Region};
+use crate::profile::functions;
+use crate::profile::sample::Samples;
+use crate::profile::symbols::{Function, Symbols};
+use crate::profile::warnings::Warning;
+use crate::profile::work::Work;
+use crate::results::apps::{FailedRank, Range, Spread};
+use std::collections::BTreeMap;
+
+/// Every rank of a job.
+#[derive(Debug, Clone)]
+pub struct Ranks {
+    /// Who launched them.
+    pub launcher: Launcher,
+    /// Each rank that ran to its end, by rank.
+    pub each: Vec<RankPart>,
+    /// Those that did not: left out of the sums.
+    pub failed: Vec<FailedRank>,
+}
+
+/// One rank's part.
+#[derive(Debug, Clone)]
+pub struct RankPart {
+    /// Its rank.
+    pub rank: u32,
+    /// The node it ran on.
+    pub host: String,
+    /// Its work.
+    pub total: Work,
+    /// Its wall time.
+    pub seconds: f64,
+    /// Its threads, when counted.
+    pub threads: Option<usize>,
+    /// Its regions.
+    pub regions: Vec<Region>,
+    /// Where its time went, when sampled.
+    pub samples: Option<Samples>,
+    /// Its work in the MPI runtime's code, when counted by place: what it
+    /// did waiting for the other ranks is there.
+    pub runtime: Option<Work>,
+}
+
+/// The files of MPI runtimes' code (Open MPI, MPICH, PMIx, the fabrics'
+/// libraries and what they load), by the start of their file names.
+const RUNTIME: &[&str] = &[
+    "libmpi",
+    "libopen-pal",
+    "libopen-rte",
+    "mca_",
+    "libmca_",
+    "libpmix",
+    "libpmi",
+    "libucp",
+    "libucs",
+    "libuct",
+    "libucm",
+    "libfabric",
+    "libpsm",
+    "libibverbs",
+    "libmlx",
+    "libhwloc",
+    "libevent",
+    "libmpich",
+    "libxpmem",
+    "libknem",
+];
+
+/// Whether the file at `module` is an MPI runtime's.
+pub fn in_runtime(module: &str) -> bool {
+    let name = std::path::Path::new(module)
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    RUNTIME.iter().any(|r| name.starts_with(r))
+}
+
+/// The work of `blocks` in an MPI runtime's code.
+pub fn runtime_work(blocks: &[Block]) -> Work {
+    let mut w = Work::default();
+    for b in blocks.iter().filter(|b| in_runtime(&b.module)) {
+        w += &b.work;
+    }
+    w
+}
+
+/// One rank's measure, before the join.
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// Its rank.
+    pub rank: u32,
+    /// The node it ran on.
+    pub host: String,
+    /// Its measure.
+    pub measured: Measured,
+    /// Its work in the MPI runtime's code, when known.
+    pub runtime: Option<Work>,
+}
+
+/// Join the ranks' measures (`(rank, host, measure)`, by rank).
+pub fn join(launcher: Launcher, parts: Vec<Part>, failed: Vec<FailedRank>) -> Measured {
+    let mut m = Measured::default();
+    let mut each = Vec::new();
+    let mut samples: Option<Samples> = None;
+    let mut threads = 0;
+    for Part {
+        rank,
+        host,
+        measured: r,
+        runtime,
+    } in parts
+    {
+        m.total += &r.total;
+        m.seconds = m.seconds.max(r.seconds);
+        threads += r.threads.unwrap_or(1);
+        for reg in &r.regions {
+            match m.regions.iter_mut().find(|x| x.name == reg.name) {
+                Some(x) => {
+                    x.calls += reg.calls;
+                    x.work += &reg.work;
+                    x.seconds += reg.seconds;
+                }
+                None => m.regions.push(reg.clone()),
+            }
+        }
+        m.processes.extend(r.processes.iter().cloned());
+        m.blocks.extend(r.blocks.iter().cloned());
+        m.flow.extend(r.flow.iter().cloned());
+        if let Some(s) = &r.samples {
+            add_samples(samples.get_or_insert_with(Samples::default), s);
+        }
+        for w in &r.warnings {
+            if !m.warnings.contains(w) {
+                m.warnings.push(w.clone());
+            }
+        }
+        m.source.clone_from(&r.source);
+        m.note = r.note.clone();
+        m.counted_with.clone_from(&r.counted_with);
+        m.separate_runs = r.separate_runs;
+        m.emulated_cpu.clone_from(&r.emulated_cpu);
+        each.push(RankPart {
+            rank,
+            host,
+            total: r.total,
+            seconds: r.seconds,
+            threads: r.threads,
+            regions: r.regions,
+            samples: r.samples,
+            runtime,
+        });
+    }
+    m.warnings
+        .extend(failed.iter().map(|f| Warning::RankFailed {
+            rank: f.rank,
+            why: f.why.clone(),
+        }));
+    m.threads = Some(threads);
+    m.samples = samples;
+    let shared = match m.separate_runs {
+        // Said because an emulated job runs several times slower on the
+        // same cores: only its waits differ, which `RankInRuntime` shows.
+        true => "; T from a native launch of the job, W and Q from an emulated one whose ranks shared the same cores (that changes how long they wait, not what they compute)",
+        false => "",
+    };
+    m.note = m.note.map(|n| {
+        format!(
+            "{} rank(s) launched by {}{shared}; each {n}",
+            each.len(),
+            launcher.name()
+        )
+    });
+    m.ranks = Some(Ranks {
+        launcher,
+        each,
+        failed,
+    });
+    m
+}
+
+/// Add `s` into `into`.
+fn add_samples(into: &mut Samples, s: &Samples) {
+    for (k, n) in &s.places {
+        *into.places.entry(k.clone()).or_default() += n;
+    }
+    for (e, places) in &s.events {
+        let to = into.events.entry(e.clone()).or_default();
+        for (k, n) in places {
+            *to.entry(k.clone()).or_default() += n;
+        }
+    }
+    into.total += s.total;
+    into.lost += s.lost;
+    into.event_period = s.event_period;
+    into.cpu_seconds += s.cpu_seconds;
+}
+
+impl Ranks {
+    /// The slowest rank.
+    pub fn slowest(&self) -> u32 {
+        (self.each.iter())
+            .max_by(|a, b| a.seconds.total_cmp(&b.seconds))
+            .map_or(0, |r| r.rank)
+    }
+
+    /// The region `name` in each rank: its seconds and work (none in a
+    /// rank that never entered it).
+    pub fn region_parts(&self, name: &str) -> Vec<(u32, f64, Work)> {
+        (self.each.iter())
+            .map(|r| match r.regions.iter().find(|x| x.name == name) {
+                Some(x) => (r.rank, x.seconds, x.work.clone()),
+                None => (r.rank, 0.0, Work::default()),
+            })
+            .collect()
+    }
+
+    /// Each rank's CPU seconds per function, from its own samples.
+    pub fn function_seconds(&self) -> Vec<(u32, BTreeMap<Function, f64>, f64)> {
+        let mut symbols = Symbols::default();
+        (self.each.iter())
+            .filter_map(|r| {
+                let s = r.samples.as_ref()?;
+                let costs = functions::costs(&[], s, &mut symbols);
+                let total = s.total.max(1) as f64;
+                let secs = (costs.into_iter())
+                    .map(|(f, c)| (f, c.samples as f64 / total * s.cpu_seconds))
+                    .collect();
+                Some((r.rank, secs, s.cpu_seconds))
+            })
+            .collect()
+    }
+}
+
+/// How one function (or, with `rest_of`, every function but those shown)
+/// spread over the ranks' CPU seconds `per_rank`.
+pub fn function_spread(
+    per_rank: &[(u32, BTreeMap<Function, f64>, f64)],
+    function: &Function,
+    rest_of: Option<&[Function]>,
+) -> Option<Spread> {
+    let per: Vec<(u32, f64)> = (per_rank.iter())
+        .map(|(rank, secs, cpu)| {
+            let s = match rest_of {
+                None => secs.get(function).copied().unwrap_or(0.0),
+                Some(shown) => cpu - shown.iter().filter_map(|f| secs.get(f)).sum::<f64>(),
+            };
+            (*rank, s.max(0.0))
+        })
+        .collect();
+    Some(Spread {
+        seconds: Range::of(&per)?,
+        work: None,
+    })
+}

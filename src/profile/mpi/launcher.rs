@@ -1,0 +1,280 @@
+//! The MPI launchers `profile --mpi` knows, and how a launch command is
+//! split into the launcher with its options and the program every rank
+//! runs, so that carmbench can put its rank wrapper between them:
+//! `mpirun -np 4 ./app x` becomes `mpirun -np 4 carmbench mpi-rank ... --
+//! ./app x`. Every launcher starts the wrapper where it would have started
+//! the program (on another node too), so daemons in between do not matter.
+
+use crate::error::{Error, Result};
+use std::ffi::OsString;
+use std::path::Path;
+use std::process::Command;
+
+/// Open MPI's options that take values (`mpirun --help all`).
+#[rustfmt::skip]
+const OPEN_MPI: &[(&str, usize)] = &[
+    ("np", 1), ("n", 1), ("c", 1), ("H", 1), ("host", 1), ("hostfile", 1),
+    ("machinefile", 1), ("default-hostfile", 1), ("x", 1), ("map-by", 1),
+    ("rank-by", 1), ("bind-to", 1), ("wdir", 1), ("wd", 1), ("path", 1),
+    ("prefix", 1), ("npernode", 1), ("N", 1), ("npersocket", 1), ("ppr", 1),
+    ("output-filename", 1), ("tune", 1), ("am", 1), ("cpus-per-proc", 1),
+    ("cpus-per-rank", 1), ("cpu-set", 1), ("launch-agent", 1), ("rf", 1),
+    ("rankfile", 1), ("report-uri", 1), ("stdin", 1), ("timeout", 1),
+    ("personality", 1), ("preload-files", 1), ("ompi-server", 1),
+    ("mca", 2), ("gmca", 2), ("omca", 2),
+];
+
+/// MPICH Hydra's (`mpiexec -h`).
+#[rustfmt::skip]
+const MPICH: &[(&str, usize)] = &[
+    ("n", 1), ("np", 1), ("f", 1), ("hostfile", 1), ("machinefile", 1),
+    ("hosts", 1), ("host", 1), ("ppn", 1), ("wdir", 1), ("genvlist", 1),
+    ("envlist", 1), ("bind-to", 1), ("binding", 1), ("map-by", 1),
+    ("iface", 1), ("launcher", 1), ("launcher-exec", 1), ("rmk", 1),
+    ("demux", 1), ("errfile-pattern", 1), ("outfile-pattern", 1),
+    ("prepend-pattern", 1), ("genv", 2), ("env", 2),
+];
+
+/// srun's (`man srun`): short ones, then long ones.
+#[rustfmt::skip]
+const SRUN: &[(&str, usize)] = &[
+    ("A", 1), ("B", 1), ("b", 1), ("c", 1), ("C", 1), ("D", 1), ("d", 1),
+    ("e", 1), ("G", 1), ("i", 1), ("J", 1), ("L", 1), ("M", 1), ("m", 1),
+    ("N", 1), ("n", 1), ("o", 1), ("p", 1), ("q", 1), ("r", 1), ("S", 1),
+    ("T", 1), ("t", 1), ("W", 1), ("w", 1), ("x", 1), ("account", 1),
+    ("begin", 1), ("chdir", 1), ("clusters", 1), ("comment", 1),
+    ("constraint", 1), ("core-spec", 1), ("cpu-bind", 1), ("cpus-per-gpu", 1),
+    ("cpus-per-task", 1), ("dependency", 1), ("distribution", 1),
+    ("error", 1), ("exclude", 1), ("export", 1), ("gpus", 1),
+    ("gpus-per-node", 1), ("gpus-per-task", 1), ("gres", 1), ("input", 1),
+    ("job-name", 1), ("jobid", 1), ("licenses", 1), ("mem", 1),
+    ("mem-bind", 1), ("mem-per-cpu", 1), ("mem-per-gpu", 1), ("mpi", 1),
+    ("nice", 1), ("nodelist", 1), ("nodes", 1), ("ntasks", 1),
+    ("ntasks-per-core", 1), ("ntasks-per-node", 1), ("ntasks-per-socket", 1),
+    ("output", 1), ("partition", 1), ("qos", 1), ("relative", 1),
+    ("reservation", 1), ("signal", 1), ("thread-spec", 1), ("time", 1),
+    ("time-min", 1), ("wait", 1),
+];
+
+/// An MPI launcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launcher {
+    /// Open MPI's `mpirun`, `mpiexec` or `orterun`.
+    OpenMpi,
+    /// MPICH's `mpiexec` (Hydra).
+    Mpich,
+    /// Slurm's `srun`.
+    Srun,
+}
+
+impl Launcher {
+    /// Its name, for people.
+    pub fn name(self) -> &'static str {
+        match self {
+            Launcher::OpenMpi => "Open MPI's mpirun",
+            Launcher::Mpich => "MPICH's mpiexec",
+            Launcher::Srun => "Slurm's srun",
+        }
+    }
+
+    /// Its options that take values, and how many (the others take none).
+    /// A value joined with `=` is one argument, whatever the table says.
+    fn values(self, option: &str) -> usize {
+        let name = option.trim_start_matches('-');
+        let table = match self {
+            Launcher::OpenMpi => OPEN_MPI,
+            Launcher::Mpich => MPICH,
+            Launcher::Srun => SRUN,
+        };
+        if option.contains('=') {
+            return 0;
+        }
+        // srun's short options take their value joined too: `-n2`.
+        if self == Launcher::Srun && !option.starts_with("--") && name.len() > 1 {
+            let (first, _) = name.split_at(1);
+            if table.iter().any(|(n, _)| *n == first) {
+                return 0;
+            }
+        }
+        table
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0, |(_, k)| *k)
+    }
+
+    /// Which launcher the program at `path` (given as `given`) is: by its
+    /// name, the name its links resolve to, or what it says of itself.
+    pub fn of(given: &str, path: &Path) -> Option<Launcher> {
+        let name = |p: &Path| {
+            p.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        for n in [name(&real), name(Path::new(given))] {
+            match n.as_str() {
+                "srun" => return Some(Launcher::Srun),
+                "orterun" | "mpirun.openmpi" | "mpiexec.openmpi" | "prterun" => {
+                    return Some(Launcher::OpenMpi);
+                }
+                "mpiexec.hydra" | "mpirun.mpich" | "mpiexec.mpich" | "hydra_pmi_proxy" => {
+                    return Some(Launcher::Mpich);
+                }
+                _ => {}
+            }
+        }
+        if !matches!(name(Path::new(given)).as_str(), "mpirun" | "mpiexec") {
+            return None;
+        }
+        // An mpirun of no telling name: it says whose it is.
+        let out = Command::new(path).arg("--version").output().ok()?;
+        let text = String::from_utf8_lossy(&out.stdout).to_lowercase()
+            + &String::from_utf8_lossy(&out.stderr).to_lowercase();
+        if text.contains("open mpi") || text.contains("open-mpi") {
+            Some(Launcher::OpenMpi)
+        } else if text.contains("hydra") || text.contains("mpich") {
+            Some(Launcher::Mpich)
+        } else {
+            None
+        }
+    }
+}
+
+/// A launch command split: the launcher with its options, then the
+/// program every rank runs and its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Launch {
+    /// Which launcher.
+    pub launcher: Launcher,
+    /// The launcher and its options, as given.
+    pub head: Vec<String>,
+    /// The program, as given.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+}
+
+/// The launchers' names, for the one line that refuses another.
+pub const KNOWN: &str = "Open MPI's mpirun or mpiexec, MPICH's mpiexec, Slurm's srun";
+
+impl Launch {
+    /// Split `command` (the launcher found at `path` first).
+    pub fn split(command: &[String], path: &Path) -> Result<Launch> {
+        let given = command.first().map_or("", String::as_str);
+        let launcher = Launcher::of(given, path).ok_or_else(|| {
+            Error::input(format!(
+                "--mpi: '{given}' is not an MPI launcher carmbench knows ({KNOWN}); start the program with one of them, e.g. carmbench profile --mpi -- mpirun -np 4 ./app"
+            ))
+        })?;
+        Self::split_as(launcher, command)
+    }
+
+    /// Split `command` as `launcher`'s.
+    pub fn split_as(launcher: Launcher, command: &[String]) -> Result<Launch> {
+        let mut k = 1;
+        while let Some(a) = command.get(k) {
+            if a == ":" {
+                break;
+            }
+            if !a.starts_with('-') || a == "-" {
+                break;
+            }
+            if launcher == Launcher::Srun && a == "--multi-prog" {
+                return Err(Error::input(
+                    "--mpi: srun --multi-prog runs a different program per rank; profile one program: srun -n N ./app",
+                ));
+            }
+            k += 1 + launcher.values(a);
+        }
+        let Some(program) = command.get(k) else {
+            return Err(Error::input(format!(
+                "--mpi: no program after {}'s options in '{}'; give it last, e.g. {} -n 4 ./app",
+                launcher.name(),
+                command.join(" "),
+                command[0]
+            )));
+        };
+        if program == ":" || command[k + 1..].iter().any(|a| a == ":") {
+            return Err(Error::input(
+                "--mpi: the command runs several programs (':' between them); profile one program on every rank",
+            ));
+        }
+        Ok(Launch {
+            launcher,
+            head: command[..k].to_vec(),
+            program: program.clone(),
+            args: command[k + 1..].to_vec(),
+        })
+    }
+
+    /// The launch command with `wrapper` (carmbench and its rank-wrapper
+    /// arguments, ending with `--`) before the program.
+    pub fn wrapped(&self, wrapper: &[OsString]) -> Vec<OsString> {
+        let mut v: Vec<OsString> = self.head.iter().map(OsString::from).collect();
+        v.extend(wrapper.iter().cloned());
+        v.push(OsString::from(&self.program));
+        v.extend(self.args.iter().map(OsString::from));
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(l: Launcher, c: &str) -> Result<Launch> {
+        let v: Vec<String> = c.split_whitespace().map(String::from).collect();
+        Launch::split_as(l, &v)
+    }
+
+    #[test]
+    fn the_program_follows_the_launchers_options_and_their_values() {
+        let l = split(
+            Launcher::OpenMpi,
+            "mpirun -np 4 --mca btl self,vader --oversubscribe -x A=1 ./app -n 3",
+        )
+        .unwrap();
+        assert_eq!(l.program, "./app");
+        assert_eq!(l.args, ["-n", "3"]);
+        assert_eq!(l.head.len(), 10);
+        let s = split(
+            Launcher::Srun,
+            "srun -n2 -N 1 --mpi=pmix --ntasks-per-node 2 -l app",
+        )
+        .unwrap();
+        assert_eq!((s.program.as_str(), s.head.len()), ("app", 8));
+        let m = split(Launcher::Mpich, "mpiexec -genv A 1 -n 2 app x").unwrap();
+        assert_eq!((m.program.as_str(), m.args.len()), ("app", 1));
+        let w = l.wrapped(&["carmbench".into(), "--".into()]);
+        assert_eq!(w[9], "carmbench");
+        assert_eq!(w[11], "./app");
+    }
+
+    #[test]
+    fn a_launch_of_no_program_or_of_several_is_refused() {
+        for (l, c, says) in [
+            (Launcher::OpenMpi, "mpirun -np 2", "no program"),
+            (
+                Launcher::OpenMpi,
+                "mpirun -np 1 a : -np 1 b",
+                "several programs",
+            ),
+            (Launcher::Srun, "srun --multi-prog conf", "multi-prog"),
+        ] {
+            let e = split(l, c).unwrap_err().to_string();
+            assert!(e.contains(says), "{c}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_program_that_is_no_launcher_is_refused_by_name() {
+        let e = Launch::split(&["./app".into()], Path::new("/bin/true")).unwrap_err();
+        assert!(e.to_string().contains("not an MPI launcher"), "{e}");
+        assert_eq!(
+            Launcher::of("srun", Path::new("/x/srun")),
+            Some(Launcher::Srun)
+        );
+        let hydra = Launcher::of("mpiexec.hydra", Path::new("/x/mpiexec.hydra"));
+        assert_eq!(hydra, Some(Launcher::Mpich));
+    }
+}
