@@ -520,3 +520,65 @@ fn a_point_with_traffic_gets_a_dot_at_each_level() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An MPI program's apps file: its point, two ranks (rank 1 with most of
+/// its bytes in the MPI runtime), a region with its spread, a failed rank.
+const MPI_APPS: &str = "schema: 5
+applications:
+  - name: solver
+    flops: 3.0e9
+    bytes: 6.0e9
+    seconds: 2.0
+    threads: 2
+    mpi: { launcher: \"Open MPI's mpirun\", ranks: 2, slowest: 1, failed: [{ rank: 2, why: 'was stopped by signal 11 (SIGSEGV)' }] }
+  - name: solver/halo
+    flops: 1.0e9
+    bytes: 2.0e9
+    seconds: 1.5
+    spread: { seconds: { min: 0.5, median: 0.75, max: 1.0, min_rank: 0, max_rank: 1 }, work: { min: 5.0e8, median: 5.0e8, max: 5.0e8, min_rank: 0, max_rank: 1 } }
+  - name: solver/rank0
+    flops: 1.0e9
+    bytes: 2.0e9
+    seconds: 1.8
+    threads: 1
+    rank: { program: solver, rank: 0, host: node-a, runtime: { flops: 0.0, bytes: 1.0e8 } }
+  - name: solver/rank1
+    flops: 2.0e9
+    bytes: 4.0e9
+    seconds: 2.0
+    threads: 1
+    rank: { program: solver, rank: 1, host: node-b, runtime: { flops: 0.0, bytes: 2.0e9 } }
+";
+
+#[test]
+fn an_mpi_programs_ranks_are_drawn_on_request_and_listed_in_the_report() {
+    let dir = tmpdir("mpi-ranks");
+    std::fs::write(dir.join("apps.yaml"), MPI_APPS).unwrap();
+    let svg = |more: &[&str]| {
+        let mut args = vec!["plot", FIXTURE, "--apps", "apps.yaml", "-o", "c.svg"];
+        args.extend_from_slice(more);
+        success(&carmbench_in(&args, &dir));
+        std::fs::read_to_string(dir.join("c.svg")).unwrap()
+    };
+    let plain = svg(&[]);
+    assert!(plain.contains("solver (") && !plain.contains("solver/rank1"));
+    let ranks = svg(&["--ranks"]);
+    assert!(ranks.contains("solver/rank0") && ranks.contains("solver/rank1"));
+    success(&carmbench_in(
+        &["report", FIXTURE, "--apps", "apps.yaml", "-o", "r.html"],
+        &dir,
+    ));
+    let html = std::fs::read_to_string(dir.join("r.html")).unwrap();
+    let at = html.find("MPI ranks").expect("a ranks section");
+    let section = &html[at..];
+    for want in [
+        "node-a",
+        "node-b",
+        "T is rank 1",
+        "Rank 2 was stopped by signal 11",
+    ] {
+        assert!(section.contains(want), "{want}");
+    }
+    // Rank 1's runtime share of its Q: 2e9 of 4e9.
+    assert!(section.contains(">50%<"), "{section}");
+}

@@ -46,6 +46,9 @@ pub struct PlotArgs {
     /// they are drawn anyway).
     #[arg(long)]
     pub validation: bool,
+    /// Draw each rank of an MPI program (`profile --mpi`) beside its point.
+    #[arg(long, requires = "apps")]
+    pub ranks: bool,
     /// Draw the memory curve (bandwidth against working set) instead [default file: carm-curve.svg].
     #[arg(long)]
     pub curve: bool,
@@ -98,8 +101,10 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         Some(p) => changes(p, &all_apps)?,
         None => Vec::new(),
     };
-    // A function without FP work is in the table, not on the chart.
-    let apps: Vec<_> = all_apps.into_iter().filter(|p| p.placeable()).collect();
+    // A function without FP work is in the table, not on the chart; an MPI
+    // program's ranks are drawn when asked.
+    let drawn = |p: &results::apps::AppPoint| p.placeable() && (a.ranks || p.rank.is_none());
+    let apps: Vec<_> = all_apps.into_iter().filter(drawn).collect();
     let mut sel = chart::select(&docs, &filter, apps)?;
     // A chart of applications shows their points on the roofs, not the
     // validator's, unless asked.

@@ -5,13 +5,14 @@
 //! from it without asking which counter it was.
 
 use super::command::Found;
+use super::mpi::launcher::Launcher;
 use super::native::{self, NativeRun, Watch};
 use super::pmu::Family;
 use super::sample::Samples;
 use super::warnings::Warning;
 use super::work::Work;
 use crate::error::Result;
-use crate::results::apps::EmulatedCpu;
+use crate::results::apps::{EmulatedCpu, FailedRank};
 
 /// Counts a command.
 pub trait Counter {
@@ -53,7 +54,60 @@ pub struct Measured {
     /// The control flow between the blocks (loops asked for).
     pub flow: Vec<Flow>,
     /// Each rank, for an MPI job (`--mpi`): the rest is their sum.
-    pub ranks: Option<super::mpi::join::Ranks>,
+    pub ranks: Option<Ranks>,
+}
+
+/// Every rank of a job.
+#[derive(Debug, Clone)]
+pub struct Ranks {
+    /// Who launched them.
+    pub launcher: Launcher,
+    /// Each rank that ran to its end, by rank.
+    pub each: Vec<RankPart>,
+    /// Those that did not: left out of the sums.
+    pub failed: Vec<FailedRank>,
+}
+
+/// One rank's part.
+#[derive(Debug, Clone)]
+pub struct RankPart {
+    /// Its rank.
+    pub rank: u32,
+    /// The node it ran on.
+    pub host: String,
+    /// Its work.
+    pub total: Work,
+    /// Its wall time.
+    pub seconds: f64,
+    /// Its threads, when counted.
+    pub threads: Option<usize>,
+    /// Its regions.
+    pub regions: Vec<Region>,
+    /// Where its time went, when sampled.
+    pub samples: Option<Samples>,
+    /// Its work in the MPI runtime's code, when counted by place: what it
+    /// did waiting for the other ranks is there.
+    pub runtime: Option<Work>,
+}
+
+impl Ranks {
+    /// The slowest rank.
+    pub fn slowest(&self) -> u32 {
+        (self.each.iter())
+            .max_by(|a, b| a.seconds.total_cmp(&b.seconds))
+            .map_or(0, |r| r.rank)
+    }
+
+    /// The region `name` in each rank: its seconds and work (none in a
+    /// rank that never entered it).
+    pub fn region_parts(&self, name: &str) -> Vec<(u32, f64, Work)> {
+        (self.each.iter())
+            .map(|r| match r.regions.iter().find(|x| x.name == name) {
+                Some(x) => (r.rank, x.seconds, x.work.clone()),
+                None => (r.rank, 0.0, Work::default()),
+            })
+            .collect()
+    }
 }
 
 /// One process of the command.

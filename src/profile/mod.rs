@@ -25,6 +25,7 @@
 pub mod command;
 pub mod counter;
 pub mod emulate;
+pub mod emulated;
 pub mod functions;
 pub mod hot_loops;
 pub mod identity;
@@ -76,7 +77,14 @@ const MIN_FLOP_RATE: f64 = 1e6;
 pub fn profile(plan: &ProfilePlan) -> Result<Profiled> {
     let sampled = plan.functions.is_some();
     let measured = match &plan.mpi {
-        Some(mpi) => mpi::measure(mpi, &plan.counting, sampled)?,
+        Some(mpi) => {
+            let counting = match &plan.counting {
+                plan::Counting::Emulate(e) => mpi::Counting::Emulate(e),
+                plan::Counting::Pmu(p) => mpi::Counting::Pmu(p),
+                plan::Counting::Manual(_) => mpi::Counting::Manual,
+            };
+            mpi::measure(mpi, counting, sampled)?
+        }
         None => plan.counting.counter().measure(&plan.command, sampled)?,
     };
     let (points, warnings) = views::points(plan, &measured);

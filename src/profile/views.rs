@@ -4,12 +4,13 @@
 //! counter measured the run.
 
 use super::counter::Measured;
+use super::counter::Ranks;
 use super::functions::{self, FunctionPoint};
 use super::hot_loops;
-use super::mpi::join::{Ranks, function_spread};
+use super::mpi::join::{function_seconds, function_spread};
 use super::paths::{self, Compared};
 use super::plan::{Counting, ProfilePlan};
-use super::sample::MIN_SECONDS;
+use super::sample::{MIN_SECONDS, Samples};
 use super::symbols::file_name;
 use super::warnings::Warning;
 use super::work::{Basis, Work, dominant, kind, own_work};
@@ -62,6 +63,7 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
         slowest: r.slowest(),
         failed: r.failed.clone(),
     });
+    let program = whole.clone();
     let mut out = vec![whole];
     let brief = plan.functions.and_then(|_| too_brief(&out[0], m));
     let grouped = match (&m.samples, brief) {
@@ -81,22 +83,7 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
             paths::apply(&mut g.costs, &c);
         }
         if let Some(top) = plan.functions {
-            let program = out[0].clone();
-            let mut fps = g.hottest(s, top, &basis);
-            let mut loops = Vec::new();
-            if let Some(n) = plan.loops {
-                let functions: Vec<_> = fps.iter().map(|p| p.function.clone()).collect();
-                let lps = hot_loops::hottest(&m.blocks, &m.flow, s, &functions, n, &basis);
-                // A function whose loops are shown is its loops and its rest.
-                fps.retain(|p| !lps.iter().any(|l| l.function == p.function));
-                loops = loop_points(&lps, &program, &own);
-            }
-            let mut points = function_points(&fps, &program, &own);
-            if let Some(r) = &m.ranks {
-                spread_functions(r, &fps, &mut points);
-            }
-            out.extend(points);
-            out.extend(loops);
+            out.extend(hot_points(plan, m, (s, g), top, &program, &own));
         }
     }
     for r in &m.regions {
@@ -187,7 +174,7 @@ fn rank_points(plan: &ProfilePlan, r: &Ranks, typed: &Own, m: &Measured) -> Vec<
 
 /// Each function point's time over the ranks, from each rank's samples.
 fn spread_functions(r: &Ranks, fps: &[FunctionPoint], points: &mut [AppPoint]) {
-    let per_rank = r.function_seconds();
+    let per_rank = function_seconds(r);
     let shown: Vec<_> = (fps.iter().filter(|p| p.members == 1))
         .map(|p| p.function.clone())
         .collect();
@@ -195,6 +182,34 @@ fn spread_functions(r: &Ranks, fps: &[FunctionPoint], points: &mut [AppPoint]) {
         let rest = (fp.members > 1).then_some(&shown[..]);
         point.spread = function_spread(&per_rank, &fp.function, rest);
     }
+}
+
+/// The points of the `top` hottest functions of `program` (grouped), and
+/// of the loops asked for in them.
+fn hot_points(
+    plan: &ProfilePlan,
+    m: &Measured,
+    (s, g): (&Samples, functions::Grouped),
+    top: usize,
+    program: &AppPoint,
+    own: &Own,
+) -> Vec<AppPoint> {
+    let basis = own.basis;
+    let mut fps = g.hottest(s, top, &basis);
+    let mut loops = Vec::new();
+    if let Some(n) = plan.loops {
+        let functions: Vec<_> = fps.iter().map(|p| p.function.clone()).collect();
+        let lps = hot_loops::hottest(&m.blocks, &m.flow, s, &functions, n, &basis);
+        // A function whose loops are shown is its loops and its rest.
+        fps.retain(|p| !lps.iter().any(|l| l.function == p.function));
+        loops = loop_points(&lps, program, own);
+    }
+    let mut points = function_points(&fps, program, own);
+    if let Some(r) = &m.ranks {
+        spread_functions(r, &fps, &mut points);
+    }
+    points.extend(loops);
+    points
 }
 
 /// What every point of one run shares.

@@ -180,7 +180,7 @@ impl Warning {
 /// Why `function`'s path differs, in words: an MPI runtime waits and
 /// polls as the run goes, else the features the emulated CPU lacked.
 fn why_function(function: &Function, hidden: &[String]) -> String {
-    match super::mpi::join::in_runtime(&function.module) {
+    match super::mpi::runtime::in_runtime(&function.module) {
         true => "it is the MPI runtime's, which waits and polls as each run goes".into(),
         false => why_path(hidden),
     }

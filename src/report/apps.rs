@@ -119,6 +119,58 @@ fn cell(v: f64, text: String) -> Markup {
     html! { td.n data-v=(key) { (text) } }
 }
 
+/// A table per MPI program: each rank's node, time, W, Q, AI and its work
+/// in the MPI runtime's code; the ranks that failed after it.
+pub fn ranks(doc: &Document, programs: &[AppPoint], ranks: &[&AppPoint]) -> Markup {
+    let share = |x: f64, of: f64| if of > 0.0 { 100.0 * x / of } else { 0.0 };
+    html! {
+        @for p in programs.iter().filter(|p| p.mpi.is_some()) {
+            @let mpi = p.mpi.as_ref().unwrap_or_else(|| unreachable!());
+            p {
+                (p.name) ": " (mpi.ranks) " rank(s) launched by " (mpi.launcher)
+                "; T is rank " (mpi.slowest) "'s, the slowest; W and Q their sums."
+            }
+            div.scroll { table.apps.sortable {
+                thead { tr {
+                    th { "Rank" } th { "Node" } th { "Seconds" } th { "Work" } th { "W" } th { "Q (bytes)" }
+                    th { "AI" } th { "G/s" } th { "W in the MPI runtime" } th { "Q in the MPI runtime" } th { "Of the roof" }
+                } }
+                tbody {
+                    @for r in ranks.iter().filter(|r| r.rank.as_ref().is_some_and(|k| k.program == p.name)) {
+                        @let k = r.rank.as_ref().unwrap_or_else(|| unreachable!());
+                        @let rt = k.runtime;
+                        @let roof = placement(doc, r, r.threads.unwrap_or(1)).and_then(|x| x.roof);
+                        tr data-point=(r.name) {
+                            (cell(f64::from(k.rank), k.rank.to_string()))
+                            td { (k.host) }
+                            (cell(r.seconds, format!("{:.3}", r.seconds)))
+                            td { (work(r)) }
+                            (cell(r.flops, format!("{:.4e}", r.flops)))
+                            (cell(r.bytes, format!("{:.4e}", r.bytes)))
+                            (cell(r.ai(), format!("{:.3}", r.ai())))
+                            (cell(r.gflop_per_s(), format!("{:.2}", r.gflop_per_s())))
+                            @match rt {
+                                Some(w) => {
+                                    (cell(share(w.flops, r.flops), format!("{:.0}%", share(w.flops, r.flops))))
+                                    (cell(share(w.bytes, r.bytes), format!("{:.0}%", share(w.bytes, r.bytes))))
+                                }
+                                None => { td.n { "-" } td.n { "-" } }
+                            }
+                            @match roof {
+                                Some((label, v)) => td { (label) " " (format!("{:.0}%", 100.0 * r.gflop_per_s() / v)) },
+                                None => td { (unplaced(doc, r)) },
+                            }
+                        }
+                    }
+                }
+            } }
+            @for f in &mpi.failed {
+                p.note { "Rank " (f.rank) " " (f.why) ": left out of the sums." }
+            }
+        }
+    }
+}
+
 /// A row per function point, placed against `doc`'s one-thread roofs
 /// (their time is per core), hottest first.
 pub fn functions(doc: &Document, points: &[&AppPoint]) -> Markup {

@@ -98,16 +98,13 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
     let several = docs.len() > 1;
     let cpus: Vec<String> = docs.iter().map(|(_, d)| d.cpu_name()).collect();
     let title = format!("carmbench: {}", cpus.join(" vs "));
-    // Functions without FP work are listed, not drawn.
-    let (programs, functions): (Vec<&AppPoint>, Vec<&AppPoint>) =
-        apps.iter().partition(|a| a.function.is_none());
-    let placeable: Vec<AppPoint> = apps.iter().filter(|a| a.placeable()).cloned().collect();
+    let Tables {
+        programs,
+        functions,
+        ranks,
+        placeable,
+    } = Tables::of(apps);
     let (carm, apps_chart) = charts(docs, placeable);
-    let programs: Vec<AppPoint> = programs
-        .into_iter()
-        .filter(|a| a.placeable())
-        .cloned()
-        .collect();
     let comparison = several.then(|| comparison(docs));
     let page = html! {
         (DOCTYPE)
@@ -149,6 +146,12 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
                         (apps::section(first, &programs))
                     }
                 }
+                @if !ranks.is_empty() {
+                    section.apps {
+                        h2 { "MPI ranks" }
+                        (apps::ranks(first, &programs, &ranks))
+                    }
+                }
                 @if !functions.is_empty() {
                     section.functions {
                         h2 { "Functions" }
@@ -163,6 +166,41 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
         }
     };
     Ok(page.into_string())
+}
+
+/// The application points by the table that lists them.
+struct Tables<'a> {
+    /// Programs and regions with a place.
+    programs: Vec<AppPoint>,
+    /// Functions and loops (those without FP work too: listed, not drawn).
+    functions: Vec<&'a AppPoint>,
+    /// An MPI program's ranks: listed in their own table, not drawn.
+    ranks: Vec<&'a AppPoint>,
+    /// What the applications' chart draws.
+    placeable: Vec<AppPoint>,
+}
+
+impl Tables<'_> {
+    fn of(apps: &[AppPoint]) -> Tables<'_> {
+        let (programs, functions): (Vec<&AppPoint>, Vec<&AppPoint>) =
+            apps.iter().partition(|a| a.function.is_none());
+        let (ranks, programs): (Vec<&AppPoint>, Vec<&AppPoint>) =
+            programs.into_iter().partition(|a| a.rank.is_some());
+        let placeable = (apps.iter())
+            .filter(|a| a.placeable() && a.rank.is_none())
+            .cloned()
+            .collect();
+        let programs = (programs.into_iter())
+            .filter(|a| a.placeable())
+            .cloned()
+            .collect();
+        Tables {
+            programs,
+            functions,
+            ranks,
+            placeable,
+        }
+    }
 }
 
 /// The machine's chart with its validation points; the applications'

@@ -4,7 +4,7 @@
 //! part kept for its point and for the spread of each function and region.
 
 use super::launcher::Launcher;
-use crate::profile::counter::{Block, Measured, Region};
+use crate::profile::counter::{Block, Measured, RankPart, Ranks};
 use crate::profile::functions;
 use crate::profile::sample::Samples;
 use crate::profile::symbols::{Function, Symbols};
@@ -13,76 +13,13 @@ use crate::profile::work::Work;
 use crate::results::apps::{FailedRank, Range, Spread};
 use std::collections::BTreeMap;
 
-/// Every rank of a job.
-#[derive(Debug, Clone)]
-pub struct Ranks {
-    /// Who launched them.
-    pub launcher: Launcher,
-    /// Each rank that ran to its end, by rank.
-    pub each: Vec<RankPart>,
-    /// Those that did not: left out of the sums.
-    pub failed: Vec<FailedRank>,
-}
-
-/// One rank's part.
-#[derive(Debug, Clone)]
-pub struct RankPart {
-    /// Its rank.
-    pub rank: u32,
-    /// The node it ran on.
-    pub host: String,
-    /// Its work.
-    pub total: Work,
-    /// Its wall time.
-    pub seconds: f64,
-    /// Its threads, when counted.
-    pub threads: Option<usize>,
-    /// Its regions.
-    pub regions: Vec<Region>,
-    /// Where its time went, when sampled.
-    pub samples: Option<Samples>,
-    /// Its work in the MPI runtime's code, when counted by place: what it
-    /// did waiting for the other ranks is there.
-    pub runtime: Option<Work>,
-}
-
-/// The files of MPI runtimes' code (Open MPI, MPICH, PMIx, the fabrics'
-/// libraries and what they load), by the start of their file names.
-const RUNTIME: &[&str] = &[
-    "libmpi",
-    "libopen-pal",
-    "libopen-rte",
-    "mca_",
-    "libmca_",
-    "libpmix",
-    "libpmi",
-    "libucp",
-    "libucs",
-    "libuct",
-    "libucm",
-    "libfabric",
-    "libpsm",
-    "libibverbs",
-    "libmlx",
-    "libhwloc",
-    "libevent",
-    "libmpich",
-    "libxpmem",
-    "libknem",
-];
-
-/// Whether the file at `module` is an MPI runtime's.
-pub fn in_runtime(module: &str) -> bool {
-    let name = std::path::Path::new(module)
-        .file_name()
-        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-    RUNTIME.iter().any(|r| name.starts_with(r))
-}
-
 /// The work of `blocks` in an MPI runtime's code.
 pub fn runtime_work(blocks: &[Block]) -> Work {
     let mut w = Work::default();
-    for b in blocks.iter().filter(|b| in_runtime(&b.module)) {
+    for b in blocks
+        .iter()
+        .filter(|b| super::runtime::in_runtime(&b.module))
+    {
         w += &b.work;
     }
     w
@@ -164,7 +101,9 @@ pub fn join(launcher: Launcher, parts: Vec<Part>, failed: Vec<FailedRank>) -> Me
     let shared = match m.separate_runs {
         // Said because an emulated job runs several times slower on the
         // same cores: only its waits differ, which `RankInRuntime` shows.
-        true => "; T from a native launch of the job, W and Q from an emulated one whose ranks shared the same cores (that changes how long they wait, not what they compute)",
+        true => {
+            "; T from a native launch of the job, W and Q from an emulated one whose ranks shared the same cores (that changes how long they wait, not what they compute)"
+        }
         false => "",
     };
     m.note = m.note.map(|n| {
@@ -199,40 +138,20 @@ fn add_samples(into: &mut Samples, s: &Samples) {
     into.cpu_seconds += s.cpu_seconds;
 }
 
-impl Ranks {
-    /// The slowest rank.
-    pub fn slowest(&self) -> u32 {
-        (self.each.iter())
-            .max_by(|a, b| a.seconds.total_cmp(&b.seconds))
-            .map_or(0, |r| r.rank)
-    }
-
-    /// The region `name` in each rank: its seconds and work (none in a
-    /// rank that never entered it).
-    pub fn region_parts(&self, name: &str) -> Vec<(u32, f64, Work)> {
-        (self.each.iter())
-            .map(|r| match r.regions.iter().find(|x| x.name == name) {
-                Some(x) => (r.rank, x.seconds, x.work.clone()),
-                None => (r.rank, 0.0, Work::default()),
-            })
-            .collect()
-    }
-
-    /// Each rank's CPU seconds per function, from its own samples.
-    pub fn function_seconds(&self) -> Vec<(u32, BTreeMap<Function, f64>, f64)> {
-        let mut symbols = Symbols::default();
-        (self.each.iter())
-            .filter_map(|r| {
-                let s = r.samples.as_ref()?;
-                let costs = functions::costs(&[], s, &mut symbols);
-                let total = s.total.max(1) as f64;
-                let secs = (costs.into_iter())
-                    .map(|(f, c)| (f, c.samples as f64 / total * s.cpu_seconds))
-                    .collect();
-                Some((r.rank, secs, s.cpu_seconds))
-            })
-            .collect()
-    }
+/// Each rank's CPU seconds per function, from its own samples.
+pub fn function_seconds(ranks: &Ranks) -> Vec<(u32, BTreeMap<Function, f64>, f64)> {
+    let mut symbols = Symbols::default();
+    (ranks.each.iter())
+        .filter_map(|r| {
+            let s = r.samples.as_ref()?;
+            let costs = functions::costs(&[], s, &mut symbols);
+            let total = s.total.max(1) as f64;
+            let secs = (costs.into_iter())
+                .map(|(f, c)| (f, c.samples as f64 / total * s.cpu_seconds))
+                .collect();
+            Some((r.rank, secs, s.cpu_seconds))
+        })
+        .collect()
 }
 
 /// How one function (or, with `rest_of`, every function but those shown)

@@ -236,7 +236,7 @@ mod tests {
         .unwrap();
         assert_eq!(l.program, "./app");
         assert_eq!(l.args, ["-n", "3"]);
-        assert_eq!(l.head.len(), 10);
+        assert_eq!(l.head.len(), 9);
         let s = split(
             Launcher::Srun,
             "srun -n2 -N 1 --mpi=pmix --ntasks-per-node 2 -l app",

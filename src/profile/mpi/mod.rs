@@ -13,12 +13,13 @@
 pub mod join;
 pub mod launcher;
 pub mod rank;
+pub mod runtime;
 
 use super::command::Found;
 use super::counter::Measured;
+use super::counter::Pmu;
 use super::emulate::{Emulated, Emulation, read_processes};
 use super::input::Input;
-use super::plan::Counting;
 use super::stderr::{one_line, with_stderr};
 use super::tree::{self, Leftovers, Rules};
 use crate::error::{Error, Result};
@@ -213,8 +214,19 @@ impl Mpi {
     }
 }
 
+/// How the ranks are counted.
+#[derive(Debug, Clone, Copy)]
+pub enum Counting<'a> {
+    /// Under QEMU.
+    Emulate(&'a Emulation),
+    /// With the PMU's events.
+    Pmu(&'a Pmu),
+    /// By hand: refused, each rank's work is counted.
+    Manual,
+}
+
 /// Count and time every rank of `mpi`'s job as `counting` counts.
-pub fn measure(mpi: &Mpi, counting: &Counting, sampled: bool) -> Result<Measured> {
+pub fn measure(mpi: &Mpi, counting: Counting, sampled: bool) -> Result<Measured> {
     let scratch = crate::files::scratch_dir("mpi")?;
     let out = (|| match counting {
         Counting::Emulate(e) => by_emulation(mpi, e, &scratch),
@@ -252,7 +264,7 @@ pub fn measure(mpi: &Mpi, counting: &Counting, sampled: bool) -> Result<Measured
             });
             Ok(join::join(mpi.launch.launcher, parts.collect(), failed))
         }
-        Counting::Manual(_) => Err(Error::input(
+        Counting::Manual => Err(Error::input(
             "--mpi counts each rank (by emulation or the PMU): leave out --flops and --bytes",
         )),
     })();
