@@ -261,10 +261,20 @@ pub fn writable_folder(dir: &Path, flag: &str) -> Result<()> {
 
 /// A fresh private directory for one run's files.
 pub fn scratch_dir(what: &str) -> Result<PathBuf> {
+    scratch_dir_in(&std::env::temp_dir(), what)
+}
+
+/// A fresh private directory for one run's files in `parent` (hidden).
+pub fn scratch_dir_in(parent: &Path, what: &str) -> Result<PathBuf> {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static N: AtomicUsize = AtomicUsize::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "carmbench-{what}-{}-{}",
+    let hidden = if parent == std::env::temp_dir() {
+        ""
+    } else {
+        "."
+    };
+    let d = parent.join(format!(
+        "{hidden}carmbench-{what}-{}-{}",
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)
     ));

@@ -208,7 +208,7 @@ impl ProfilePlan {
         let mut found = command::find(&a.command)?;
         found.timeout = a.timeout;
         let mpi = match a.mpi {
-            true => Some(mpi(&a.command, &found)?),
+            true => Some(mpi(&a.command, &found, &out)?),
             false => None,
         };
         // A rank's program is what is counted, and names the point.
@@ -240,8 +240,9 @@ impl ProfilePlan {
     }
 }
 
-/// The MPI launch `command` is (its launcher found), its program found.
-fn mpi(command: &[String], launcher: &Found) -> Result<super::mpi::Mpi> {
+/// The MPI launch `command` is (its launcher found), its program found,
+/// the ranks writing beside the apps file `out`.
+fn mpi(command: &[String], launcher: &Found, out: &Path) -> Result<super::mpi::Mpi> {
     let launch = super::mpi::launcher::Launch::split(command, &launcher.path)?;
     let mut program = command::found(&launch.program, &launch.args)?;
     program.timeout = launcher.timeout;
@@ -249,6 +250,10 @@ fn mpi(command: &[String], launcher: &Found) -> Result<super::mpi::Mpi> {
         launch,
         program,
         launcher: launcher.path.clone(),
+        shared: std::path::absolute(out)
+            .ok()
+            .and_then(|o| Some(o.parent()?.to_path_buf()))
+            .unwrap_or_else(|| PathBuf::from(".")),
     })
 }
 

@@ -181,6 +181,29 @@ pub fn a_crashing_rank_is_named_and_the_others_kept() {
         named(&points, "mpi_work/triad").flops,
         by_hand(200_000, 5, 0)
     );
+    // Rank 1 crashes while rank 0 waits for it: the launcher stops rank 0
+    // too, and no rank is left to place.
+    let launch = [
+        "mpirun",
+        "-np",
+        "2",
+        "./mpi_work",
+        "200000",
+        "5",
+        "crash-early",
+    ];
+    let o = mpi_profile(&dir, &[], &launch, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let last = stderr(&o).lines().last().unwrap_or_default().to_string();
+    for want in [
+        "no rank of './mpi_work' ran to its end",
+        "rank 0 ended without its record",
+        "rank 1 was stopped by signal 11",
+    ] {
+        assert!(last.contains(want), "{want}: {last}");
+    }
+    // The apps file keeps what it had.
+    assert_eq!(load(&dir), points);
 }
 
 pub fn an_srun_job_on_a_local_slurm_is_profiled_rank_by_rank() {

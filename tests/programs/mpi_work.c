@@ -3,7 +3,8 @@
 // 2 N R (r+1) flops, Q = 24 N R (r+1) bytes in the region (the set-up
 // stores 24 N bytes more). The ranks exchange integers only: MPI does no
 // flop of its own. With a third argument "crash", rank 1 stops itself with
-// SIGSEGV a second after MPI_Finalize, when the others have ended.
+// SIGSEGV a second after MPI_Finalize, when the others have ended; with
+// "crash-early", before the ranks exchange their sums, while rank 0 waits.
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@ int main(int argc, char **argv) {
     for (long k = 0; k < r; k++)
         for (long i = 0; i < n; i++) a[i] = b[i] + 3.0 * c[i];
     carmbench_region_end("triad");
+    if (argc > 3 && strcmp(argv[3], "crash-early") == 0 && rank == 1) raise(SIGSEGV);
     long mine = (long)a[n / 2] * r, all = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) printf("checksum %ld over %d ranks\n", all, size);

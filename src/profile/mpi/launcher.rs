@@ -207,6 +207,33 @@ impl Launch {
         })
     }
 
+    /// The ranks the launch asks for, when its options say (`-np 4`, `-n4`,
+    /// `--ntasks=4`).
+    pub fn ranks(&self) -> Option<u32> {
+        let names: &[&str] = match self.launcher {
+            Launcher::OpenMpi => &["-np", "--np", "-n", "--n", "-c"],
+            Launcher::Mpich => &["-n", "-np"],
+            Launcher::Srun => &["-n", "--ntasks"],
+        };
+        let mut found = None;
+        for (k, a) in self.head.iter().enumerate() {
+            let value = match a.split_once('=') {
+                Some((n, v)) if names.contains(&n) => Some(v),
+                _ if names.contains(&a.as_str()) => self.head.get(k + 1).map(String::as_str),
+                _ if self.launcher == Launcher::Srun
+                    && a.len() > 2
+                    && a.starts_with("-n")
+                    && !a.starts_with("--") =>
+                {
+                    Some(&a[2..])
+                }
+                _ => None,
+            };
+            found = value.and_then(|v| v.parse().ok()).or(found);
+        }
+        found
+    }
+
     /// The launch command with `wrapper` (carmbench and its rank-wrapper
     /// arguments, ending with `--`) before the program.
     pub fn wrapped(&self, wrapper: &[OsString]) -> Vec<OsString> {
@@ -245,6 +272,12 @@ mod tests {
         assert_eq!((s.program.as_str(), s.head.len()), ("app", 8));
         let m = split(Launcher::Mpich, "mpiexec -genv A 1 -n 2 app x").unwrap();
         assert_eq!((m.program.as_str(), m.args.len()), ("app", 1));
+        assert_eq!(
+            (l.ranks(), s.ranks(), m.ranks()),
+            (Some(4), Some(2), Some(2))
+        );
+        let srun = split(Launcher::Srun, "srun --ntasks=3 app").unwrap();
+        assert_eq!(srun.ranks(), Some(3));
         let w = l.wrapped(&["carmbench".into(), "--".into()]);
         assert_eq!(w[9], "carmbench");
         assert_eq!(w[11], "./app");

@@ -42,6 +42,9 @@ pub struct Mpi {
     pub program: Found,
     /// The launcher's file.
     pub launcher: std::path::PathBuf,
+    /// Where the ranks write: beside the apps file, as on a cluster the
+    /// nodes share that folder more often than a temporary one.
+    pub shared: std::path::PathBuf,
 }
 
 /// How one launch of the job is run.
@@ -134,11 +137,24 @@ impl Mpi {
             program: None,
         };
         let status = job.run_native(stdin)?;
-        let (ok, failed) = job.native_ranks();
+        let (ok, mut failed) = job.native_ranks();
+        // Ranks asked for that wrote nothing: stopped before their end.
+        for rank in 0..self.launch.ranks().unwrap_or(0) {
+            if !ok.contains_key(&rank) && !failed.iter().any(|f| f.rank == rank) {
+                failed.push(FailedRank {
+                    rank,
+                    why: "ended without its record (stopped before its end: a launcher stops the job when a rank fails)".into(),
+                });
+            }
+        }
+        failed.sort_by_key(|f| f.rank);
         if ok.is_empty() {
-            let why = match failed.first() {
-                Some(f) => format!("rank {} {}", f.rank, f.why),
-                None => format!(
+            let why = match failed.is_empty() {
+                false => (failed.iter())
+                    .map(|f| format!("rank {} {}", f.rank, f.why))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                true => format!(
                     "{} {} and no rank ran under carmbench's wrapper (see its messages above)",
                     self.launch.head[0],
                     rank::how_it_ended(&status)
@@ -227,7 +243,7 @@ pub enum Counting<'a> {
 
 /// Count and time every rank of `mpi`'s job as `counting` counts.
 pub fn measure(mpi: &Mpi, counting: Counting, sampled: bool) -> Result<Measured> {
-    let scratch = crate::files::scratch_dir("mpi")?;
+    let scratch = crate::files::scratch_dir_in(&mpi.shared, "mpi")?;
     let out = (|| match counting {
         Counting::Emulate(e) => by_emulation(mpi, e, &scratch),
         Counting::Pmu(p) => {
