@@ -19,13 +19,14 @@ for arg in "$@"; do
         # as users' scripts do; numpy on OpenBLAS picks its kernels by CPU),
         # qemu-user runs them under the counting plugin, Valgrind's cachegrind is the reference for the
         # simulated caches, chromium opens the report, Slurm with munge runs a cluster of 4 nodes on this
-        # machine (scripts/slurm-local.sh), Open MPI builds and launches the MPI programs profiled.
+        # machine (scripts/slurm-local.sh), Open MPI and MPICH build and launch the MPI programs profiled
+        # (Open MPI stays Debian's default mpicc and mpirun).
         groups+=("programs to profile|gcc libc6-dev python3 python3-numpy libopenblas0"
             "emulation|qemu-user"
             "the cache simulation's reference|valgrind"
             "the browser test|chromium chromium-driver"
             "the Slurm test|slurmctld slurmd slurm-client munge"
-            "the MPI tests|openmpi-bin libopenmpi-dev")
+            "the MPI tests|openmpi-bin libopenmpi-dev mpich libmpich-dev")
         ;;
     --aarch64)
         groups+=("AArch64 cross tools|gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user")

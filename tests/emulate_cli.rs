@@ -465,6 +465,7 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Mpi, Part::Sampling) an_mpi_job_is_a_point_with_a_point_per_rank_and_its_functions_spread,
         (Part::Qemu, Part::Mpi) a_crashing_rank_is_named_and_the_others_kept,
         (Part::Qemu, Part::Mpi, Part::Slurm) an_srun_job_on_a_local_slurm_is_profiled_rank_by_rank,
+        (Part::Qemu, Part::Mpich) an_mpich_job_is_profiled_rank_by_rank,
         (Part::Qemu, Part::Mpi) a_launcher_carmbench_does_not_know_is_refused_in_one_line,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])

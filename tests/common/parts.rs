@@ -27,6 +27,8 @@ pub enum Part {
     Valgrind,
     /// Debian's Open MPI: mpirun and mpicc.
     Mpi,
+    /// Debian's MPICH: mpiexec.mpich (Hydra) and mpicc.mpich.
+    Mpich,
 }
 
 /// Debian's own Python, the one `python3-numpy` is built for (a `python3`
@@ -54,6 +56,7 @@ impl Part {
             Part::Numpy => "Debian's numpy with OpenBLAS (/usr/bin/python3)",
             Part::Valgrind => "Valgrind (cachegrind)",
             Part::Mpi => "Open MPI (mpirun, mpicc)",
+            Part::Mpich => "MPICH (mpiexec.mpich, mpicc.mpich)",
         }
     }
 
@@ -69,6 +72,7 @@ impl Part {
             Part::Numpy => "apt-get install python3-numpy libopenblas0",
             Part::Valgrind => "apt-get install valgrind",
             Part::Mpi => "apt-get install openmpi-bin libopenmpi-dev",
+            Part::Mpich => "apt-get install mpich libmpich-dev",
         }
     }
 
@@ -100,6 +104,9 @@ impl Part {
                             .output()
                             .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("Open MPI"))
                     })
+            }
+            Part::Mpich => {
+                program("mpicc.mpich", false).is_some() && program("mpiexec.mpich", false).is_some()
             }
             Part::Valgrind => program("valgrind", false).is_some_and(|v| {
                 Command::new(v)

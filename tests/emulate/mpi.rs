@@ -13,13 +13,19 @@ const MPI_WORK: &str = include_str!("../programs/mpi_work.c");
 /// loader and libc, code in no file.
 const START_UP_FLOPS: f64 = 1000.0;
 
-/// `mpi_work.c` built with mpicc and the regions library, in `dir`.
+/// `mpi_work.c` built with Open MPI's mpicc and the regions library, in
+/// `dir`.
 fn mpi_work(dir: &Path) -> PathBuf {
+    mpi_work_with(dir, "mpicc.openmpi")
+}
+
+/// The same, built with `mpicc` (one MPI's compiler wrapper).
+fn mpi_work_with(dir: &Path, mpicc: &str) -> PathBuf {
     let c = dir.join("mpi_work.c");
     std::fs::write(&c, MPI_WORK).unwrap();
     let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
     let exe = dir.join("mpi_work");
-    let out = Command::new("mpicc")
+    let out = Command::new(mpicc)
         .args(["-O2", "-g", "-I"])
         .arg(&include)
         .arg("-o")
@@ -217,6 +223,16 @@ pub fn an_srun_job_on_a_local_slurm_is_profiled_rank_by_rank() {
     let o = mpi_profile(&dir, &[], &launch, &env);
     success(&o);
     check_job(&load(&dir), n, r, "Slurm's srun");
+}
+
+pub fn an_mpich_job_is_profiled_rank_by_rank() {
+    let dir = tmpdir("mpi-mpich");
+    mpi_work_with(&dir, "mpicc.mpich");
+    let (n, r) = (500_000u64, 4u64);
+    let (ns, rs) = (n.to_string(), r.to_string());
+    let launch = ["mpiexec.mpich", "-n", "2", "./mpi_work", &ns, &rs];
+    success(&mpi_profile(&dir, &[], &launch, &[]));
+    check_job(&load(&dir), n, r, "MPICH's mpiexec");
 }
 
 pub fn a_launcher_carmbench_does_not_know_is_refused_in_one_line() {
