@@ -38,57 +38,24 @@ pub struct Part {
     pub runtime: Option<Work>,
 }
 
-/// Join the ranks' measures (`(rank, host, measure)`, by rank).
+/// Join the ranks' measures, by rank.
 pub fn join(launcher: Launcher, parts: Vec<Part>, failed: Vec<FailedRank>) -> Measured {
     let mut m = Measured::default();
     let mut each = Vec::new();
-    let mut samples: Option<Samples> = None;
     let mut threads = 0;
-    for Part {
-        rank,
-        host,
-        measured: r,
-        runtime,
-    } in parts
-    {
-        m.total += &r.total;
-        m.seconds = m.seconds.max(r.seconds);
-        threads += r.threads.unwrap_or(1);
-        for reg in &r.regions {
-            match m.regions.iter_mut().find(|x| x.name == reg.name) {
-                Some(x) => {
-                    x.calls += reg.calls;
-                    x.work += &reg.work;
-                    x.seconds += reg.seconds;
-                }
-                None => m.regions.push(reg.clone()),
-            }
-        }
-        m.processes.extend(r.processes.iter().cloned());
-        m.blocks.extend(r.blocks.iter().cloned());
-        m.flow.extend(r.flow.iter().cloned());
-        if let Some(s) = &r.samples {
-            add_samples(samples.get_or_insert_with(Samples::default), s);
-        }
-        for w in &r.warnings {
-            if !m.warnings.contains(w) {
-                m.warnings.push(w.clone());
-            }
-        }
-        m.source.clone_from(&r.source);
-        m.note = r.note.clone();
-        m.counted_with.clone_from(&r.counted_with);
-        m.separate_runs = r.separate_runs;
-        m.emulated_cpu.clone_from(&r.emulated_cpu);
+    for p in parts {
+        threads += p.measured.threads.unwrap_or(1);
+        add(&mut m, &p.measured);
+        let r = p.measured;
         each.push(RankPart {
-            rank,
-            host,
+            rank: p.rank,
+            host: p.host,
             total: r.total,
             seconds: r.seconds,
             threads: r.threads,
             regions: r.regions,
             samples: r.samples,
-            runtime,
+            runtime: p.runtime,
         });
     }
     m.warnings
@@ -97,7 +64,6 @@ pub fn join(launcher: Launcher, parts: Vec<Part>, failed: Vec<FailedRank>) -> Me
             why: f.why.clone(),
         }));
     m.threads = Some(threads);
-    m.samples = samples;
     let shared = match m.separate_runs {
         // Said because an emulated job runs several times slower on the
         // same cores: only its waits differ, which `RankInRuntime` shows.
@@ -119,6 +85,39 @@ pub fn join(launcher: Launcher, parts: Vec<Part>, failed: Vec<FailedRank>) -> Me
         failed,
     });
     m
+}
+
+/// Add one rank's measure `r` into the job's `m`: work, regions, blocks
+/// and samples summed, the time the longest, the rest as any rank says.
+fn add(m: &mut Measured, r: &Measured) {
+    m.total += &r.total;
+    m.seconds = m.seconds.max(r.seconds);
+    for reg in &r.regions {
+        match m.regions.iter_mut().find(|x| x.name == reg.name) {
+            Some(x) => {
+                x.calls += reg.calls;
+                x.work += &reg.work;
+                x.seconds += reg.seconds;
+            }
+            None => m.regions.push(reg.clone()),
+        }
+    }
+    m.processes.extend(r.processes.iter().cloned());
+    m.blocks.extend(r.blocks.iter().cloned());
+    m.flow.extend(r.flow.iter().cloned());
+    if let Some(s) = &r.samples {
+        add_samples(m.samples.get_or_insert_with(Samples::default), s);
+    }
+    for w in &r.warnings {
+        if !m.warnings.contains(w) {
+            m.warnings.push(w.clone());
+        }
+    }
+    m.source.clone_from(&r.source);
+    m.note.clone_from(&r.note);
+    m.counted_with.clone_from(&r.counted_with);
+    m.separate_runs = r.separate_runs;
+    m.emulated_cpu.clone_from(&r.emulated_cpu);
 }
 
 /// Add `s` into `into`.

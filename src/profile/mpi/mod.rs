@@ -63,12 +63,9 @@ impl Job<'_> {
     fn command(&self) -> Result<Command> {
         let exe = std::env::current_exe()
             .map_err(|e| Error::Io(format!("cannot find carmbench's own program: {e}")))?;
-        let mode = match self.mode {
-            Mode::Time => "time",
-            Mode::Sampled => "sampled",
-            Mode::Counted => "counted",
-            Mode::Emulated => "emulated",
-        };
+        use clap::ValueEnum;
+        let mode =
+            (self.mode.to_possible_value()).map_or(String::new(), |v| v.get_name().to_string());
         let mut wrapper: Vec<OsString> = vec![exe.into(), "mpi-rank".into(), "--dir".into()];
         wrapper.extend([self.dir.into(), "--mode".into(), mode.into()]);
         wrapper.extend(self.extra.iter().cloned());
