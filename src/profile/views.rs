@@ -11,7 +11,7 @@ use super::mpi::join::{function_seconds, function_spread};
 use super::paths::{self, Compared};
 use super::plan::{Counting, ProfilePlan};
 use super::sample::{MIN_SECONDS, Samples};
-use super::symbols::file_name;
+use super::symbols::{Function, file_name};
 use super::warnings::Warning;
 use super::work::{Basis, Work, dominant, kind, own_work};
 use crate::kernels::Precision;
@@ -172,14 +172,12 @@ fn rank_points(plan: &ProfilePlan, r: &Ranks, typed: &Own, m: &Measured) -> Vec<
         .collect()
 }
 
-/// Each function point's time over the ranks, from each rank's samples.
-fn spread_functions(r: &Ranks, fps: &[FunctionPoint], points: &mut [AppPoint]) {
+/// Each function point's time over the ranks, from each rank's samples;
+/// the rest's is what the functions `shown` leave.
+fn spread_functions(r: &Ranks, fps: &[FunctionPoint], shown: &[Function], points: &mut [AppPoint]) {
     let per_rank = function_seconds(r);
-    let shown: Vec<_> = (fps.iter().filter(|p| p.members == 1))
-        .map(|p| p.function.clone())
-        .collect();
     for (fp, point) in fps.iter().zip(points.iter_mut()) {
-        let rest = (fp.members > 1).then_some(&shown[..]);
+        let rest = (fp.members > 1).then_some(shown);
         point.spread = function_spread(&per_rank, &fp.function, rest);
     }
 }
@@ -196,6 +194,11 @@ fn hot_points(
 ) -> Vec<AppPoint> {
     let basis = own.basis;
     let mut fps = g.hottest(s, top, &basis);
+    // Every function shown, as itself or as its loops: the rest is what
+    // they leave.
+    let shown: Vec<_> = (fps.iter().filter(|p| p.members == 1))
+        .map(|p| p.function.clone())
+        .collect();
     let mut loops = Vec::new();
     if let Some(n) = plan.loops {
         let functions: Vec<_> = fps.iter().map(|p| p.function.clone()).collect();
@@ -206,7 +209,7 @@ fn hot_points(
     }
     let mut points = function_points(&fps, program, own);
     if let Some(r) = &m.ranks {
-        spread_functions(r, &fps, &mut points);
+        spread_functions(r, &fps, &shown, &mut points);
     }
     points.extend(loops);
     points

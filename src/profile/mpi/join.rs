@@ -137,18 +137,22 @@ fn add_samples(into: &mut Samples, s: &Samples) {
     into.cpu_seconds += s.cpu_seconds;
 }
 
-/// Each rank's CPU seconds per function, from its own samples.
+/// Each rank's CPU seconds per function, and in all, from its own samples
+/// at the job's seconds per sample: so that a function's seconds in the
+/// ranks add up to its point's.
 pub fn function_seconds(ranks: &Ranks) -> Vec<(u32, BTreeMap<Function, f64>, f64)> {
     let mut symbols = Symbols::default();
+    let all = ranks.each.iter().filter_map(|r| r.samples.as_ref());
+    let (samples, cpu) = all.fold((0u64, 0.0), |(n, c), s| (n + s.total, c + s.cpu_seconds));
+    let per_sample = cpu / samples.max(1) as f64;
     (ranks.each.iter())
         .filter_map(|r| {
             let s = r.samples.as_ref()?;
             let costs = functions::costs(&[], s, &mut symbols);
-            let total = s.total.max(1) as f64;
             let secs = (costs.into_iter())
-                .map(|(f, c)| (f, c.samples as f64 / total * s.cpu_seconds))
+                .map(|(f, c)| (f, c.samples as f64 * per_sample))
                 .collect();
-            Some((r.rank, secs, s.cpu_seconds))
+            Some((r.rank, secs, s.total as f64 * per_sample))
         })
         .collect()
 }
