@@ -137,11 +137,12 @@ pub fn an_mpi_job_is_a_point_with_a_point_per_rank_and_its_functions_spread() {
         main.mix.as_ref().unwrap().dp_flops,
         by_hand(n, r, 0) + by_hand(n, r, 1)
     );
-    let spread = main
-        .spread
-        .as_ref()
-        .expect("a function's time over the ranks");
-    assert!(spread.seconds.max >= spread.seconds.min && spread.seconds.max > 0.0);
+    // Its seconds in the two ranks add up to its point's.
+    let spread = main.spread.as_ref();
+    let t = &spread.expect("a function's time over the ranks").seconds;
+    assert!(t.max >= t.min && t.max > 0.0, "{t:?}");
+    let sum = t.min + t.max;
+    assert!((sum - main.seconds).abs() < 1e-9 * main.seconds, "{t:?}");
     // Profiled again: the old ranks go with the old program point.
     let o = mpi_profile(
         &dir,
