@@ -159,9 +159,30 @@ pub fn failed(prog: &str, status: &ExitStatus) -> Error {
     }
     Error::input(format!(
         "'{prog}' {}; no point written",
-        match status.code() {
-            Some(c) => format!("exited with status {c}"),
-            None => format!("was stopped ({status})"),
-        }
+        how_it_ended(status)
     ))
+}
+
+/// How a run ended, for people.
+pub fn how_it_ended(status: &ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exited with status {c}"),
+        (None, Some(s)) => format!("was stopped by signal {s} ({})", signal_name(s)),
+        _ => format!("ended ({status})"),
+    }
+}
+
+fn signal_name(s: i32) -> &'static str {
+    match s {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGILL => "SIGILL",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGINT => "SIGINT",
+        _ => "a signal",
+    }
 }

@@ -154,7 +154,7 @@ impl Mpi {
                 true => format!(
                     "{} {} and no rank ran under carmbench's wrapper (see its messages above)",
                     self.launch.head[0],
-                    rank::how_it_ended(&status)
+                    super::native::how_it_ended(&status)
                 ),
             };
             return Err(Error::input(format!(
@@ -219,7 +219,7 @@ impl Mpi {
         if by_rank.values().all(|c| c.processes.is_empty()) {
             return Err(Error::Io(format!(
                 "--mpi: the emulated launch counted no rank ({}); it said: {}",
-                rank::how_it_ended(&ended.status),
+                super::native::how_it_ended(&ended.status),
                 one_line(&stderr)
             )));
         }

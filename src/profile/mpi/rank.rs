@@ -215,9 +215,9 @@ fn wrap(a: &RankArgs) -> Result<i32> {
     let (status, run) = native::run_status(&found, watch, Stdio::inherit())?;
     let record = RankRun {
         rank,
-        host: host(),
+        host: crate::fleet::slurm::node_name(),
         seconds: run.seconds,
-        failed: (!status.success()).then(|| how_it_ended(&status)),
+        failed: (!status.success()).then(|| native::how_it_ended(&status)),
         samples: run.samples.as_ref().map(SampleRecord::from),
         events: run.events,
         regions: run.regions,
@@ -262,37 +262,6 @@ fn become_emulated(a: &RankArgs, rank: u32, found: &command::Found) -> Error {
         config.qemu.display(),
         cmd.exec()
     ))
-}
-
-/// This node's name.
-pub fn host() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_default()
-}
-
-/// How a run ended, for people.
-pub fn how_it_ended(status: &ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(c), _) => format!("exited with status {c}"),
-        (None, Some(s)) => format!("was stopped by signal {s} ({})", signal_name(s)),
-        _ => format!("ended ({status})"),
-    }
-}
-
-fn signal_name(s: i32) -> &'static str {
-    match s {
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGILL => "SIGILL",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGINT => "SIGINT",
-        _ => "a signal",
-    }
 }
 
 /// The exit status a shell would give for `status`.
