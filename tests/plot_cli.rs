@@ -530,7 +530,7 @@ applications:
     bytes: 6.0e9
     seconds: 2.0
     threads: 2
-    mpi: { launcher: \"Open MPI's mpirun\", ranks: 2, slowest: 1, failed: [{ rank: 2, why: 'was stopped by signal 11 (SIGSEGV)' }] }
+    mpi: { launcher: \"Open MPI's mpirun\", ranks: 2, slowest: 1, nodes: 2, failed: [{ rank: 2, why: 'was stopped by signal 11 (SIGSEGV)' }] }
   - name: solver/halo
     flops: 1.0e9
     bytes: 2.0e9
@@ -562,6 +562,11 @@ fn an_mpi_programs_ranks_are_drawn_on_request_and_listed_in_the_report() {
     };
     let plain = svg(&[]);
     assert!(plain.contains("solver (") && !plain.contains("solver/rank1"));
+    // Over two nodes: drawn per node, 0.75 of its 1.5 GFLOP/s.
+    assert!(
+        plain.contains("solver (0.50 flop/B, 0.8 GFLOP/s per node of 2)"),
+        "{plain}"
+    );
     let ranks = svg(&["--ranks"]);
     assert!(ranks.contains("solver/rank0") && ranks.contains("solver/rank1"));
     success(&carmbench_in(

@@ -303,7 +303,10 @@ where
     let numbered = super::discs::numbered(sel);
     let mut marks = Vec::new();
     for (k, a) in sel.apps.iter().enumerate().filter(|(_, a)| drawn(a)) {
-        let (x, y) = (a.ai(), a.gflop_per_s());
+        // An MPI job over several nodes is drawn per node, under one node's
+        // roofs.
+        let nodes = a.mpi.as_ref().map_or(1, |m| m.nodes.max(1));
+        let (x, y) = (a.ai(), a.gflop_per_s() / nodes as f64);
         let bound = bounding_level(x, y, &levels, top);
         let col = bound.map_or(palette::GREY, |l| level_colour(*l));
         let p = chart.backend_coord(&(x, y));
@@ -347,7 +350,11 @@ where
             true => ("op", "GOP/s"),
             false => ("flop", "GFLOP/s"),
         };
-        let text = format!("{} ({:.2} {u}/B, {:.1} {rate})", a.name, x, y);
+        let per_node = match nodes {
+            1 => String::new(),
+            n => format!(" per node of {n}"),
+        };
+        let text = format!("{} ({:.2} {u}/B, {:.1} {rate}{per_node})", a.name, x, y);
         c.tips
             .push(Tip::dot(p, 10, format!("{text}{under}")).naming(&a.name));
         marks.push((p, text, None, None));

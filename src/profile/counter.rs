@@ -91,6 +91,13 @@ pub struct RankPart {
 }
 
 impl Ranks {
+    /// The nodes the ranks ran on.
+    pub fn nodes(&self) -> usize {
+        let hosts: std::collections::BTreeSet<&str> =
+            self.each.iter().map(|r| r.host.as_str()).collect();
+        hosts.len().max(1)
+    }
+
     /// The slowest rank.
     pub fn slowest(&self) -> u32 {
         (self.each.iter())

@@ -57,12 +57,7 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
     let mut whole = typed.point(plan.name.clone(), &m.total, m.seconds, None);
     whole.processes = processes(m, &basis);
     whole.emulated_cpu = m.emulated_cpu.clone();
-    whole.mpi = m.ranks.as_ref().map(|r| MpiInfo {
-        launcher: r.launcher.name().into(),
-        ranks: r.each.len(),
-        slowest: r.slowest(),
-        failed: r.failed.clone(),
-    });
+    whole.mpi = m.ranks.as_ref().map(mpi_info);
     let program = whole.clone();
     let mut out = vec![whole];
     let brief = plan.functions.and_then(|_| too_brief(&out[0], m));
@@ -140,6 +135,17 @@ fn in_runtime(p: &AppPoint) -> Option<Warning> {
         w_share,
         q_share,
     })
+}
+
+/// What the program's point says of an MPI job.
+fn mpi_info(r: &Ranks) -> MpiInfo {
+    MpiInfo {
+        launcher: r.launcher.name().into(),
+        ranks: r.each.len(),
+        slowest: r.slowest(),
+        nodes: r.nodes(),
+        failed: r.failed.clone(),
+    }
 }
 
 /// The point of each rank of an MPI job, under the program's arithmetic.

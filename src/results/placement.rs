@@ -14,8 +14,12 @@ use crate::machine::Level;
 pub struct Placement {
     /// Thread count of the roofs used.
     pub threads: usize,
-    /// The point's own thread count, when the results lack roofs of it.
+    /// The point's own thread count (per node), when the results lack
+    /// roofs of it.
     pub unmeasured: Option<usize>,
+    /// The nodes whose roofs add up to those it is placed under (an MPI
+    /// job over several nodes; else 1).
+    pub nodes: usize,
     /// The roof right above the point ([`crate::roofline::tightest_roof`]):
     /// its label and GFLOP/s at the point's intensity; `None` when the
     /// point sits above every roof.
@@ -26,12 +30,19 @@ impl Placement {
     /// " (its 8 threads were not measured: roofs of 2)" when the roofs are
     /// of another thread count than the point's; else nothing.
     pub fn note(&self) -> String {
-        self.unmeasured.map_or(String::new(), |n| {
+        let mut s = self.unmeasured.map_or(String::new(), |n| {
             format!(
                 " (its {n} thread(s) were not measured: roofs of {} thread(s))",
                 self.threads
             )
-        })
+        });
+        if self.nodes > 1 {
+            s += &format!(
+                " (over {} nodes: each roof {} times one node's)",
+                self.nodes, self.nodes
+            );
+        }
+        s
     }
 }
 
@@ -49,13 +60,19 @@ pub fn roof_threads(doc: &Document, threads: usize) -> Option<usize> {
 
 /// Place `p` under the default view of `doc` for `threads` (see
 /// [`roof_threads`] when `doc` has none of that count: the placement says so).
+///
+/// An MPI job over several nodes is placed under as many times one node's
+/// roofs of its threads per node: `doc` measured one node.
 pub fn placement(doc: &Document, p: &AppPoint, threads: usize) -> Option<Placement> {
+    let nodes = p.mpi.as_ref().map_or(1, |m| m.nodes.max(1));
+    let threads = threads.div_ceil(nodes);
     let t = roof_threads(doc, threads)?;
+    let scale = nodes as f64;
     let v = View::of_precision(doc, t, p.precision)?;
     let levels: Vec<(String, f64)> = v
         .bandwidth
         .iter()
-        .map(|r| (format!("{} roof", r.label()), r.value()))
+        .map(|r| (format!("{} roof", r.label()), scale * r.value()))
         .collect();
     let peaks: Vec<(String, f64)> = v
         .default_compute()
@@ -63,13 +80,14 @@ pub fn placement(doc: &Document, p: &AppPoint, threads: usize) -> Option<Placeme
         .map(|r| match r.precision {
             // The general registers' integer roofs beside a vector ISA's.
             Some(crate::kernels::Precision::Int) => {
-                (format!("{} {} peak", r.label(), r.isa), r.value())
+                (format!("{} {} peak", r.label(), r.isa), scale * r.value())
             }
-            _ => (format!("{} peak", r.label()), r.value()),
+            _ => (format!("{} peak", r.label()), scale * r.value()),
         })
         .collect();
     Some(Placement {
         threads: t,
+        nodes,
         unmeasured: (t != threads).then_some(threads),
         roof: crate::roofline::tightest_roof(p.ai(), p.gflop_per_s(), &levels, &peaks),
     })

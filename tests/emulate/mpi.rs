@@ -1,13 +1,20 @@
-//! MPI jobs (`profile --mpi`), under a real QEMU with Debian's Open MPI,
-//! launched by `mpirun` and by the `srun` of a local Slurm: a program whose
-//! two ranks do different, hand-counted work (`programs/mpi_work.c`), and
-//! one whose rank 1 crashes.
+//! MPI jobs (`profile --mpi`), under a real QEMU with Debian's Open MPI and
+//! MPICH, launched by `mpirun`, `mpiexec` and the `srun` of a local Slurm: a
+//! program whose two ranks do different, hand-counted work
+//! (`programs/mpi_work.c`), one whose rank 1 crashes, and a job of tasks
+//! over two nodes (`programs/task_work.c`).
 
 use super::*;
 use carmbench::results::apps::AppPoint;
 use std::process::Output;
 
 const MPI_WORK: &str = include_str!("../programs/mpi_work.c");
+const TASK_WORK: &str = include_str!("../programs/task_work.c");
+
+/// carmbench's C headers (the regions library's).
+fn include() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("include")
+}
 
 /// Flops a rank does outside its kernel and the MPI runtime, at most: the
 /// loader and libc, code in no file.
@@ -23,7 +30,7 @@ fn mpi_work(dir: &Path) -> PathBuf {
 fn mpi_work_with(dir: &Path, mpicc: &str) -> PathBuf {
     let c = dir.join("mpi_work.c");
     std::fs::write(&c, MPI_WORK).unwrap();
-    let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");
+    let include = include();
     let exe = dir.join("mpi_work");
     let out = Command::new(mpicc)
         .args(["-O2", "-g", "-I"])
@@ -221,9 +228,31 @@ pub fn an_srun_job_on_a_local_slurm_is_profiled_rank_by_rank() {
     let (ns, rs) = (n.to_string(), r.to_string());
     let launch = ["srun", "-n", "2", "--mpi=pmix", "./mpi_work", &ns, &rs];
     let env = [("SLURM_CONF", cluster.conf.as_str())];
-    let o = mpi_profile(&dir, &[], &launch, &env);
-    success(&o);
+    success(&mpi_profile(&dir, &[], &launch, &env));
     check_job(&load(&dir), n, r, "Slurm's srun");
+    // Tasks on two nodes of the cluster: ones that do not talk, as the
+    // PMIx folders of two nodes on one machine collide.
+    gcc_with(
+        &dir,
+        "task_work",
+        TASK_WORK,
+        &["-O2", "-I", include().to_str().unwrap()],
+        &[regions_static_lib().to_str().unwrap(), "-lpthread", "-ldl"],
+    );
+    let launch = ["srun", "-N", "2", "-n", "2", "./task_work", &ns, &rs];
+    let text = success(&mpi_profile(&dir, &[], &launch, &env));
+    let points = load(&dir);
+    let hosts: Vec<&str> = (0..2)
+        .map(|k| named(&points, &format!("task_work/rank{k}")))
+        .map(|p| p.rank.as_ref().unwrap().host.as_str())
+        .collect();
+    assert_ne!(hosts[0], hosts[1], "{hosts:?}");
+    let job = named(&points, "task_work");
+    assert_eq!(job.mpi.as_ref().unwrap().nodes, 2);
+    assert_eq!(job.flops, by_hand(n, r, 0) + by_hand(n, r, 1));
+    // Placed under twice one node's roofs of one thread.
+    let said = "over 2 nodes: each roof 2 times one node's";
+    assert!(text.contains(said), "{text}");
 }
 
 pub fn an_mpich_job_is_profiled_rank_by_rank() {

@@ -16,10 +16,22 @@ pub struct MpiInfo {
     pub ranks: usize,
     /// The slowest rank, whose time is the point's.
     pub slowest: u32,
+    /// The nodes its ranks ran on: a job over several is placed under as
+    /// many times one node's roofs.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub nodes: usize,
     /// The ranks that failed (crashed, or ended without their record):
     /// left out of the sums.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed: Vec<FailedRank>,
+}
+
+fn one() -> usize {
+    1
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
 }
 
 /// A rank left out, and why.
