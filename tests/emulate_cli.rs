@@ -462,6 +462,7 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Sampling) two_loop_nests_in_one_function_are_counted_loop_by_loop,
         (Part::Qemu, Part::Sampling) a_blocked_product_is_a_nest_of_five_at_o2_and_vectorised_at_o3,
         (Part::Qemu, Part::Sampling) a_loop_in_a_shared_library_is_a_point_of_its_own,
+        (Part::Qemu) a_library_closed_before_exit_keeps_its_work_in_its_own_file,
         (Part::Qemu, Part::Mpi, Part::Sampling) an_mpi_job_is_a_point_with_a_point_per_rank_and_its_functions_spread,
         (Part::Qemu, Part::Mpi) a_crashing_rank_is_named_and_the_others_kept,
         (Part::Qemu, Part::Mpi, Part::Slurm) an_srun_job_on_a_local_slurm_is_profiled_rank_by_rank,

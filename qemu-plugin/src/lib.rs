@@ -25,6 +25,7 @@ pub mod cache;
 pub mod classify;
 pub mod edges;
 pub mod integer;
+pub mod maps;
 pub mod packed;
 pub mod process;
 pub mod protocol;

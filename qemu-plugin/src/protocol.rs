@@ -15,6 +15,9 @@ pub const CLONE: i64 = 56;
 pub const CLONE_VM: u64 = 0x100;
 /// `clone3`: its flags are in a structure in the caller's memory.
 pub const CLONE3: i64 = 435;
+/// `mmap`, `munmap`, `mremap`: the file mappings a block's code is found
+/// in may change.
+pub const REMAPS: [i64; 3] = [9, 11, 25];
 /// `exit`: a thread ends (`exit_group` ends the process).
 pub const EXIT_THREAD: i64 = 60;
 /// `pause`, `nanosleep`, `clock_nanosleep`: a thread that sleeps. When

@@ -10,6 +10,7 @@
 
 use crate::classify::field;
 use crate::edges::Edges;
+use crate::maps::Mapping;
 use carmbench_counts::{Counts, Edge, End, Site, TRAFFIC};
 use std::alloc::{Layout, alloc_zeroed, dealloc};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -249,6 +250,9 @@ impl Runs {
 #[derive(Debug, Clone, Default)]
 pub struct Block {
     pub host_address: u64,
+    /// The file mapping its code was in when it was translated: an index
+    /// into the process's [`crate::maps::Maps`] (none: code in no file).
+    pub map: Option<u32>,
     pub counts: Vec<(usize, u64)>,
     /// Bytes of code.
     pub size: u64,
@@ -296,48 +300,6 @@ fn parts(b: &Block, starts: &HashSet<u64>) -> (Vec<(u64, u64, [u64; field::N])>,
     (out, dynamic.unwrap_or(0))
 }
 
-/// A mapping of `/proc/self/maps` backed by a file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Mapping {
-    pub start: u64,
-    pub end: u64,
-    /// Offset in the file of `start`.
-    pub offset: u64,
-    pub path: String,
-}
-
-/// The file-backed mappings in `/proc/self/maps` text, by start address.
-pub fn mappings(text: &str) -> Vec<Mapping> {
-    let mut out: Vec<Mapping> = text
-        .lines()
-        .filter_map(|line| {
-            let mut w = line.splitn(6, ' ');
-            let (range, _perms, offset) = (w.next()?, w.next()?, w.next()?);
-            let path = w.nth(2)?.trim_start();
-            let (start, end) = range.split_once('-')?;
-            if !path.starts_with('/') {
-                return None;
-            }
-            Some(Mapping {
-                start: u64::from_str_radix(start, 16).ok()?,
-                end: u64::from_str_radix(end, 16).ok()?,
-                offset: u64::from_str_radix(offset, 16).ok()?,
-                path: path.strip_suffix(" (deleted)").unwrap_or(path).to_string(),
-            })
-        })
-        .collect();
-    out.sort_by_key(|m| m.start);
-    out
-}
-
-/// The mapping holding `address`.
-fn locate(maps: &[Mapping], address: u64) -> Option<&Mapping> {
-    let i = maps
-        .partition_point(|m| m.start <= address)
-        .checked_sub(1)?;
-    (address < maps[i].end).then(|| &maps[i])
-}
-
 /// A place in a file: (module index, offset), as a site's.
 type Place = (u32, u64);
 
@@ -347,7 +309,8 @@ type PlaceSum = ([u64; field::N], u64, u64, End);
 
 /// The sites: every block's counts times its runs, plus what its memory
 /// callbacks added, summed over `threads` and over blocks of one place
-/// (code translated again), found in `maps`; with loops asked for, blocks
+/// (code translated again), in the file mappings `maps` their `map` index;
+/// with loops asked for, blocks
 /// split where others start, and the control flow between the places
 /// (each thread's [`Edges`], and each split block's parts in turn).
 pub fn sites<'a>(
@@ -359,7 +322,7 @@ pub fn sites<'a>(
     let starts: HashSet<u64> = blocks.iter().map(|b| b.host_address).collect();
     let mut modules: Vec<String> = Vec::new();
     let mut index: HashMap<&str, u32> = HashMap::new();
-    let mut place_of = |address: u64| match locate(maps, address) {
+    let mut place_of = |b: &Block, address: u64| match b.map.and_then(|i| maps.get(i as usize)) {
         Some(m) => {
             let k = *index.entry(&m.path).or_insert_with(|| {
                 modules.push(m.path.clone());
@@ -380,7 +343,7 @@ pub fn sites<'a>(
         let (parts, dynamic) = parts(b, &starts);
         let mut seen: Vec<Place> = Vec::new();
         for (k, (at, size, c)) in parts.iter().enumerate() {
-            let place = place_of(b.host_address + at);
+            let place = place_of(b, b.host_address + at);
             let e = places
                 .entry(place)
                 .or_insert(([0; field::N], 0, 0, End::Other));
@@ -465,7 +428,7 @@ mod tests {
 
     #[test]
     fn runs_times_counts_land_at_their_file_offsets() {
-        let maps = mappings(
+        let maps = crate::maps::mappings(
             "00400000-00401000 r--p 00000000 08:01 12 /usr/bin/prog\n\
              00401000-00402000 r-xp 00001000 08:01 12 /usr/bin/prog\n\
              7f0000000000-7f0000010000 r-xp 00020000 08:01 13 /lib/libm.so.6 (deleted)\n\
@@ -476,6 +439,7 @@ mod tests {
         assert_eq!(maps[2].path, "/lib/libm.so.6");
         let block = |host_address, counts: &[(usize, u64)]| Block {
             host_address,
+            map: crate::maps::index_of(&maps, host_address),
             counts: counts.to_vec(),
             size: 16,
             pieces: vec![],
@@ -523,7 +487,8 @@ mod tests {
 
     #[test]
     fn a_block_is_split_where_another_starts_and_the_flow_between_is_kept() {
-        let maps = mappings("00401000-00402000 r-xp 00001000 08:01 12 /usr/bin/prog\n");
+        let maps =
+            crate::maps::mappings("00401000-00402000 r-xp 00001000 08:01 12 /usr/bin/prog\n");
         let piece = |at, counts: &[(usize, u64)], accesses| Piece {
             at,
             counts: counts.to_vec(),
@@ -535,6 +500,7 @@ mod tests {
         // (entered by falling through); block 1: the body, from its jump.
         let pre = Block {
             host_address: 0x401000,
+            map: Some(0),
             counts: vec![],
             size: 12,
             pieces: vec![
@@ -546,6 +512,7 @@ mod tests {
         };
         let body = Block {
             host_address: 0x401004,
+            map: Some(0),
             counts: vec![],
             size: 8,
             pieces: vec![piece(0, &fma, true), piece(4, &one, false)],

@@ -162,6 +162,10 @@ pub struct Tally {
     names: Mutex<BTreeMap<u64, Name>>,
     /// Every block translated, by id.
     blocks: Mutex<Vec<Block>>,
+    /// The file mappings the blocks were found in.
+    maps: Mutex<crate::maps::Maps>,
+    /// The guest mapped or unmapped memory since the mappings were read.
+    remapped: std::sync::atomic::AtomicBool,
 }
 
 impl Tally {
@@ -208,10 +212,26 @@ impl Tally {
     }
 
     /// A block just translated: its id.
-    pub fn block(&self, b: Block) -> u32 {
+    pub fn block(&self, mut b: Block) -> u32 {
+        let changed = self
+            .remapped
+            .swap(false, std::sync::atomic::Ordering::Relaxed);
+        b.map = self
+            .maps
+            .lock()
+            .unwrap()
+            .place(b.host_address, changed, || {
+                std::fs::read_to_string("/proc/self/maps").unwrap_or_default()
+            });
         let mut blocks = self.blocks.lock().unwrap();
         blocks.push(b);
         blocks.len() as u32 - 1
+    }
+
+    /// The guest mapped, unmapped or moved memory: the mappings are read
+    /// again before the next block is placed.
+    pub fn remapped(&self) {
+        (self.remapped).store(true, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Part of a region's name: the words at `offset`.
@@ -256,12 +276,12 @@ impl Tally {
             total = add(total, solo);
         }
         let names = self.names.lock().unwrap();
-        let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+        let maps = self.maps.lock().unwrap();
         let (modules, sites, edges) = sites::sites(
             &blocks,
             (threads.iter().map(|t| (&t.runs, &t.edges)))
                 .chain([(&self.solo.runs, &self.solo.edges)]),
-            &sites::mappings(&maps),
+            &maps.all,
         );
         Output {
             version: carmbench_counts::VERSION,

@@ -7,6 +7,7 @@ use super::*;
 
 const FUNCTIONS: &str = include_str!("../programs/functions.c");
 const FUNCTIONS_LIB: &str = include_str!("../programs/functions_lib.c");
+const DLOPENED: &str = include_str!("../programs/dlopened.c");
 const BAD_NAME: &str = include_str!("../programs/bad_name.c");
 
 /// The program and its library, built in `dir`; `strip`ped when asked.
@@ -314,4 +315,42 @@ pub fn a_before_and_after_pair_draws_arrows_the_way_the_functions_moved() {
         })
         .unwrap_or_else(|| panic!("no arrow ends at compute's disc ({cx}, {cy}): {arrows:?}"));
     assert!(shaft[0].0 < cx && shaft[0].1 > cy, "{shaft:?}");
+}
+
+pub fn a_library_closed_before_exit_keeps_its_work_in_its_own_file() {
+    let dir = tmpdir("dlclosed");
+    let lib_c = dir.join("functions_lib.c");
+    std::fs::write(&lib_c, FUNCTIONS_LIB).unwrap();
+    let lib = dir.join("libcarmfn.so");
+    let st = Command::new("gcc")
+        .args(["-O2", "-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&lib_c)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let exe = gcc_with(&dir, "dlopened", DLOPENED, &["-O2"], &["-ldl"]);
+    let (n, r) = (100_000u64, 20u64);
+    let args = [
+        lib.to_str().unwrap(),
+        &n.to_string(),
+        &r.to_string(),
+        "libm.so.6",
+    ];
+    let out = count(&exe, &args);
+    let p = &out.processes[0];
+    let module = (p.modules.iter())
+        .position(|m| m.ends_with("libcarmfn.so"))
+        .unwrap_or_else(|| panic!("the closed library is not among {:?}", p.modules));
+    let flops: u64 = (p.sites.iter())
+        .filter(|s| s.module == module as u32)
+        .map(|s| s.counts.flops())
+        .sum();
+    assert_eq!(flops, 2 * n * r);
+    // Nothing of it fell to code in no file.
+    let anonymous: u64 = (p.sites.iter())
+        .filter(|s| s.module == carmbench_counts::Site::ANONYMOUS)
+        .map(|s| s.counts.flops())
+        .sum();
+    assert_eq!(anonymous, 0);
 }

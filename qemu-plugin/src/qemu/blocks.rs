@@ -124,6 +124,7 @@ pub(super) extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
     let counts = sparse(&block);
     let id = tally().block(crate::sites::Block {
         host_address,
+        map: None,
         counts: counts.clone(),
         size: end_ip - first_ip,
         pieces,

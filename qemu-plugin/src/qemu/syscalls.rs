@@ -31,6 +31,9 @@ pub(super) extern "C" fn on_syscall(
     if num == protocol::EXIT_THREAD {
         thread_ends(vcpu);
     }
+    if protocol::REMAPS.contains(&num) {
+        tally().remapped();
+    }
     if waits(num, op) {
         // A thread seen first here (inline-counted code) counts as live.
         mine(vcpu);
