@@ -16,9 +16,8 @@ fn include() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("include")
 }
 
-/// Flops a rank does outside its kernel and the MPI runtime, at most: the
-/// loader and libc, code in no file.
-const START_UP_FLOPS: f64 = 1000.0;
+/// Flops a rank does outside its kernel and the MPI runtime, at most.
+const OTHER_FLOPS: f64 = 100.0;
 
 /// `mpi_work.c` built with Open MPI's mpicc and the regions library, in
 /// `dir`.
@@ -107,11 +106,14 @@ fn check_job(points: &[AppPoint], n: u64, r: u64, launcher: &str) {
     for (k, p) in ranks.iter().enumerate() {
         let info = p.rank.as_ref().unwrap();
         assert_eq!((info.rank, info.program.as_str()), (k as u32, "mpi_work"));
-        // Its own code's W: the kernel's by hand, and a few start-up flops.
+        // W outside the MPI runtime's code: the kernel's by hand, and the
+        // few flops of libraries the runtime loads that are not its own
+        // (libxml2, which hwloc loads under srun's PMIx, does 2).
         let own = p.flops - info.runtime.expect("counted by place").flops;
         let hand = by_hand(n, r, k as u64);
+        let odd = own - hand;
         assert!(
-            own >= hand && own <= hand + START_UP_FLOPS,
+            (0.0..=OTHER_FLOPS).contains(&odd),
             "rank {k}: {own} against {hand}"
         );
     }
