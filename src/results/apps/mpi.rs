@@ -106,14 +106,10 @@ impl Range {
         let mut v = per_rank.to_vec();
         v.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         let (first, last) = (v.first()?, v.last()?);
-        let n = v.len();
-        let median = match n % 2 {
-            1 => v[n / 2].1,
-            _ => (v[n / 2 - 1].1 + v[n / 2].1) / 2.0,
-        };
+        let values: Vec<f64> = v.iter().map(|x| x.1).collect();
         Some(Range {
             min: first.1,
-            median,
+            median: crate::measure::stats::quantile_sorted(&values, 0.5),
             max: last.1,
             min_rank: first.0,
             max_rank: last.0,
