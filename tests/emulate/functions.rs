@@ -20,8 +20,8 @@ pub fn build_for_loops(dir: &Path) -> PathBuf {
     build(dir, false)
 }
 
-/// The same, the program named `name` and built at `opt`.
-fn build_as(dir: &Path, name: &str, opt: &str, stripped: bool) -> PathBuf {
+/// `functions_lib.c` built as `dir/libcarmfn.so`.
+fn library(dir: &Path) -> PathBuf {
     let lib_c = dir.join("functions_lib.c");
     std::fs::write(&lib_c, FUNCTIONS_LIB).unwrap();
     let lib = dir.join("libcarmfn.so");
@@ -32,6 +32,13 @@ fn build_as(dir: &Path, name: &str, opt: &str, stripped: bool) -> PathBuf {
         .status()
         .unwrap();
     assert!(st.success());
+    lib
+}
+
+/// The program and its library, the program named `name` and built at
+/// `opt`.
+fn build_as(dir: &Path, name: &str, opt: &str, stripped: bool) -> PathBuf {
+    library(dir);
     let rpath = format!("-Wl,-rpath,{}", dir.display());
     let ldir = format!("-L{}", dir.display());
     let exe = gcc_with(
@@ -319,16 +326,7 @@ pub fn a_before_and_after_pair_draws_arrows_the_way_the_functions_moved() {
 
 pub fn a_library_closed_before_exit_keeps_its_work_in_its_own_file() {
     let dir = tmpdir("dlclosed");
-    let lib_c = dir.join("functions_lib.c");
-    std::fs::write(&lib_c, FUNCTIONS_LIB).unwrap();
-    let lib = dir.join("libcarmfn.so");
-    let st = Command::new("gcc")
-        .args(["-O2", "-shared", "-fPIC", "-o"])
-        .arg(&lib)
-        .arg(&lib_c)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let lib = library(&dir);
     let exe = gcc_with(&dir, "dlopened", DLOPENED, &["-O2"], &["-ldl"]);
     let (n, r) = (100_000u64, 20u64);
     let args = [
