@@ -215,22 +215,9 @@ impl Emulator {
         env: &[(&str, &str)],
         stdin: Stdio,
     ) -> Result<Emulated> {
-        let launch = f.launch()?;
         let dir = crate::files::scratch_dir("emulate")?;
-        let theirs = std::env::var_os("LD_PRELOAD");
-        let rest: Vec<&OsStr> = f.args.iter().map(OsStr::new).collect();
-        let argv =
-            self.config(&dir)
-                .command(&launch, OsStr::new(&f.given), &rest, theirs.as_deref());
-        let mut cmd = Command::new(&argv[0]);
-        cmd.args(&argv[1..])
-            .env_remove("LD_PRELOAD")
-            .env(PROGRAM_ENV, &f.given)
-            .envs(env.iter().copied())
-            .env(carmbench_regions::EMULATED_ENV, "1")
-            .env_remove(carmbench_regions::OUT_ENV)
-            .stdin(stdin)
-            .stdout(Stdio::null());
+        let mut cmd = guest_command(&self.config(&dir), f, env)?;
+        cmd.stdin(stdin).stdout(Stdio::null());
         // Processes it leaves waiting are carmbench's copies: stopped (they
         // write their counts as they end).
         let rules = Rules {
@@ -260,6 +247,25 @@ impl Emulator {
         counted.settle(ended.left);
         Ok(counted)
     }
+}
+
+/// The host command that runs `f` under QEMU as `config` says, with `env`
+/// for the program: its preload and carmbench's own variables set as the
+/// guest must see them.
+pub fn guest_command(config: &Config, f: &Found, env: &[(&str, &str)]) -> Result<Command> {
+    let launch = f.launch()?;
+    let theirs = std::env::var_os("LD_PRELOAD");
+    let rest: Vec<&OsStr> = f.args.iter().map(OsStr::new).collect();
+    let argv = config.command(&launch, OsStr::new(&f.given), &rest, theirs.as_deref());
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..])
+        .env_remove("LD_PRELOAD")
+        .env(PROGRAM_ENV, &f.given)
+        .envs(env.iter().copied())
+        .env(carmbench_regions::EMULATED_ENV, "1")
+        .env_remove(carmbench_regions::OUT_ENV)
+        .env_remove(follow::CONFIG_ENV);
+    Ok(cmd)
 }
 
 /// Emulation as a counter: the native run gives the time (sampled, for
@@ -295,6 +301,18 @@ impl Emulation {
 }
 
 impl Emulation {
+    /// What the plugin is asked besides counting: the caches to simulate,
+    /// the control flow to record.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        let mut env: Vec<(&str, String)> = (self.caches.iter())
+            .map(|c| (CACHE_ENV, c.spec.to_string()))
+            .collect();
+        if self.loops {
+            env.push((LOOPS_ENV, "1".into()));
+        }
+        env
+    }
+
     /// The native run (watched as asked) and the emulated one, reading the
     /// same input: both, the emulated run's seconds, and why its input
     /// could not be the native run's, when so.
@@ -309,11 +327,8 @@ impl Emulation {
             let run = native::run_with(found, watch, input.first()?)?;
             let (stdin, unreplayed) = input.second()?;
             let t0 = Instant::now();
-            let spec = self.caches.as_ref().map(|c| c.spec.to_string());
-            let mut env: Vec<(&str, &str)> = spec.iter().map(|s| (CACHE_ENV, s.as_str())).collect();
-            if self.loops {
-                env.push((LOOPS_ENV, "1"));
-            }
+            let env = self.env();
+            let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
             let counted = self.twin.as_ref().unwrap_or(found);
             let out = self.emulator.count_found_with(counted, &env, stdin)?;
             Ok((run, out, t0.elapsed().as_secs_f64(), unreplayed))

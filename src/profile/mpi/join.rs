@@ -25,6 +25,21 @@ pub fn runtime_work(blocks: &[Block]) -> Work {
     w
 }
 
+/// The work the processes' sites did in an MPI runtime's code, from the
+/// plugin's counts as they are (no blocks built for it).
+pub fn runtime_counted(processes: &[carmbench_counts::Output]) -> Work {
+    let mut c = carmbench_counts::Counts::default();
+    for p in processes {
+        for s in &p.sites {
+            let module = p.modules.get(s.module as usize);
+            if module.is_some_and(|m| super::runtime::in_runtime(m)) {
+                c += &s.counts;
+            }
+        }
+    }
+    Work::Counted(c)
+}
+
 /// One rank's measure, before the join.
 #[derive(Debug, Clone)]
 pub struct Part {

@@ -24,7 +24,6 @@ use super::stderr::{one_line, with_stderr};
 use super::tree::{self, Leftovers, Rules};
 use crate::error::{Error, Result};
 use crate::results::apps::FailedRank;
-use carmbench_counts::protocol::{CACHE_ENV, LOOPS_ENV};
 use launcher::Launch;
 use rank::{Mode, RankRun};
 use std::collections::BTreeMap;
@@ -174,11 +173,8 @@ impl Mpi {
     ) -> Result<(BTreeMap<u32, Emulated>, f64)> {
         let mut extra: Vec<OsString> = vec!["--config".into()];
         extra.push(e.emulator.config(dir).encode());
-        if let Some(c) = &e.caches {
-            extra.extend(["--env".into(), format!("{CACHE_ENV}={}", c.spec).into()]);
-        }
-        if e.loops {
-            extra.extend(["--env".into(), format!("{LOOPS_ENV}=1").into()]);
+        for (k, v) in e.env() {
+            extra.extend(["--env".into(), format!("{k}={v}").into()]);
         }
         std::fs::create_dir_all(dir).map_err(|e| Error::Io(e.to_string()))?;
         let twin = e
@@ -307,8 +303,7 @@ fn by_emulation(mpi: &Mpi, e: &Emulation, scratch: &Path) -> Result<Measured> {
             continue;
         };
         let host = run.host.clone();
-        let blocks = super::emulate::blocks(&out.processes, &mpi.program, e.twin.as_ref());
-        let runtime = Some(join::runtime_work(&blocks));
+        let runtime = Some(join::runtime_counted(&out.processes));
         let measured = e.assemble(
             &mpi.program,
             run.native(),

@@ -11,8 +11,7 @@ use crate::profile::command;
 use crate::profile::native::{self, NativeRun, Watch};
 use crate::profile::pmu;
 use crate::profile::sample::Samples;
-use carmbench_counts::follow::{self, Config};
-use carmbench_counts::protocol::PROGRAM_ENV;
+use carmbench_counts::follow::Config;
 use carmbench_regions::Record;
 use clap::Args;
 use serde::{Deserialize, Serialize};
@@ -238,25 +237,11 @@ fn become_emulated(a: &RankArgs, rank: u32, found: &command::Found) -> Error {
     if let Err(e) = std::fs::create_dir_all(&config.out) {
         return Error::Io(format!("cannot make {}: {e}", config.out.display()));
     }
-    let launch = match found.launch() {
-        Ok(l) => l,
+    let env: Vec<(&str, &str)> = (a.env.iter()).filter_map(|kv| kv.split_once('=')).collect();
+    let mut cmd = match crate::profile::emulate::guest_command(&config, found, &env) {
+        Ok(c) => c,
         Err(e) => return e,
     };
-    let rest: Vec<&std::ffi::OsStr> = found.args.iter().map(std::ffi::OsStr::new).collect();
-    let theirs = std::env::var_os("LD_PRELOAD");
-    let argv = config.command(&launch, found.given.as_ref(), &rest, theirs.as_deref());
-    let mut cmd = std::process::Command::new(&argv[0]);
-    cmd.args(&argv[1..])
-        .env_remove("LD_PRELOAD")
-        .env(PROGRAM_ENV, &found.given)
-        .env(carmbench_regions::EMULATED_ENV, "1")
-        .env_remove(carmbench_regions::OUT_ENV)
-        .env_remove(follow::CONFIG_ENV);
-    for kv in &a.env {
-        if let Some((k, v)) = kv.split_once('=') {
-            cmd.env(k, v);
-        }
-    }
     Error::Io(format!(
         "cannot start {}: {}",
         config.qemu.display(),
