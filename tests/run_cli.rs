@@ -234,7 +234,7 @@ fn bad_input_is_refused_before_anything_runs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `carmbench run` into `dir`, stopped with Ctrl-C after 2.5 s.
+/// `carmbench run` into `dir`, stopped with Ctrl-C after 6 s.
 fn interrupted_run(dir: &Path) -> std::process::Output {
     let child = Command::new(env!("CARGO_BIN_EXE_carmbench"))
         .args([
@@ -250,8 +250,9 @@ fn interrupted_run(dir: &Path) -> std::process::Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Long enough for a few roofs, far shorter than the whole plan.
-    std::thread::sleep(std::time::Duration::from_millis(2500));
+    // Long enough for a few roofs on two cores busy with other tests (2.5 s
+    // was not), far shorter than the whole plan (minutes).
+    std::thread::sleep(std::time::Duration::from_millis(6000));
     // SAFETY: plain kill(2) on our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     child.wait_with_output().unwrap()
