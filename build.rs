@@ -63,20 +63,7 @@ fn main() {
         "carmbench has kernels for x86_64 and aarch64 (asm/<arch>), not for {arch}"
     );
     println!("cargo:rerun-if-changed=asm");
-    let mut files: Vec<PathBuf> = Vec::new();
-    for isa_dir in fs::read_dir(&asm).expect("asm/<arch> exists") {
-        let d = isa_dir.unwrap().path();
-        if d.is_dir() {
-            for f in fs::read_dir(&d).unwrap() {
-                let f = f.unwrap().path();
-                if f.extension().is_some_and(|e| e == "S") {
-                    println!("cargo:rerun-if-changed={}", f.display());
-                    files.push(f);
-                }
-            }
-        }
-    }
-    files.sort();
+    let files = kernel_files(&asm);
     let mut externs = String::new();
     let mut table = String::new();
     for f in &files {
@@ -90,79 +77,122 @@ fn main() {
             else {
                 continue;
             };
-            let mut it = rest.split_whitespace();
-            let name = it.next().expect("kernel name");
-            let mut kv = std::collections::BTreeMap::new();
-            for tok in it {
-                let (k, v) = tok
-                    .split_once('=')
-                    .unwrap_or_else(|| panic!("{rel}:{}: '{tok}' is not key=value", ln + 1));
-                assert!(KEYS.contains(&k), "{rel}:{}: unknown key '{k}'", ln + 1);
-                kv.insert(k, v);
-            }
-            // Its code: `BEGIN name`, or a kernel-making macro (`FKERNEL
-            // name, ...`, `VKERNEL`, `NKERNEL`, `ZKERNEL`).
-            let made = text.lines().any(|l| {
-                l.trim_start().split_once(' ').is_some_and(|(m, rest)| {
-                    m.ends_with("KERNEL") && rest.starts_with(&format!("{name},"))
-                })
-            });
-            assert!(
-                text.contains(&format!("BEGIN {name}\n")) || made,
-                "{rel}: declaration of {name} has no `BEGIN {name}` or `...KERNEL {name}, ...`"
-            );
-            let get = |k: &str| kv.get(k).copied();
-            let num = |k: &str| {
-                get(k)
-                    .filter(|v| !(k == "width" && *v == "vl"))
-                    .map(|v| {
-                        v.parse::<u32>()
-                            .unwrap_or_else(|_| panic!("{rel}:{}: {k} must be a number", ln + 1))
-                    })
-                    .unwrap_or(0)
-            };
-            let kind = get("kind").unwrap_or_else(|| panic!("{rel}: {name} has no kind"));
-            let opt = |k: &str, ty: &str| match get(k) {
-                Some(v) => format!("Some({ty}::{})", variant(v)),
-                None => "None".into(),
-            };
+            let at = format!("{rel}:{}", ln + 1);
+            let (name, row) = declare(&rel, &at, &text, rest);
             let sym = format!("carm_{name}");
             writeln!(
                 externs,
                 "    fn {sym}(a: *const u8, b: *const u8, c: *mut u8, iters: u64, passes: u64, shape: u64);"
             )
             .unwrap();
-            writeln!(
-                table,
-                "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, declared_width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {}, dots: {}, madds: {}, mmlas: {}, alus: {}, needs: {:?}, prefetch: {}, pace: {} }}, entry: {sym} }},",
-                variant(kind),
-                opt("mix", "Mix"),
-                opt("op", "Op"),
-                variant(get("isa").unwrap_or_else(|| panic!("{rel}: {name} has no isa"))),
-                opt("precision", "Precision"),
-                num("width"),
-                num("loads"),
-                num("stores"),
-                num("add"),
-                num("mul"),
-                num("fma"),
-                num("div"),
-                num("dot"),
-                num("madd"),
-                num("mmla"),
-                num("alu"),
-                get("needs"),
-                num("prefetch"),
-                num("pace"),
-            )
-            .unwrap();
+            writeln!(table, "{row}").unwrap();
         }
     }
+    let mut out = assembly(&asm, &files);
+    out.push_str(");\n\nunsafe extern \"C\" {\n");
+    out.push_str(&externs);
+    out.push_str(
+        "}\n\n/// Every kernel, as declared in `asm/`.\npub static KERNELS: &[Kernel] = &[\n",
+    );
+    out.push_str(&table);
+    out.push_str("];\n");
+    let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("kernels.rs");
+    fs::write(dest, out).unwrap();
+}
+
+/// The kernels' files: every `.S` in a folder of `asm` (one per ISA), in
+/// order.
+fn kernel_files(asm: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    for isa_dir in fs::read_dir(asm).expect("asm/<arch> exists") {
+        let d = isa_dir.unwrap().path();
+        if d.is_dir() {
+            for f in fs::read_dir(&d).unwrap() {
+                let f = f.unwrap().path();
+                if f.extension().is_some_and(|e| e == "S") {
+                    println!("cargo:rerun-if-changed={}", f.display());
+                    files.push(f);
+                }
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// One `@kernel` declaration (`rest`, the words after it, at `at` of the
+/// file `rel` whose text is `text`): its name and its row of the table.
+fn declare(rel: &str, at: &str, text: &str, rest: &str) -> (String, String) {
+    let mut it = rest.split_whitespace();
+    let name = it.next().expect("kernel name");
+    let mut kv = std::collections::BTreeMap::new();
+    for tok in it {
+        let (k, v) = tok
+            .split_once('=')
+            .unwrap_or_else(|| panic!("{at}: '{tok}' is not key=value"));
+        assert!(KEYS.contains(&k), "{at}: unknown key '{k}'");
+        kv.insert(k, v);
+    }
+    // Its code: `BEGIN name`, or a kernel-making macro (`FKERNEL
+    // name, ...`, `VKERNEL`, `NKERNEL`, `ZKERNEL`).
+    let made = text.lines().any(|l| {
+        l.trim_start()
+            .split_once(' ')
+            .is_some_and(|(m, rest)| m.ends_with("KERNEL") && rest.starts_with(&format!("{name},")))
+    });
+    assert!(
+        text.contains(&format!("BEGIN {name}\n")) || made,
+        "{rel}: declaration of {name} has no `BEGIN {name}` or `...KERNEL {name}, ...`"
+    );
+    let get = |k: &str| kv.get(k).copied();
+    let num = |k: &str| {
+        get(k)
+            .filter(|v| !(k == "width" && *v == "vl"))
+            .map(|v| {
+                v.parse::<u32>()
+                    .unwrap_or_else(|_| panic!("{at}: {k} must be a number"))
+            })
+            .unwrap_or(0)
+    };
+    let kind = get("kind").unwrap_or_else(|| panic!("{rel}: {name} has no kind"));
+    let opt = |k: &str, ty: &str| match get(k) {
+        Some(v) => format!("Some({ty}::{})", variant(v)),
+        None => "None".into(),
+    };
+    let sym = format!("carm_{name}");
+    let row = format!(
+        "    Kernel {{ decl: Decl {{ name: \"{name}\", file: \"{rel}\", kind: Kind::{}, mix: {}, op: {}, isa: Isa::{}, precision: {}, declared_width: {}, loads: {}, stores: {}, adds: {}, muls: {}, fmas: {}, divs: {}, dots: {}, madds: {}, mmlas: {}, alus: {}, needs: {:?}, prefetch: {}, pace: {} }}, entry: {sym} }},",
+        variant(kind),
+        opt("mix", "Mix"),
+        opt("op", "Op"),
+        variant(get("isa").unwrap_or_else(|| panic!("{rel}: {name} has no isa"))),
+        opt("precision", "Precision"),
+        num("width"),
+        num("loads"),
+        num("stores"),
+        num("add"),
+        num("mul"),
+        num("fma"),
+        num("div"),
+        num("dot"),
+        num("madd"),
+        num("mmla"),
+        num("alu"),
+        get("needs"),
+        num("prefetch"),
+        num("pace"),
+    );
+    (name.to_string(), row)
+}
+
+/// The `global_asm!` opening and every file's text in it: the shared
+/// macros first (`common.S`, then the other top-level files), then
+/// `files`.
+fn assembly(asm: &Path, files: &[PathBuf]) -> String {
     let mut out = String::new();
     out.push_str("core::arch::global_asm!(\n");
-    // Shared macros first: common.S, then the other top-level files.
     let common = asm.join("common.S");
-    let mut shared: Vec<PathBuf> = fs::read_dir(&asm)
+    let mut shared: Vec<PathBuf> = fs::read_dir(asm)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "S") && *p != common)
@@ -170,7 +200,7 @@ fn main() {
     shared.sort();
     // Each file as a template string: braces (SVE's register lists) doubled,
     // as `global_asm!` reads single ones as operands.
-    for f in std::iter::once(&common).chain(&shared).chain(&files) {
+    for f in std::iter::once(&common).chain(&shared).chain(files) {
         println!("cargo:rerun-if-changed={}", f.display());
         let text = fs::read_to_string(f).unwrap();
         let text = text.replace('{', "{{").replace('}', "}}");
@@ -181,13 +211,5 @@ fn main() {
         );
         writeln!(out, "    r#\"{text}\"#,").unwrap();
     }
-    out.push_str(");\n\nunsafe extern \"C\" {\n");
-    out.push_str(&externs);
-    out.push_str(
-        "}\n\n/// Every kernel, as declared in `asm/`.\npub static KERNELS: &[Kernel] = &[\n",
-    );
-    out.push_str(&table);
-    out.push_str("];\n");
-    let dest = Path::new(&std::env::var("OUT_DIR").unwrap()).join("kernels.rs");
-    fs::write(dest, out).unwrap();
+    out
 }

@@ -17,7 +17,7 @@
 //! The narrow types' multiply-adds (dot products, VPMADDWD, VPMADDUBSW) are
 //! counted by `classify` itself, a multiply and an add per input element.
 
-use crate::classify::field;
+use carmbench_counts::field;
 use iced_x86::{Instruction, OpKind, Register};
 
 /// Ops of the general registers, one per instruction.

@@ -15,7 +15,6 @@
 use crate::classify::{Array, field};
 use crate::edges::Edges;
 use crate::sites::{Block, Runs};
-use crate::tally::Thread;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering::Relaxed};
 
@@ -28,8 +27,10 @@ pub struct Solo {
     pub edges: Edges,
     /// Set once new blocks must get callbacks.
     left: AtomicBool,
-    /// The thread that was alone when the process left inline counting.
-    owner: AtomicPtr<Thread>,
+    /// The thread that was alone when the process left inline counting,
+    /// by its address: only compared, never read (so this module needs no
+    /// thread's type).
+    owner: AtomicPtr<()>,
     /// The array's sum once no inline add can run again.
     settled: Mutex<Option<Array>>,
 }
@@ -47,11 +48,12 @@ impl Solo {
 
     /// New blocks get callbacks from now on; `me` is the one thread there
     /// is. True the first time: the caller asks QEMU for the reset.
-    pub fn leave(&self, me: &Thread) -> bool {
+    pub fn leave<T>(&self, me: &T) -> bool {
         if self.left.swap(true, Relaxed) {
             return false;
         }
-        self.owner.store(std::ptr::from_ref(me).cast_mut(), Relaxed);
+        self.owner
+            .store(std::ptr::from_ref(me).cast::<()>().cast_mut(), Relaxed);
         true
     }
 
@@ -62,11 +64,11 @@ impl Solo {
 
     /// Whether `t` is the thread the inline runs belong to: the owner, or
     /// with none named, the first thread.
-    pub fn belongs_to(&self, t: &Thread, first: bool) -> bool {
+    pub fn belongs_to<T>(&self, t: &T, first: bool) -> bool {
         let owner = self.owner.load(Relaxed);
         match owner.is_null() {
             true => first,
-            false => std::ptr::eq(owner, t),
+            false => std::ptr::eq(owner, std::ptr::from_ref(t).cast::<()>()),
         }
     }
 
@@ -95,6 +97,7 @@ impl Solo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tally::Thread;
 
     #[test]
     fn inline_runs_belong_to_the_thread_that_was_alone_and_settle() {

@@ -60,31 +60,68 @@ thread_local! {
         std::cell::RefCell::new(InstructionInfoFactory::new());
 }
 
+/// A block as translated: its counts, the instructions that get memory
+/// callbacks, its pieces (loops asked for), its extent and how it ends.
+struct Decoded {
+    block: Array,
+    dynamic: Vec<*mut Insn>,
+    accessing: Vec<*mut Insn>,
+    pieces: Vec<crate::sites::Piece>,
+    first_ip: u64,
+    end_ip: u64,
+    ends: carmbench_counts::End,
+}
+
 pub(super) extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
-    let mut block: Array = [0; field::N];
     // SAFETY: QEMU's handles, valid for this callback.
     let n = unsafe { qemu_plugin_tb_n_insns(tb) };
-    // The block's place: the host address of its code (the guest's under
-    // user mode, offset by QEMU's guest base), found in /proc/self/maps.
-    let host_address = match n {
-        0 => 0,
-        // SAFETY: as above.
-        _ => unsafe {
-            let first = qemu_plugin_tb_get_insn(tb, 0);
-            let h = qemu_plugin_insn_haddr(first) as u64;
-            if h == 0 {
-                qemu_plugin_insn_vaddr(first)
-            } else {
-                h
-            }
-        },
-    };
-    let mut dynamic = Vec::new();
-    let mut accessing = Vec::new();
     let loops = LOOPS.get().is_some();
-    let mut pieces = Vec::new();
-    let (mut first_ip, mut end_ip) = (0, 0);
-    let mut ends = carmbench_counts::End::Other;
+    let d = decode(tb, n, loops);
+    let counts = sparse(&d.block);
+    let id = tally().block(crate::sites::Block {
+        host_address: host_address(tb, n),
+        map: None,
+        counts: counts.clone(),
+        size: d.end_ip - d.first_ip,
+        pieces: d.pieces,
+        ends: d.ends,
+    });
+    if CACHES.get().is_some() {
+        watch_memory(&d.accessing, on_access, id);
+    }
+    watch_memory(&d.dynamic, on_memory, id);
+    count_runs(tb, id, counts, loops);
+}
+
+/// The block's place: the host address of its code (the guest's under
+/// user mode, offset by QEMU's guest base), found in /proc/self/maps.
+fn host_address(tb: *mut Tb, n: usize) -> u64 {
+    if n == 0 {
+        return 0;
+    }
+    // SAFETY: QEMU's handles, valid for this callback.
+    unsafe {
+        let first = qemu_plugin_tb_get_insn(tb, 0);
+        let h = qemu_plugin_insn_haddr(first) as u64;
+        if h == 0 {
+            qemu_plugin_insn_vaddr(first)
+        } else {
+            h
+        }
+    }
+}
+
+/// Decode the `n` instructions of `tb`, each once.
+fn decode(tb: *mut Tb, n: usize, loops: bool) -> Decoded {
+    let mut d = Decoded {
+        block: [0; field::N],
+        dynamic: Vec::new(),
+        accessing: Vec::new(),
+        pieces: Vec::new(),
+        first_ip: 0,
+        end_ip: 0,
+        ends: carmbench_counts::End::Other,
+    };
     for k in 0..n {
         // SAFETY: as above; the data spans the instruction's size.
         let (insn, bytes, ip) = unsafe {
@@ -98,64 +135,52 @@ pub(super) extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
             )
         };
         let i = DECODER_INFO.with(|f| classify::decode(&bytes, ip, &mut f.borrow_mut()));
-        for (s, x) in block.iter_mut().zip(i.counts) {
+        for (s, x) in d.block.iter_mut().zip(i.counts) {
             *s += x;
         }
         let accesses = i.dynamic || i.counts[field::LOADS] + i.counts[field::STORES] > 0;
         if i.dynamic {
-            dynamic.push(insn);
+            d.dynamic.push(insn);
         }
         if accesses {
-            accessing.push(insn);
+            d.accessing.push(insn);
         }
         if k == 0 {
-            first_ip = ip;
+            d.first_ip = ip;
         }
-        end_ip = ip + bytes.len() as u64;
-        ends = i.ends;
+        d.end_ip = ip + bytes.len() as u64;
+        d.ends = i.ends;
         if loops {
-            pieces.push(crate::sites::Piece {
-                at: ip - first_ip,
+            d.pieces.push(crate::sites::Piece {
+                at: ip - d.first_ip,
                 counts: sparse(&i.counts),
                 accesses: accesses && (i.dynamic || CACHES.get().is_some()),
             });
         }
     }
-    let counts = sparse(&block);
-    let id = tally().block(crate::sites::Block {
-        host_address,
-        map: None,
-        counts: counts.clone(),
-        size: end_ip - first_ip,
-        pieces,
-        ends,
-    });
-    if CACHES.get().is_some() {
-        for insn in accessing {
-            // SAFETY: registering a callback on an instruction of this block.
-            unsafe {
-                qemu_plugin_register_vcpu_mem_cb(
-                    insn,
-                    on_access,
-                    CB_NO_REGS,
-                    MEM_RW,
-                    id as usize as *mut c_void,
-                )
-            };
-        }
-    }
-    for insn in dynamic {
+    d
+}
+
+/// A memory callback `cb` on each of `insns`, for block `id`.
+fn watch_memory(insns: &[*mut Insn], cb: MemCb, id: u32) {
+    for &insn in insns {
         // SAFETY: registering a callback on an instruction of this block.
         unsafe {
             qemu_plugin_register_vcpu_mem_cb(
                 insn,
-                on_memory,
+                cb,
                 CB_NO_REGS,
                 MEM_RW,
                 id as usize as *mut c_void,
             )
         };
     }
+}
+
+/// How block `id`'s runs are counted: by QEMU's inline add while the
+/// process has one thread (loops not asked for), else by a callback with
+/// its counts.
+fn count_runs(tb: *mut Tb, id: u32, counts: Vec<(usize, u64)>, loops: bool) {
     if !loops
         && tally().solo.inline()
         && let Some(counter) = tally().solo.counter(id)
