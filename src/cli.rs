@@ -47,7 +47,7 @@ pub enum Command {
     /// Run one rank of an MPI job for `profile --mpi`, which puts it in the
     /// launch command in the program's place.
     #[command(hide = true)]
-    MpiRank(crate::profile::mpi::rank::RankArgs),
+    MpiRank(crate::profile::launch::rank::RankArgs),
 }
 
 /// Collapse clap's multi-line message into one line.
@@ -110,7 +110,7 @@ fn run(cli: Cli) -> crate::Result<()> {
         Command::Profile(a) => commands::profile::run(&a),
         Command::Compare(a) => commands::compare::run(&a),
         Command::Predict(a) => commands::predict::run(&a),
-        Command::MpiRank(a) => std::process::exit(crate::profile::mpi::rank::main(&a)),
+        Command::MpiRank(a) => std::process::exit(crate::profile::launch::rank::main(&a)),
         Command::Cpuid => {
             println!("{}", crate::profile::identity::CpuView::here().line());
             Ok(())

@@ -47,8 +47,9 @@ use loops::*;
 mod mpi;
 use mpi::*;
 
-use carmbench::profile::emulate::{Counts, Emulator};
+use carmbench::profile::emulator::Emulator;
 use carmbench::results::apps;
+use carmbench_counts::Counts;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -111,7 +112,7 @@ fn emulated_profile(dir: &Path, out: &str, more: &[&str], args: &[&str]) -> Comm
     c
 }
 
-fn count(exe: &Path, args: &[&str]) -> carmbench::profile::emulate::Emulated {
+fn count(exe: &Path, args: &[&str]) -> carmbench::profile::emulated::Emulated {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     emulator().count(exe.to_str().unwrap(), &args).unwrap()
 }

@@ -34,9 +34,7 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
     }
     let doc = plan.results.as_ref();
     print!("{}", placements(&profiled.points, doc, &plan.results_path));
-    if let profile::plan::Counting::Emulate(e) = &plan.counting
-        && let Some(c) = &e.caches
-    {
+    if let Some(c) = profiled.method.caches() {
         println!("  ({})", c.model);
     }
     print!("{}", function_table(doc, &profiled.points));

@@ -9,7 +9,7 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 /// A command to profile, found.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Found {
     /// The name as given (`argv[0]`).
     pub given: String,

@@ -1,176 +1,37 @@
-//! Counting a command: every counter (given by hand, the PMU, emulation)
+//! Counting a launch: every counter (given by hand, the PMU, emulation)
 //! runs it natively for its time and gives one [`Measured`]: the work of
 //! the whole command, of each process, region and block of code, and where
-//! the native run's time went. The views ([`super::views`]) make the points
-//! from it without asking which counter it was.
+//! the native run's time went. Each counter is written once for every
+//! launch ([`Launch`]: one process tree or an MPI job): it measures each
+//! rank, and [`fold`] joins them. The views ([`super::views`]) make the
+//! points from the measure without asking which counter it was.
 
-use super::command::Found;
-use super::mpi::launcher::Launcher;
-use super::native::{self, NativeRun, Watch};
+use super::fold::{Part, fold, runtime_work};
+use super::input::Input;
+use super::launch::{Launch, Ranked};
+use super::measured::{Block, Measured, Method, Region};
+use super::native::{NativeRun, Watch};
 use super::pmu::Family;
 use super::sample::Samples;
 use super::warnings::Warning;
 use super::work::Work;
 use crate::error::Result;
-use crate::results::apps::{EmulatedCpu, FailedRank};
+use std::path::Path;
+use std::process::Stdio;
 
-/// Counts a command.
+/// Counts a launch.
 pub trait Counter {
-    /// Run `command` (natively, and counted as this counter counts) and
+    /// Run `launch` (natively, and counted as this counter counts) and
     /// say what it did; where its time went too, when `sampled`.
-    fn measure(&self, command: &Found, sampled: bool) -> Result<Measured>;
+    fn measure(&self, launch: &dyn Launch, sampled: bool) -> Result<Measured>;
 }
 
-/// What counting a command found.
-#[derive(Debug, Clone, Default)]
-pub struct Measured {
-    /// The whole command.
-    pub total: Work,
-    /// Seconds the command ran natively.
-    pub seconds: f64,
-    /// The most threads one of its processes ran, when counted.
-    pub threads: Option<usize>,
-    /// Each process it started, when counted apart (emulation).
-    pub processes: Vec<Process>,
-    /// Each region its programs marked.
-    pub regions: Vec<Region>,
-    /// Each block of code that did work, where it is.
-    pub blocks: Vec<Block>,
-    /// Where the native run's time went, when sampled.
-    pub samples: Option<Samples>,
-    /// Where the counts come from, for the apps file.
-    pub source: String,
-    /// How the counting went, for people.
-    pub note: Option<String>,
-    /// The program counted in the command's place (a twin build).
-    pub counted_with: Option<String>,
-    /// What was not counted.
-    pub warnings: Vec<Warning>,
-    /// The work was counted in another run than the time was measured in
-    /// (emulation): the two runs' code is compared.
-    pub separate_runs: bool,
-    /// The CPU the emulated program was shown.
-    pub emulated_cpu: Option<EmulatedCpu>,
-    /// The control flow between the blocks (loops asked for).
-    pub flow: Vec<Flow>,
-    /// Each rank, for an MPI job (`--mpi`): the rest is their sum.
-    pub ranks: Option<Ranks>,
-}
-
-/// Every rank of a job.
-#[derive(Debug, Clone)]
-pub struct Ranks {
-    /// Who launched them.
-    pub launcher: Launcher,
-    /// Each rank that ran to its end, by rank.
-    pub each: Vec<RankPart>,
-    /// Those that did not: left out of the sums.
-    pub failed: Vec<FailedRank>,
-}
-
-/// One rank's part.
-#[derive(Debug, Clone)]
-pub struct RankPart {
-    /// Its rank.
-    pub rank: u32,
-    /// The node it ran on.
-    pub host: String,
-    /// Its work.
-    pub total: Work,
-    /// Its wall time.
-    pub seconds: f64,
-    /// Its threads, when counted.
-    pub threads: Option<usize>,
-    /// Its regions.
-    pub regions: Vec<Region>,
-    /// Where its time went, when sampled.
-    pub samples: Option<Samples>,
-    /// Its work in the MPI runtime's code, when counted by place: what it
-    /// did waiting for the other ranks is there.
-    pub runtime: Option<Work>,
-}
-
-impl Ranks {
-    /// The nodes the ranks ran on.
-    pub fn nodes(&self) -> usize {
-        let hosts: std::collections::BTreeSet<&str> =
-            self.each.iter().map(|r| r.host.as_str()).collect();
-        hosts.len().max(1)
-    }
-
-    /// The slowest rank.
-    pub fn slowest(&self) -> u32 {
-        (self.each.iter())
-            .max_by(|a, b| a.seconds.total_cmp(&b.seconds))
-            .map_or(0, |r| r.rank)
-    }
-
-    /// The region `name` in each rank: its seconds and work (none in a
-    /// rank that never entered it).
-    pub fn region_parts(&self, name: &str) -> Vec<(u32, f64, Work)> {
-        (self.each.iter())
-            .map(|r| match r.regions.iter().find(|x| x.name == name) {
-                Some(x) => (r.rank, x.seconds, x.work.clone()),
-                None => (r.rank, 0.0, Work::default()),
-            })
-            .collect()
-    }
-}
-
-/// One process of the command.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Process {
-    /// The program it ran.
-    pub program: String,
-    /// Its pid in the counted run.
-    pub pid: u32,
-    /// Its work.
-    pub work: Work,
-    /// It ended by running another program (an exec): a launcher.
-    pub replaced: bool,
-}
-
-/// One region, its work summed over its calls, threads and processes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Region {
-    /// Its name.
-    pub name: String,
-    /// Calls over all threads and processes.
-    pub calls: u64,
-    /// Its work.
-    pub work: Work,
-    /// Its native seconds, summed over calls and threads.
-    pub seconds: f64,
-}
-
-/// The work of the code at one place of a file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Block {
-    /// The file's path, as the native run's samples name it ("" for code
-    /// in no file).
-    pub module: String,
-    /// The offset in the file (the address, for code in no file).
-    pub offset: u64,
-    /// Its work, summed over its runs, threads and processes.
-    pub work: Work,
-    /// How often it ran (emulation with loops asked for; else 0).
-    pub runs: u64,
-    /// Its bytes of code (likewise).
-    pub size: u64,
-    /// How its last instruction leaves it.
-    pub ends: carmbench_counts::End,
-}
-
-/// Control flow: one block ran right after another this often (emulation
-/// with loops asked for), each by its file and offset as [`Block`]s are.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Flow {
-    /// The block that ran first.
-    pub from: (String, u64),
-    /// The block that ran next.
-    pub to: (String, u64),
-    /// How often.
-    pub count: u64,
+/// Run `f` with a scratch folder of `launch`'s, removed after.
+pub(crate) fn in_scratch<T>(launch: &dyn Launch, f: impl FnOnce(&Path) -> Result<T>) -> Result<T> {
+    let scratch = launch.scratch()?;
+    let out = f(&scratch);
+    let _ = std::fs::remove_dir_all(&scratch);
+    out
 }
 
 /// Counts given by hand: the native run gives the time.
@@ -183,7 +44,7 @@ pub struct Manual {
 }
 
 /// The warning for processes a native run left running.
-pub fn left_running(run: &native::NativeRun) -> Vec<Warning> {
+pub fn left_running(run: &NativeRun) -> Vec<Warning> {
     match run.left.is_empty() {
         true => Vec::new(),
         false => vec![Warning::LeftRunning(run.left.clone())],
@@ -191,18 +52,30 @@ pub fn left_running(run: &native::NativeRun) -> Vec<Warning> {
 }
 
 impl Counter for Manual {
-    fn measure(&self, command: &Found, _sampled: bool) -> Result<Measured> {
-        let run = native::run(command, Watch::Time)?;
-        Ok(Measured {
-            total: Work::Given {
-                flops: self.flops,
-                bytes: self.bytes,
-            },
-            seconds: run.seconds,
-            source: "manual counts".into(),
-            warnings: left_running(&run),
-            ..Measured::default()
-        })
+    fn measure(&self, launch: &dyn Launch, _sampled: bool) -> Result<Measured> {
+        let runs = in_scratch(launch, |dir| {
+            launch.native(Watch::Time, Stdio::inherit(), &dir.join("native"))
+        })?;
+        let parts = (runs.each.into_iter())
+            .map(|(rank, r)| Part {
+                rank,
+                host: r.host,
+                measured: Measured {
+                    seconds: r.run.seconds,
+                    warnings: left_running(&r.run),
+                    ..Measured::default()
+                },
+                runtime: None,
+            })
+            .collect();
+        let mut m = fold(launch.launcher(), parts, runs.failed);
+        // The counts given are the whole launch's.
+        m.total = Work::Given {
+            flops: self.flops,
+            bytes: self.bytes,
+        };
+        m.source = "manual counts".into();
+        Ok(m)
     }
 }
 
@@ -217,17 +90,42 @@ pub struct Pmu {
 }
 
 impl Counter for Pmu {
-    fn measure(&self, command: &Found, sampled: bool) -> Result<Measured> {
-        let run = native::run(command, Watch::Counted(&self.family))?;
-        let samples = match sampled {
-            true => {
+    fn measure(&self, launch: &dyn Launch, sampled: bool) -> Result<Measured> {
+        let (counted, mut samples) = in_scratch(launch, |dir| {
+            // Both runs read the same input, as emulation's do.
+            let input = Input::of_stdin(dir)?;
+            let counted = launch.native(
+                Watch::Counted(&self.family),
+                input.first()?,
+                &dir.join("native"),
+            )?;
+            let mut samples = std::collections::BTreeMap::new();
+            if sampled {
                 let events = self.sampled_events();
-                let again = native::run(command, Watch::Sampled(&events))?;
-                Some(again.samples.unwrap_or_default())
+                let (stdin, _) = input.second()?;
+                let again = launch.native(Watch::Sampled(&events), stdin, &dir.join("sampled"))?;
+                samples = (again.each.into_iter())
+                    .map(|(r, a)| (r, a.run.samples.unwrap_or_default()))
+                    .collect();
             }
-            false => None,
-        };
-        Ok(self.assemble(run, samples))
+            Ok((counted, samples))
+        })?;
+        let by_place = sampled && launch.launcher().is_some();
+        let Ranked { each, failed } = counted;
+        let parts = (each.into_iter())
+            .map(|(rank, r)| {
+                let measured = self.assemble(r.run, samples.remove(&rank));
+                // A rank's work in the MPI runtime, known by place.
+                let runtime = by_place.then(|| runtime_work(&measured.blocks));
+                Part {
+                    rank,
+                    host: r.host,
+                    measured,
+                    runtime,
+                }
+            })
+            .collect();
+        Ok(fold(launch.launcher(), parts, failed))
     }
 }
 
@@ -240,13 +138,17 @@ impl Pmu {
     }
 
     /// The measure of a run counted with the events, and its samples.
-    pub(crate) fn assemble(&self, run: NativeRun, samples: Option<Samples>) -> Measured {
+    fn assemble(&self, run: NativeRun, samples: Option<Samples>) -> Measured {
         let warnings = left_running(&run);
         let mut m = Measured {
             total: Work::Events(run.events),
             seconds: run.seconds,
             source: "perf".into(),
             warnings,
+            method: Method::Pmu {
+                family: self.family.clone(),
+                access_bytes: self.access_bytes,
+            },
             ..Measured::default()
         };
         for r in run.regions {
@@ -288,4 +190,147 @@ pub(crate) fn sampled_blocks(s: &Samples) -> Vec<Block> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::emulate::Emulation;
+    use crate::profile::emulated::Emulated;
+    use crate::profile::emulator::Emulator;
+    use crate::profile::functions::tests::{command, process, two_functions};
+    use crate::profile::launch::fake::{Asked, Fake};
+    use crate::profile::launch::launcher::Launcher;
+    use crate::profile::point::Shown;
+    use crate::results::apps::FailedRank;
+    use carmbench_counts::Counts;
+
+    fn native(seconds: f64, samples: Option<Samples>) -> NativeRun {
+        NativeRun {
+            seconds,
+            samples,
+            ..NativeRun::default()
+        }
+    }
+
+    /// Emulation that runs nothing itself: the fake launch gives its runs.
+    fn emulation() -> Emulation {
+        let emulator = Emulator {
+            qemu: "qemu-x86_64".into(),
+            version: "7.2".into(),
+            plugin: "plugin.so".into(),
+            preload: "follow.so".into(),
+            identity: Err("not asked in a test".into()),
+        };
+        Emulation {
+            emulator,
+            caches: None,
+            twin: None,
+            loops: true,
+        }
+    }
+
+    fn flops(n: u64) -> Counts {
+        Counts {
+            dp_other_flops: n,
+            bytes_loaded: 8 * n,
+            ..Counts::default()
+        }
+    }
+
+    #[test]
+    fn given_counts_are_the_whole_launchs_and_its_time_the_native_runs() {
+        let fake = Fake {
+            native: vec![(0, String::new(), native(0.5, None))],
+            ..Fake::default()
+        };
+        let m = Manual {
+            flops: 1e9,
+            bytes: 2e9,
+        }
+        .measure(&fake, false)
+        .unwrap();
+        assert_eq!(
+            m.total,
+            Work::Given {
+                flops: 1e9,
+                bytes: 2e9
+            }
+        );
+        assert_eq!((m.seconds, m.ranks.is_none()), (0.5, true));
+        assert_eq!(*fake.asked.borrow(), [Asked::Time]);
+    }
+
+    /// A job of three ranks, rank 2 not counted under emulation, each
+    /// rank's run sampled in two functions of this test program.
+    fn job() -> Fake {
+        let (me, a, b, _) = two_functions();
+        let mut samples = Samples {
+            total: 20,
+            cpu_seconds: 0.2,
+            ..Samples::default()
+        };
+        samples.places.insert((me.clone(), a), 15);
+        samples.places.insert((me.clone(), b), 5);
+        let counted = |n: u64| Emulated {
+            threads: 1,
+            total: flops(3 * n),
+            processes: vec![process(&me, &[(0, a, flops(2 * n)), (0, b, flops(n))])],
+            ..Emulated::default()
+        };
+        let node = |r: u32, s: f64| (r, format!("node{r}"), native(s, Some(samples.clone())));
+        Fake {
+            program: command(&me),
+            launcher: Some(Launcher::OpenMpi),
+            native: vec![node(0, 1.0), node(1, 1.5), node(2, 1.2)],
+            failed: vec![FailedRank {
+                rank: 3,
+                why: "killed".into(),
+            }],
+            emulated: vec![(0, counted(1000)), (1, counted(3000))],
+            emulated_seconds: 9.0,
+            ..Fake::default()
+        }
+    }
+
+    #[test]
+    fn emulation_counts_each_rank_once_and_the_fold_joins_them() {
+        let fake = job();
+        let m = emulation().measure(&fake, true).unwrap();
+        assert_eq!(m.total.counts().unwrap().dp_other_flops, 12_000);
+        let r = m.ranks.as_ref().unwrap();
+        let each: Vec<_> = r.each.iter().map(|k| (k.rank, k.seconds)).collect();
+        assert_eq!(each, [(0, 1.0), (1, 1.5)]);
+        assert_eq!((m.seconds, r.slowest(), m.threads), (1.5, 1, Some(2)));
+        let failed: Vec<u32> = r.failed.iter().map(|f| f.rank).collect();
+        assert_eq!(failed, [2, 3]);
+        assert!(matches!(m.method, Method::Emulation { caches: None }));
+        // Natively sampled, then emulated with the flow recorded (loops).
+        let asked = fake.asked.borrow();
+        assert_eq!(asked[0], Asked::Sampled(0));
+        assert!(matches!(&asked[1], Asked::Emulated(env) if env.iter().any(|(_, v)| v == "1")));
+        assert_eq!(asked.len(), 2);
+    }
+
+    #[test]
+    fn one_symbolizer_names_the_code_of_every_point_of_a_run() {
+        let m = emulation().measure(&job(), true).unwrap();
+        let shown = Shown {
+            name: "app".into(),
+            functions: Some(5),
+            loops: Some(5),
+            ..Shown::default()
+        };
+        let before = crate::profile::symbols::made_here();
+        let p = crate::profile::Profiled::of(&shown, m);
+        assert_eq!(crate::profile::symbols::made_here() - before, 1);
+        // The program, its functions (with their spread over the ranks) and
+        // its two ranks were all made.
+        assert!(
+            p.points
+                .iter()
+                .any(|x| x.function.is_some() && x.spread.is_some())
+        );
+        assert_eq!(p.points.iter().filter(|x| x.rank.is_some()).count(), 2);
+    }
 }

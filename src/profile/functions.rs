@@ -1,5 +1,5 @@
 //! A point per hot function: the work of each function from the blocks of
-//! code the counter found ([`super::counter::Block`]), T from the native
+//! code the counter found ([`super::measured::Block`]), T from the native
 //! run's samples, both found in the same files at the same offsets and
 //! named by [`symbols`].
 //!
@@ -11,7 +11,7 @@
 //!
 //! [`symbols`]: super::symbols
 
-use super::counter::Block;
+use super::measured::Block;
 use super::sample::{FEW_SAMPLES, Samples};
 use super::symbols::{Function, Symbols, canonical};
 use super::work::{Basis, Work};
@@ -172,23 +172,27 @@ pub fn points(
 pub struct Grouped {
     /// Each function's cost.
     pub costs: BTreeMap<Function, Cost>,
-    symbols: Symbols,
 }
 
 impl Grouped {
-    /// Group `blocks` and `samples` by function.
-    pub fn of(blocks: &[Block], samples: &Samples) -> Grouped {
-        let mut symbols = Symbols::default();
-        let costs = costs(blocks, samples, &mut symbols);
-        Grouped { costs, symbols }
+    /// Group `blocks` and `samples` by function, named by `symbols`.
+    pub fn of(blocks: &[Block], samples: &Samples, symbols: &mut Symbols) -> Grouped {
+        let costs = costs(blocks, samples, symbols);
+        Grouped { costs }
     }
 
     /// The `top` hottest functions and the rest, each with where it starts
     /// in its sources.
-    pub fn hottest(self, samples: &Samples, top: usize, basis: &Basis) -> Vec<FunctionPoint> {
+    pub fn hottest(
+        self,
+        samples: &Samples,
+        top: usize,
+        basis: &Basis,
+        symbols: &mut Symbols,
+    ) -> Vec<FunctionPoint> {
         let mut pts = points(self.costs, samples, top, basis);
         for p in &mut pts {
-            p.location = self.symbols.location(&p.function).map(String::from);
+            p.location = symbols.location(&p.function).map(String::from);
         }
         pts
     }

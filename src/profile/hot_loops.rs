@@ -5,9 +5,9 @@
 //! that are not shown; what is left of a function with loops shown is one
 //! more point, so that the loops and the rest sum to the function.
 
-use super::counter::{Block, Flow};
 use super::functions::{REST, by_function};
 use super::loops::{Graph, Loop, Node, innermost};
+use super::measured::{Block, Flow};
 use super::sample::Samples;
 use super::symbols::{Function, Symbols, canonical};
 use super::work::{Basis, Work};
@@ -77,9 +77,9 @@ pub fn hottest(
     functions: &[Function],
     top: usize,
     basis: &Basis,
+    symbols: &mut Symbols,
 ) -> Vec<LoopPoint> {
-    let mut symbols = Symbols::default();
-    let analysed = analyse(blocks, flow, samples, functions, &mut symbols);
+    let analysed = analyse(blocks, flow, samples, functions, symbols);
     // Every loop, hottest first: by samples, then W, then Q.
     let mut all: Vec<(usize, usize)> = analysed
         .iter()
@@ -102,7 +102,7 @@ pub fn hottest(
     for (f, a) in analysed.iter().enumerate() {
         let shown: Vec<usize> = all.iter().filter(|x| x.0 == f).map(|x| x.1).collect();
         if !shown.is_empty() {
-            out.extend(points_of(a, &shown, samples, &mut symbols));
+            out.extend(points_of(a, &shown, samples, symbols));
         }
     }
     out

@@ -2,21 +2,26 @@
 //! narrow type), traffic Q (bytes requested by the core) and time T, for
 //! the whole command, its processes, its regions and its hottest functions.
 //!
-//! One data flow, each step its own module:
+//! One data flow, each step its own module (docs/layout.md walks it):
 //! 1. **Plan** ([`plan`]): the flags resolved into a [`ProfilePlan`]: the
-//!    command found ([`command`]), how its work is counted, what to show,
+//!    command found ([`command`]), the launch, its counter, what to show,
 //!    where the points go; every refusal made before anything runs.
-//! 2. **Counter** ([`counter`]): each way of counting (by hand, the PMU in
-//!    [`pmu`], emulation in [`emulate`]) runs the command natively for its
-//!    time ([`native`], sampled by [`sample`] where functions are asked
-//!    for) and gives one [`counter::Measured`]: the [`work::Work`] of the
-//!    command, of each process, region and block of code, and the samples.
-//! 3. **Views** ([`views`]): the points are views over that one value, the
-//!    program, its regions and its functions ([`functions`], blocks and
-//!    samples joined by the names [`symbols`] gives), each made by one
-//!    function from its work ([`work::Basis`] turns work into W and Q, with
-//!    the simulated caches' traffic of [`traffic`]).
-//! 4. **Placement** (`results::placement`): where each point sits under the
+//! 2. **Launch** ([`launch`]): what is run, one process tree or an MPI job
+//!    of ranks, natively ([`native`], sampled by [`sample`]) or under the
+//!    emulator ([`emulator`]); each rank's run.
+//! 3. **Counter** ([`counter`]): each way of counting (by hand, the PMU in
+//!    [`pmu`], emulation in [`emulate`]), written once for every launch,
+//!    measures each rank, and [`fold`] joins them into one
+//!    [`measured::Measured`]: the [`work::Work`] of the command, of each
+//!    process, region, block of code and rank, the samples, and how it was
+//!    counted.
+//! 4. **Views** ([`views`]): the points are views over that one value and
+//!    the options shown ([`point::Shown`]), never the plan: the program,
+//!    its regions, functions ([`functions`], named by one [`symbols`] per
+//!    run), loops and ranks ([`mpi`]), each made by [`point::Own::point`]
+//!    from its work ([`work::Basis`] turns work into W and Q, with the
+//!    simulated caches' traffic of [`traffic`]).
+//! 5. **Placement** (`results::placement`): where each point sits under the
 //!    roofs, read by profile, report, predict and the chart alike.
 //!
 //! What cannot be counted or placed is a [`warnings::Warning`], printed by
@@ -26,16 +31,22 @@ pub mod command;
 pub mod counter;
 pub mod emulate;
 pub mod emulated;
+pub mod emulator;
+pub mod fold;
 pub mod functions;
 pub mod hot_loops;
 pub mod identity;
 pub mod input;
+pub mod launch;
 pub mod loops;
+pub mod measured;
 pub mod mpi;
 pub mod native;
 pub mod paths;
 pub mod plan;
 pub mod pmu;
+pub mod point;
+pub mod runtime;
 pub mod sample;
 pub mod signals;
 pub mod stderr;
@@ -51,6 +62,7 @@ pub use plan::{CountsMode, ProfileArgs, ProfilePlan};
 
 use crate::error::{Error, Result};
 use crate::results::apps::AppPoint;
+use measured::{Measured, Method};
 use warnings::Warning;
 
 /// What profiling gave.
@@ -67,6 +79,8 @@ pub struct Profiled {
     pub seconds: f64,
     /// CPU seconds its processes used natively, when sampled.
     pub cpu_seconds: Option<f64>,
+    /// How the work was counted.
+    pub method: Method,
 }
 
 /// Flop/s below which a command that ran over a second is taken to have
@@ -76,28 +90,24 @@ const MIN_FLOP_RATE: f64 = 1e6;
 /// Profile the command of `plan`: count it and make its points.
 pub fn profile(plan: &ProfilePlan) -> Result<Profiled> {
     let sampled = plan.functions.is_some();
-    let measured = match &plan.mpi {
-        Some(mpi) => {
-            let counting = match &plan.counting {
-                plan::Counting::Emulate(e) => mpi::Counting::Emulate(e),
-                plan::Counting::Pmu(p) => mpi::Counting::Pmu(p),
-                plan::Counting::Manual(_) => mpi::Counting::Manual,
-            };
-            mpi::measure(mpi, counting, sampled)?
-        }
-        None => plan.counting.counter().measure(&plan.command, sampled)?,
-    };
-    let (points, warnings) = views::points(plan, &measured);
-    Ok(Profiled {
-        points,
-        note: measured.note,
-        warnings,
-        seconds: measured.seconds,
-        cpu_seconds: measured.samples.as_ref().map(|s| s.cpu_seconds),
-    })
+    let measured = (plan.counting.counter()).measure(plan.launch.launch(), sampled)?;
+    Ok(Profiled::of(&plan.shown(), measured))
 }
 
 impl Profiled {
+    /// The points `shown` asks for of what was `measured`.
+    pub fn of(shown: &point::Shown, measured: Measured) -> Profiled {
+        let (points, warnings) = views::points(shown, &measured);
+        Profiled {
+            points,
+            note: measured.note,
+            warnings,
+            seconds: measured.seconds,
+            cpu_seconds: measured.samples.as_ref().map(|s| s.cpu_seconds),
+            method: measured.method,
+        }
+    }
+
     /// Refuse points that cannot be right, and keep those that can be
     /// placed (every function point is kept, listed even without work):
     /// the others become warnings, added after those already said.

@@ -5,8 +5,13 @@
 
 use super::command::{self, Found};
 use super::counter::{Counter, Manual, Pmu};
-use super::emulate::{Emulation, Emulator};
+use super::emulate::Emulation;
+use super::emulator::Emulator;
 use super::identity::{self, Flag};
+use super::launch::launcher::MpiCommand;
+use super::launch::mpi::Mpi;
+use super::launch::{Planned, Tree};
+use super::point::Shown;
 use super::traffic::{self, Caches};
 use super::warnings::Warning;
 use crate::error::{Error, Result};
@@ -142,9 +147,9 @@ pub struct ProfilePlan {
     pub command: Found,
     /// How its work is counted.
     pub counting: Counting,
-    /// The MPI launch the command is, when `--mpi` is given: the ranks run
-    /// its program.
-    pub mpi: Option<super::mpi::Mpi>,
+    /// What is run: the command's process tree, or, with `--mpi`, the MPI
+    /// job it launches, whose ranks run its program.
+    pub launch: Planned,
     /// Points for this many of the hottest functions, and the rest.
     pub functions: Option<usize>,
     /// Points for this many of the hottest loops, and the rest of their
@@ -168,6 +173,17 @@ pub struct ProfilePlan {
 const NARROW_PMU: &str = "--precision of a narrow type places counts of emulation (--counts emulate) or given by hand (--flops as its ops, --bytes); the PMU counts FP flops of dp and sp";
 
 impl ProfilePlan {
+    /// What the points show, as asked.
+    pub fn shown(&self) -> Shown {
+        Shown {
+            name: self.name.clone(),
+            functions: self.functions,
+            loops: self.loops,
+            precision: self.precision,
+            threads: self.threads,
+        }
+    }
+
     /// Settle `a`: everything that can be refused is, before the command
     /// runs (twice, natively and counted): the apps file, its folder and the
     /// results, the command, and the flags together.
@@ -222,11 +238,18 @@ impl ProfilePlan {
         let named = mpi
             .as_ref()
             .map_or(&a.command[..], |m| std::slice::from_ref(&m.launch.program));
+        let name = a.name.clone().unwrap_or_else(|| default_name(named));
+        let launch = match mpi {
+            Some(m) => Planned::Mpi(m),
+            None => Planned::Tree(Tree {
+                command: found.clone(),
+            }),
+        };
         Ok(ProfilePlan {
-            name: a.name.clone().unwrap_or_else(|| default_name(named)),
+            name,
             command: found,
             counting,
-            mpi,
+            launch,
             // Loops are found in the hottest functions.
             functions: a.functions.or(a.loops.map(|_| 10)),
             loops: a.loops,
@@ -242,11 +265,11 @@ impl ProfilePlan {
 
 /// The MPI launch `command` is (its launcher found), its program found,
 /// the ranks writing beside the apps file `out`.
-fn mpi(command: &[String], launcher: &Found, out: &Path) -> Result<super::mpi::Mpi> {
-    let launch = super::mpi::launcher::Launch::split(command, &launcher.path)?;
+fn mpi(command: &[String], launcher: &Found, out: &Path) -> Result<Mpi> {
+    let launch = MpiCommand::split(command, &launcher.path)?;
     let mut program = command::found(&launch.program, &launch.args)?;
     program.timeout = launcher.timeout;
-    Ok(super::mpi::Mpi {
+    Ok(Mpi {
         launch,
         program,
         launcher: launcher.path.clone(),
@@ -353,6 +376,7 @@ fn counting(a: &ProfileArgs, found: &Found, caches: Option<Caches>) -> Result<Co
 
 /// The PMU's events for this CPU, when the PMU counts here.
 fn pmu_here(access_bytes: Option<f64>) -> Result<Pmu> {
+    super::pmu::present()?;
     let id = cpuid::cpuid();
     let family = super::pmu::family_of(&id).ok_or_else(|| {
         Error::input(format!(

@@ -207,6 +207,20 @@ pub fn explain_open_error(e: &std::io::Error) -> Error {
     Error::input(msg)
 }
 
+/// Whether this process may count any hardware event (cycles): why not,
+/// when it may not. Asked before the CPU's event table, as a missing PMU
+/// is the cause a user can act on.
+pub fn present() -> std::result::Result<(), Error> {
+    use perf_event::Builder;
+    use perf_event::events::Hardware;
+    Builder::new(Hardware::CPU_CYCLES)
+        .observe_self()
+        .any_cpu()
+        .build()
+        .map(|_| ())
+        .map_err(|err| explain_open_error(&err))
+}
+
 /// Whether the PMU counts `family`'s events for this process: why not,
 /// when it does not.
 pub fn usable(family: &Family) -> std::result::Result<(), Error> {

@@ -155,8 +155,19 @@ pub struct Symbols {
     locations: HashMap<Function, String>,
 }
 
+thread_local! {
+    /// How many symbolizers this thread made: one profile run makes one.
+    static MADE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many [`Symbols`] this thread has made so far.
+pub fn made_here() -> usize {
+    MADE.with(|m| m.get())
+}
+
 impl Default for Symbols {
     fn default() -> Self {
+        MADE.with(|m| m.set(m.get() + 1));
         Symbols {
             symbolizer: Symbolizer::new(),
             frames: HashMap::new(),

@@ -3,49 +3,40 @@
 //! samples), each region. Every point is made by one function, whichever
 //! counter measured the run.
 
-use super::counter::Measured;
-use super::counter::Ranks;
 use super::functions::{self, FunctionPoint};
 use super::hot_loops;
-use super::mpi::join::{function_seconds, function_spread};
+use super::measured::Measured;
+use super::mpi;
 use super::paths::{self, Compared};
-use super::plan::{Counting, ProfilePlan};
+use super::point::{Own, Shown};
 use super::sample::{MIN_SECONDS, Samples};
-use super::symbols::{Function, file_name};
+use super::symbols::{Symbols, file_name};
 use super::warnings::Warning;
-use super::work::{Basis, Work, dominant, kind, own_work};
+use super::work::{Basis, dominant, kind, own_work};
 use crate::kernels::Precision;
-use crate::results::apps::{AppPoint, EmulatedCpu, FunctionInfo, LoopInfo, MpiInfo, ProcessPoint};
-use crate::results::apps::{Range, RankInfo, RuntimeWork, Spread};
+use crate::results::apps::{AppPoint, EmulatedCpu, FunctionInfo, LoopInfo, ProcessPoint};
 
 /// Processes listed in a point at most.
 const MAX_PROCESSES: usize = 64;
 
-/// The points of `m`: the program's first, then its functions' (when
-/// asked for and sampled), then its regions'; and what they leave out.
-pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
+/// The points of `m` as `shown` asks: the program's first, then its
+/// functions' (when asked for and sampled), then its regions', then its
+/// ranks'; and what they leave out. One symbolizer names the code of them
+/// all.
+pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
+    let mut symbols = Symbols::default();
     let mut warnings = m.warnings.clone();
     // The whole command's arithmetic: the one asked for, else the one most
     // of its work is (each region's and function's its own, by the same
     // rule).
-    let precision = plan.precision.or_else(|| typing(m).and_then(dominant));
-    warnings.extend(contradicted(plan.precision, m));
-    let basis = Basis {
-        precision,
-        pmu: match &plan.counting {
-            Counting::Pmu(p) => Some((&p.family, p.access_bytes)),
-            _ => None,
-        },
-        caches: match &plan.counting {
-            Counting::Emulate(e) => e.caches.as_ref(),
-            _ => None,
-        },
-    };
+    let precision = shown.precision.or_else(|| typing(m).and_then(dominant));
+    warnings.extend(contradicted(shown.precision, m));
+    let basis = m.method.basis(precision);
     let own = Own {
         basis,
-        asked: plan.precision,
+        asked: shown.precision,
         decided: None,
-        threads: plan.threads.or(m.threads),
+        threads: shown.threads.or(m.threads),
         source: &m.source,
         counted_with: m.counted_with.as_deref(),
     };
@@ -54,20 +45,20 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
         decided: Some(precision),
         ..own
     };
-    let mut whole = typed.point(plan.name.clone(), &m.total, m.seconds, None);
+    let mut whole = typed.point(shown.name.clone(), &m.total, m.seconds, None);
     whole.processes = processes(m, &basis);
     whole.emulated_cpu = m.emulated_cpu.clone();
-    whole.mpi = m.ranks.as_ref().map(mpi_info);
+    whole.mpi = m.ranks.as_ref().map(mpi::mpi_info);
     let program = whole.clone();
     let mut out = vec![whole];
-    let brief = plan.functions.and_then(|_| too_brief(&out[0], m));
+    let brief = shown.functions.and_then(|_| too_brief(&out[0], m));
     let grouped = match (&m.samples, brief) {
         (_, Some(w)) => {
             warnings.push(w);
             None
         }
-        (Some(s), None) if plan.functions.is_some() || m.separate_runs => {
-            Some((s, functions::Grouped::of(&m.blocks, s)))
+        (Some(s), None) if shown.functions.is_some() || m.separate_runs => {
+            Some((s, functions::Grouped::of(&m.blocks, s, &mut symbols)))
         }
         _ => None,
     };
@@ -77,194 +68,73 @@ pub fn points(plan: &ProfilePlan, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>)
             warnings.extend(path_warnings(&c, m.emulated_cpu.as_ref()));
             paths::apply(&mut g.costs, &c);
         }
-        if let Some(top) = plan.functions {
-            out.extend(hot_points(plan, m, (s, g), top, &program, &own));
+        if let Some(top) = shown.functions {
+            let hot = Hot {
+                shown,
+                m,
+                program: &program,
+                own: &own,
+            };
+            out.extend(hot.points((s, g), top, &mut symbols));
         }
     }
     for r in &m.regions {
         let what = format!("region, {} call(s)", r.calls);
-        let name = format!("{}/{}", plan.name, r.name);
+        let name = format!("{}/{}", shown.name, r.name);
         let mut p = own.point(name, &r.work, r.seconds, Some(what));
         p.emulated_cpu = m.emulated_cpu.clone();
         if let Some(k) = &m.ranks {
-            p.spread = region_spread(&k.region_parts(&r.name), &own, p.precision);
+            p.spread = mpi::region_spread(&k.region_parts(&r.name), &own, p.precision);
         }
         out.push(p);
     }
     if let Some(r) = &m.ranks {
-        let ranks = rank_points(plan, r, &typed, m);
-        warnings.extend(ranks.iter().filter_map(in_runtime));
+        let ranks = mpi::rank_points(shown, r, &typed, m.emulated_cpu.as_ref());
+        warnings.extend(ranks.iter().filter_map(mpi::in_runtime));
         out.extend(ranks);
     }
     (out, warnings)
 }
 
-/// A region's seconds and W over the ranks (`(rank, seconds, work)`), W in
-/// the units of `precision`.
-fn region_spread(
-    parts: &[(u32, f64, Work)],
-    own: &Own,
-    precision: Option<Precision>,
-) -> Option<Spread> {
-    let basis = Basis {
-        precision,
-        ..own.basis
-    };
-    let seconds: Vec<(u32, f64)> = parts.iter().map(|p| (p.0, p.1)).collect();
-    let work: Vec<(u32, f64)> = parts
-        .iter()
-        .map(|p| (p.0, basis.derive(&p.2).flops))
-        .collect();
-    Some(Spread {
-        seconds: Range::of(&seconds)?,
-        work: Range::of(&work),
-    })
+/// What the function and loop points of a run are made from.
+struct Hot<'a> {
+    shown: &'a Shown,
+    m: &'a Measured,
+    program: &'a AppPoint,
+    own: &'a Own<'a>,
 }
 
-/// Share of a rank's work above which its work in the MPI runtime is said.
-const RUNTIME_SHARE: f64 = 0.1;
-
-/// A warning when a rank's point holds much work of the MPI runtime.
-fn in_runtime(p: &AppPoint) -> Option<Warning> {
-    let r = p.rank.as_ref()?;
-    let w = r.runtime?;
-    let share = |x: f64, of: f64| if of > 0.0 { x / of } else { 0.0 };
-    let (w_share, q_share) = (share(w.flops, p.flops), share(w.bytes, p.bytes));
-    (w_share.max(q_share) > RUNTIME_SHARE).then_some(Warning::RankInRuntime {
-        rank: r.rank,
-        w_share,
-        q_share,
-    })
-}
-
-/// What the program's point says of an MPI job.
-fn mpi_info(r: &Ranks) -> MpiInfo {
-    MpiInfo {
-        launcher: r.launcher.name().into(),
-        ranks: r.each.len(),
-        slowest: r.slowest(),
-        nodes: r.nodes(),
-        failed: r.failed.clone(),
-    }
-}
-
-/// The point of each rank of an MPI job, under the program's arithmetic.
-fn rank_points(plan: &ProfilePlan, r: &Ranks, typed: &Own, m: &Measured) -> Vec<AppPoint> {
-    (r.each.iter())
-        .map(|k| {
-            let what = format!("rank {} of {}, on {}", k.rank, r.each.len(), k.host);
-            let name = format!("{}/rank{}", plan.name, k.rank);
-            let mut p = typed.point(name, &k.total, k.seconds, Some(what));
-            p.threads = plan.threads.map(|t| t / r.each.len().max(1)).or(k.threads);
-            p.emulated_cpu = m.emulated_cpu.clone();
-            let basis = Basis {
-                precision: p.precision,
-                ..typed.basis
-            };
-            p.rank = Some(RankInfo {
-                program: plan.name.clone(),
-                rank: k.rank,
-                host: k.host.clone(),
-                runtime: k.runtime.as_ref().map(|w| {
-                    let d = basis.derive(w);
-                    RuntimeWork {
-                        flops: d.flops,
-                        bytes: d.bytes,
-                    }
-                }),
-            });
-            p
-        })
-        .collect()
-}
-
-/// Each function point's time over the ranks, from each rank's samples;
-/// the rest's is what the functions `shown` leave.
-fn spread_functions(r: &Ranks, fps: &[FunctionPoint], shown: &[Function], points: &mut [AppPoint]) {
-    let per_rank = function_seconds(r);
-    for (fp, point) in fps.iter().zip(points.iter_mut()) {
-        let rest = (fp.members > 1).then_some(shown);
-        point.spread = function_spread(&per_rank, &fp.function, rest);
-    }
-}
-
-/// The points of the `top` hottest functions of `program` (grouped), and
-/// of the loops asked for in them.
-fn hot_points(
-    plan: &ProfilePlan,
-    m: &Measured,
-    (s, g): (&Samples, functions::Grouped),
-    top: usize,
-    program: &AppPoint,
-    own: &Own,
-) -> Vec<AppPoint> {
-    let basis = own.basis;
-    let mut fps = g.hottest(s, top, &basis);
-    // Every function shown, as itself or as its loops: the rest is what
-    // they leave.
-    let shown: Vec<_> = (fps.iter().filter(|p| p.members == 1))
-        .map(|p| p.function.clone())
-        .collect();
-    let mut loops = Vec::new();
-    if let Some(n) = plan.loops {
-        let functions: Vec<_> = fps.iter().map(|p| p.function.clone()).collect();
-        let lps = hot_loops::hottest(&m.blocks, &m.flow, s, &functions, n, &basis);
-        // A function whose loops are shown is its loops and its rest.
-        fps.retain(|p| !lps.iter().any(|l| l.function == p.function));
-        loops = loop_points(&lps, program, own);
-    }
-    let mut points = function_points(&fps, program, own);
-    if let Some(r) = &m.ranks {
-        spread_functions(r, &fps, &shown, &mut points);
-    }
-    points.extend(loops);
-    points
-}
-
-/// What every point of one run shares.
-struct Own<'a> {
-    basis: Basis<'a>,
-    /// The arithmetic asked for (`--precision`), else each point's own.
-    asked: Option<Precision>,
-    /// The arithmetic decided for this point beforehand (None: FP), in
-    /// place of its own counts' (the whole command's, by `typing`).
-    decided: Option<Option<Precision>>,
-    threads: Option<usize>,
-    source: &'a str,
-    counted_with: Option<&'a str>,
-}
-
-impl Own<'_> {
-    /// The point of `work` in `seconds`; `what` it is, beside where its
-    /// counts come from.
-    fn point(&self, name: String, work: &Work, seconds: f64, what: Option<String>) -> AppPoint {
-        let precision = match (self.decided, work.counts()) {
-            (Some(p), _) => p,
-            (None, Some(c)) => self.asked.or_else(|| dominant(c)),
-            (None, None) => self.basis.precision,
-        };
-        let basis = Basis {
-            precision,
-            ..self.basis
-        };
-        let d = basis.derive(work);
-        let mut source = self.source.to_string();
-        if let Some(w) = what {
-            source = format!("{source}; {w}");
+impl Hot<'_> {
+    /// The points of the `top` hottest functions of the program (grouped),
+    /// and of the loops asked for in them.
+    fn points(
+        &self,
+        (s, g): (&Samples, functions::Grouped),
+        top: usize,
+        symbols: &mut Symbols,
+    ) -> Vec<AppPoint> {
+        let (m, own) = (self.m, self.own);
+        let basis = own.basis;
+        let mut fps = g.hottest(s, top, &basis, symbols);
+        // Every function shown, as itself or as its loops: the rest is what
+        // they leave.
+        let shown: Vec<_> = (fps.iter().filter(|p| p.members == 1))
+            .map(|p| p.function.clone())
+            .collect();
+        let mut loops = Vec::new();
+        if let Some(n) = self.shown.loops {
+            let functions: Vec<_> = fps.iter().map(|p| p.function.clone()).collect();
+            let lps = hot_loops::hottest(&m.blocks, &m.flow, s, &functions, n, &basis, symbols);
+            // A function whose loops are shown is its loops and its rest.
+            fps.retain(|p| !lps.iter().any(|l| l.function == p.function));
+            loops = loop_points(&lps, self.program, own);
         }
-        if let Some(n) = &d.note {
-            source = format!("{source}: {n}");
+        let mut points = function_points(&fps, self.program, own);
+        if let Some(r) = &m.ranks {
+            mpi::spread_functions(r, &fps, &shown, &mut points, symbols);
         }
-        AppPoint {
-            threads: self.threads,
-            fma_flops: d.fma_flops,
-            source: Some(source),
-            mix: d.mix,
-            counted_with: self.counted_with.map(String::from),
-            traffic: d.traffic,
-            precision,
-            ..AppPoint::new(name, d.flops, d.bytes, seconds)
-        }
+        points.extend(loops);
+        points
     }
 }
 
@@ -458,8 +328,7 @@ mod tests {
     #[test]
     fn the_pmu_samples_give_the_points_emulation_counts_give() {
         let (me, a, b, _) = two_functions();
-        let zen4 = crate::profile::pmu::families()
-            .into_iter()
+        let zen4 = (crate::profile::pmu::families().into_iter())
             .find(|f| f.name == "zen4")
             .unwrap();
         let p = 1000u64;
@@ -497,7 +366,10 @@ mod tests {
             ..Basis::default()
         };
         let blocks = crate::profile::counter::sampled_blocks(&s);
-        let hottest = |blocks: &[_], basis: &Basis| Grouped::of(blocks, &s).hottest(&s, 10, basis);
+        let mut sy = crate::profile::symbols::Symbols::default();
+        let mut hottest = |blocks: &[_], basis: &Basis| {
+            Grouped::of(blocks, &s, &mut sy).hottest(&s, 10, basis, &mut sy)
+        };
         let pmu = function_points(&hottest(&blocks, &by_pmu), &program, &own(by_pmu));
         // The same work counted by emulation, 8-byte accesses.
         let c = |flops: u64, loads: u64, stores: u64| Counts {

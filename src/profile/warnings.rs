@@ -180,7 +180,7 @@ impl Warning {
 /// Why `function`'s path differs, in words: an MPI runtime waits and
 /// polls as the run goes, else the features the emulated CPU lacked.
 fn why_function(function: &Function, hidden: &[String]) -> String {
-    match super::mpi::runtime::in_runtime(&function.module) {
+    match super::runtime::in_runtime(&function.module) {
         true => "it is the MPI runtime's, whose path follows the CPU it is shown (Open MPI reads its clock from the TSC only where CPUID says the TSC is invariant, which QEMU's CPU does not) and how long each run waits".into(),
         false => why_path(hidden),
     }

@@ -143,7 +143,7 @@ impl Launcher {
 /// A launch command split: the launcher with its options, then the
 /// program every rank runs and its arguments.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Launch {
+pub struct MpiCommand {
     /// Which launcher.
     pub launcher: Launcher,
     /// The launcher and its options, as given.
@@ -157,9 +157,9 @@ pub struct Launch {
 /// The launchers' names, for the one line that refuses another.
 pub const KNOWN: &str = "Open MPI's mpirun or mpiexec, MPICH's mpiexec, Slurm's srun";
 
-impl Launch {
+impl MpiCommand {
     /// Split `command` (the launcher found at `path` first).
-    pub fn split(command: &[String], path: &Path) -> Result<Launch> {
+    pub fn split(command: &[String], path: &Path) -> Result<MpiCommand> {
         let given = command.first().map_or("", String::as_str);
         let launcher = Launcher::of(given, path).ok_or_else(|| {
             Error::input(format!(
@@ -170,7 +170,7 @@ impl Launch {
     }
 
     /// Split `command` as `launcher`'s.
-    pub fn split_as(launcher: Launcher, command: &[String]) -> Result<Launch> {
+    pub fn split_as(launcher: Launcher, command: &[String]) -> Result<MpiCommand> {
         let mut k = 1;
         while let Some(a) = command.get(k) {
             if a == ":" {
@@ -199,7 +199,7 @@ impl Launch {
                 "--mpi: the command runs several programs (':' between them); profile one program on every rank",
             ));
         }
-        Ok(Launch {
+        Ok(MpiCommand {
             launcher,
             head: command[..k].to_vec(),
             program: program.clone(),
@@ -249,9 +249,9 @@ impl Launch {
 mod tests {
     use super::*;
 
-    fn split(l: Launcher, c: &str) -> Result<Launch> {
+    fn split(l: Launcher, c: &str) -> Result<MpiCommand> {
         let v: Vec<String> = c.split_whitespace().map(String::from).collect();
-        Launch::split_as(l, &v)
+        MpiCommand::split_as(l, &v)
     }
 
     #[test]
@@ -301,7 +301,7 @@ mod tests {
 
     #[test]
     fn a_program_that_is_no_launcher_is_refused_by_name() {
-        let e = Launch::split(&["./app".into()], Path::new("/bin/true")).unwrap_err();
+        let e = MpiCommand::split(&["./app".into()], Path::new("/bin/true")).unwrap_err();
         assert!(e.to_string().contains("not an MPI launcher"), "{e}");
         assert_eq!(
             Launcher::of("srun", Path::new("/x/srun")),

@@ -238,7 +238,7 @@ fn become_emulated(a: &RankArgs, rank: u32, found: &command::Found) -> Error {
         return Error::Io(format!("cannot make {}: {e}", config.out.display()));
     }
     let env: Vec<(&str, &str)> = (a.env.iter()).filter_map(|kv| kv.split_once('=')).collect();
-    let mut cmd = match crate::profile::emulate::guest_command(&config, found, &env) {
+    let mut cmd = match crate::profile::emulator::guest_command(&config, found, &env) {
         Ok(c) => c,
         Err(e) => return e,
     };

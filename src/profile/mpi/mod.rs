@@ -1,330 +1,157 @@
-//! MPI programs (`profile --mpi -- mpirun -np 4 ./app`): every rank counted
-//! and timed by carmbench's rank wrapper ([`rank`]), which the launcher
-//! starts in the program's place ([`launcher`]), then the ranks joined
-//! ([`join`]): one measure whose total is their sum, whose time is the
-//! slowest rank's, and which keeps each rank's part for its own point and
-//! for the spread of functions and regions over the ranks.
-//!
-//! The job is launched twice, as a command is run twice: natively (its
-//! time and samples, or the PMU's counts) and counted (under QEMU, or
-//! sampled beside the PMU). Each launch is a whole job: ranks of one
-//! launch only talk to each other.
+//! The views of an MPI job's ranks: a point per rank (its work in the MPI
+//! runtime apart), what the program's point says of the job, and how a
+//! region or a function spread over the ranks.
 
-pub mod join;
-pub mod launcher;
-pub mod rank;
-pub mod runtime;
-
-use super::command::Found;
-use super::counter::Measured;
-use super::counter::Pmu;
-use super::emulate::{Emulated, Emulation, read_processes};
-use super::input::Input;
-use super::stderr::{one_line, with_stderr};
-use super::tree::{self, Leftovers, Rules};
-use crate::error::{Error, Result};
-use crate::results::apps::FailedRank;
-use launcher::Launch;
-use rank::{Mode, RankRun};
+use super::functions::FunctionPoint;
+use super::measured::Ranks;
+use super::point::{Own, Shown};
+use super::symbols::{Function, Symbols};
+use super::warnings::Warning;
+use super::work::{Basis, Work};
+use crate::kernels::Precision;
+use crate::results::apps::{AppPoint, MpiInfo, Range, RankInfo, RuntimeWork, Spread};
 use std::collections::BTreeMap;
-use std::ffi::OsString;
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Instant;
 
-/// An MPI launch to profile.
-#[derive(Debug, Clone)]
-pub struct Mpi {
-    /// The launch command, split.
-    pub launch: Launch,
-    /// The program every rank runs, found here.
-    pub program: Found,
-    /// The launcher's file.
-    pub launcher: std::path::PathBuf,
-    /// Where the ranks write: beside the apps file, as on a cluster the
-    /// nodes share that folder more often than a temporary one.
-    pub shared: std::path::PathBuf,
-}
-
-/// How one launch of the job is run.
-struct Job<'a> {
-    mpi: &'a Mpi,
-    dir: &'a Path,
-    mode: Mode,
-    /// More wrapper arguments (the emulator, the events).
-    extra: Vec<OsString>,
-    /// The program counted in the program's place (a twin build).
-    program: Option<&'a str>,
-}
-
-impl Job<'_> {
-    /// The launch command: carmbench's wrapper before the program.
-    fn command(&self) -> Result<Command> {
-        let exe = std::env::current_exe()
-            .map_err(|e| Error::Io(format!("cannot find carmbench's own program: {e}")))?;
-        use clap::ValueEnum;
-        let mode =
-            (self.mode.to_possible_value()).map_or(String::new(), |v| v.get_name().to_string());
-        let mut wrapper: Vec<OsString> = vec![exe.into(), "mpi-rank".into(), "--dir".into()];
-        wrapper.extend([self.dir.into(), "--mode".into(), mode.into()]);
-        wrapper.extend(self.extra.iter().cloned());
-        wrapper.push("--".into());
-        let mut launch = self.mpi.launch.clone();
-        if let Some(p) = self.program {
-            launch.program = p.to_string();
-        }
-        let argv = launch.wrapped(&wrapper);
-        let mut cmd = Command::new(&self.mpi.launcher);
-        cmd.args(&argv[1..]);
-        Ok(cmd)
-    }
-
-    /// Run it natively (its output the user's); the launcher's status.
-    fn run_native(&self, stdin: Stdio) -> Result<std::process::ExitStatus> {
-        std::fs::create_dir_all(self.dir).map_err(|e| Error::Io(e.to_string()))?;
-        let mut cmd = self.command()?;
-        cmd.stdin(stdin);
-        let rules = Rules {
-            timeout: self.mpi.program.timeout,
-            leftovers: Leftovers::Leave,
-            run: "native run",
-        };
-        Ok(tree::run(&mut cmd, &rules, || {})?.status)
-    }
-
-    /// Each rank's native run, by rank; the ranks that failed.
-    fn native_ranks(&self) -> (BTreeMap<u32, RankRun>, Vec<FailedRank>) {
-        let mut ok = BTreeMap::new();
-        let mut failed = Vec::new();
-        let files = std::fs::read_dir(self.dir).into_iter().flatten().flatten();
-        for f in files.map(|e| e.path()) {
-            let Some(r) = (std::fs::read_to_string(&f).ok())
-                .and_then(|t| serde_json::from_str::<RankRun>(&t).ok())
-            else {
-                continue;
-            };
-            match r.failed.clone() {
-                Some(why) => failed.push(FailedRank { rank: r.rank, why }),
-                None => {
-                    ok.insert(r.rank, r);
-                }
-            }
-        }
-        failed.sort_by_key(|f| f.rank);
-        (ok, failed)
-    }
-}
-
-impl Mpi {
-    /// The ranks' native runs, launched with `mode`: those that ran, and
-    /// those that failed; an error when no rank ran.
-    fn native(
-        &self,
-        dir: &Path,
-        mode: Mode,
-        extra: Vec<OsString>,
-        stdin: Stdio,
-    ) -> Result<(BTreeMap<u32, RankRun>, Vec<FailedRank>)> {
-        let job = Job {
-            mpi: self,
-            dir,
-            mode,
-            extra,
-            program: None,
-        };
-        let status = job.run_native(stdin)?;
-        let (ok, mut failed) = job.native_ranks();
-        // Ranks asked for that wrote nothing: stopped before their end.
-        for rank in 0..self.launch.ranks().unwrap_or(0) {
-            if !ok.contains_key(&rank) && !failed.iter().any(|f| f.rank == rank) {
-                failed.push(FailedRank {
-                    rank,
-                    why: "ended without its record (stopped before its end: a launcher stops the job when a rank fails)".into(),
-                });
-            }
-        }
-        failed.sort_by_key(|f| f.rank);
-        if ok.is_empty() {
-            let why = match failed.is_empty() {
-                false => (failed.iter())
-                    .map(|f| format!("rank {} {}", f.rank, f.why))
-                    .collect::<Vec<_>>()
-                    .join("; "),
-                true => format!(
-                    "{} {} and no rank ran under carmbench's wrapper (see its messages above)",
-                    self.launch.head[0],
-                    super::native::how_it_ended(&status)
-                ),
-            };
-            return Err(Error::input(format!(
-                "--mpi: no rank of '{}' ran to its end: {why}; no point written",
-                self.program.given
-            )));
-        }
-        Ok((ok, failed))
-    }
-
-    /// The emulated launch: each rank's counts, by rank, and its seconds.
-    fn emulated(
-        &self,
-        e: &Emulation,
-        dir: &Path,
-        stdin: Stdio,
-    ) -> Result<(BTreeMap<u32, Emulated>, f64)> {
-        let mut extra: Vec<OsString> = vec!["--config".into()];
-        extra.push(e.emulator.config(dir).encode());
-        for (k, v) in e.env() {
-            extra.extend(["--env".into(), format!("{k}={v}").into()]);
-        }
-        std::fs::create_dir_all(dir).map_err(|e| Error::Io(e.to_string()))?;
-        let twin = e
-            .twin
-            .as_ref()
-            .map(|t| t.path.to_string_lossy().into_owned());
-        let job = Job {
-            mpi: self,
-            dir,
-            mode: Mode::Emulated,
-            extra,
-            program: twin.as_deref(),
-        };
-        let mut cmd = job.command()?;
-        cmd.stdin(stdin).stdout(Stdio::null());
-        let rules = Rules {
-            timeout: self.program.timeout,
-            leftovers: Leftovers::Stop,
-            run: "emulated run",
-        };
-        let t0 = Instant::now();
-        let (ended, stderr) = with_stderr(cmd, |cmd| tree::run(cmd, &rules, || {}));
-        let ended = ended?;
-        let seconds = t0.elapsed().as_secs_f64();
-        let mut by_rank = BTreeMap::new();
-        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let Some(r) = name
-                .strip_prefix("rank-")
-                .and_then(|r| r.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            let mut counted = read_processes(&entry.path())?;
-            counted.settle(ended.left.clone());
-            by_rank.insert(r, counted);
-        }
-        if by_rank.values().all(|c| c.processes.is_empty()) {
-            return Err(Error::Io(format!(
-                "--mpi: the emulated launch counted no rank ({}); it said: {}",
-                super::native::how_it_ended(&ended.status),
-                one_line(&stderr)
-            )));
-        }
-        Ok((by_rank, seconds))
-    }
-}
-
-/// How the ranks are counted.
-#[derive(Debug, Clone, Copy)]
-pub enum Counting<'a> {
-    /// Under QEMU.
-    Emulate(&'a Emulation),
-    /// With the PMU's events.
-    Pmu(&'a Pmu),
-    /// By hand: refused, each rank's work is counted.
-    Manual,
-}
-
-/// Count and time every rank of `mpi`'s job as `counting` counts.
-pub fn measure(mpi: &Mpi, counting: Counting, sampled: bool) -> Result<Measured> {
-    let scratch = crate::files::scratch_dir_in(&mpi.shared, "mpi")?;
-    let out = (|| match counting {
-        Counting::Emulate(e) => by_emulation(mpi, e, &scratch),
-        Counting::Pmu(p) => {
-            let family = vec!["--family".into(), p.family.name.clone().into()];
-            let (mut runs, failed) = mpi.native(
-                &scratch.join("native"),
-                Mode::Counted,
-                family,
-                Stdio::inherit(),
-            )?;
-            let mut samples = BTreeMap::new();
-            if sampled {
-                let events: Vec<String> = (p.sampled_events().iter())
-                    .map(|(n, c)| format!("{n}={c:x}"))
-                    .collect();
-                let extra = vec!["--events".into(), events.join(",").into()];
-                let dir = scratch.join("sampled");
-                let (again, _) = mpi.native(&dir, Mode::Sampled, extra, Stdio::null())?;
-                samples = again
-                    .into_iter()
-                    .map(|(r, a)| (r, a.native().samples))
-                    .collect();
-            }
-            let parts = std::mem::take(&mut runs).into_iter().map(|(rank, run)| {
-                let host = run.host.clone();
-                let measured = p.assemble(run.native(), samples.remove(&rank).flatten());
-                let runtime = sampled.then(|| join::runtime_work(&measured.blocks));
-                join::Part {
-                    rank,
-                    host,
-                    measured,
-                    runtime,
-                }
-            });
-            Ok(join::join(mpi.launch.launcher, parts.collect(), failed))
-        }
-        Counting::Manual => Err(Error::input(
-            "--mpi counts each rank (by emulation or the PMU): leave out --flops and --bytes",
-        )),
-    })();
-    let _ = std::fs::remove_dir_all(&scratch);
-    out
-}
-
-/// Both launches under emulation, joined.
-fn by_emulation(mpi: &Mpi, e: &Emulation, scratch: &Path) -> Result<Measured> {
-    let refused = super::sample::available().err();
-    let mode = match refused {
-        None => Mode::Sampled,
-        Some(_) => Mode::Time,
+/// A region's seconds and W over the ranks (`(rank, seconds, work)`), W in
+/// the units of `precision`.
+pub fn region_spread(
+    parts: &[(u32, f64, Work)],
+    own: &Own,
+    precision: Option<Precision>,
+) -> Option<Spread> {
+    let basis = Basis {
+        precision,
+        ..own.basis
     };
-    let input = Input::of_stdin(scratch)?;
-    let (mut runs, mut failed) =
-        mpi.native(&scratch.join("native"), mode, Vec::new(), input.first()?)?;
-    let (stdin, unreplayed) = input.second()?;
-    let (mut counted, seconds) = mpi.emulated(e, &scratch.join("counted"), stdin)?;
-    let mut parts = Vec::new();
-    for (r, run) in std::mem::take(&mut runs) {
-        let Some(out) = counted.remove(&r).filter(|c| !c.processes.is_empty()) else {
-            failed.push(FailedRank {
-                rank: r,
-                why: "wrote no counts in the emulated launch".into(),
+    let seconds: Vec<(u32, f64)> = parts.iter().map(|p| (p.0, p.1)).collect();
+    let work: Vec<(u32, f64)> = parts
+        .iter()
+        .map(|p| (p.0, basis.derive(&p.2).flops))
+        .collect();
+    Some(Spread {
+        seconds: Range::of(&seconds)?,
+        work: Range::of(&work),
+    })
+}
+
+/// Share of a rank's work above which its work in the MPI runtime is said.
+const RUNTIME_SHARE: f64 = 0.1;
+
+/// A warning when a rank's point holds much work of the MPI runtime.
+pub fn in_runtime(p: &AppPoint) -> Option<Warning> {
+    let r = p.rank.as_ref()?;
+    let w = r.runtime?;
+    let share = |x: f64, of: f64| if of > 0.0 { x / of } else { 0.0 };
+    let (w_share, q_share) = (share(w.flops, p.flops), share(w.bytes, p.bytes));
+    (w_share.max(q_share) > RUNTIME_SHARE).then_some(Warning::RankInRuntime {
+        rank: r.rank,
+        w_share,
+        q_share,
+    })
+}
+
+/// What the program's point says of an MPI job.
+pub fn mpi_info(r: &Ranks) -> MpiInfo {
+    MpiInfo {
+        launcher: r.launcher.name().into(),
+        ranks: r.each.len(),
+        slowest: r.slowest(),
+        nodes: r.nodes(),
+        failed: r.failed.clone(),
+    }
+}
+
+/// The point of each rank of an MPI job, under the program's arithmetic.
+pub fn rank_points(
+    shown: &Shown,
+    r: &Ranks,
+    typed: &Own,
+    emulated_cpu: Option<&crate::results::apps::EmulatedCpu>,
+) -> Vec<AppPoint> {
+    (r.each.iter())
+        .map(|k| {
+            let what = format!("rank {} of {}, on {}", k.rank, r.each.len(), k.host);
+            let name = format!("{}/rank{}", shown.name, k.rank);
+            let mut p = typed.point(name, &k.total, k.seconds, Some(what));
+            p.threads = shown.threads.map(|t| t / r.each.len().max(1)).or(k.threads);
+            p.emulated_cpu = emulated_cpu.cloned();
+            let basis = Basis {
+                precision: p.precision,
+                ..typed.basis
+            };
+            p.rank = Some(RankInfo {
+                program: shown.name.clone(),
+                rank: k.rank,
+                host: k.host.clone(),
+                runtime: k.runtime.as_ref().map(|w| {
+                    let d = basis.derive(w);
+                    RuntimeWork {
+                        flops: d.flops,
+                        bytes: d.bytes,
+                    }
+                }),
             });
-            continue;
-        };
-        let host = run.host.clone();
-        let runtime = Some(join::runtime_counted(&out.processes));
-        let measured = e.assemble(
-            &mpi.program,
-            run.native(),
-            out,
-            seconds,
-            unreplayed,
-            refused.clone(),
-        );
-        parts.push(join::Part {
-            rank: r,
-            host,
-            measured,
-            runtime,
-        });
+            p
+        })
+        .collect()
+}
+
+/// Each function point's time over the ranks, from each rank's samples;
+/// the rest's is what the functions `shown` leave.
+pub fn spread_functions(
+    r: &Ranks,
+    fps: &[FunctionPoint],
+    shown: &[Function],
+    points: &mut [AppPoint],
+    symbols: &mut Symbols,
+) {
+    let per_rank = function_seconds(r, symbols);
+    for (fp, point) in fps.iter().zip(points.iter_mut()) {
+        let rest = (fp.members > 1).then_some(shown);
+        point.spread = function_spread(&per_rank, &fp.function, rest);
     }
-    if parts.is_empty() {
-        return Err(Error::input(format!(
-            "--mpi: no rank of '{}' was both timed and counted; no point written",
-            mpi.program.given
-        )));
-    }
-    failed.sort_by_key(|f| f.rank);
-    Ok(join::join(mpi.launch.launcher, parts, failed))
+}
+
+/// Each rank's CPU seconds per function, and in all, from its own samples
+/// at the job's seconds per sample: so that a function's seconds in the
+/// ranks add up to its point's.
+fn function_seconds(
+    ranks: &Ranks,
+    symbols: &mut Symbols,
+) -> Vec<(u32, BTreeMap<Function, f64>, f64)> {
+    let all = ranks.each.iter().filter_map(|r| r.samples.as_ref());
+    let (samples, cpu) = all.fold((0u64, 0.0), |(n, c), s| (n + s.total, c + s.cpu_seconds));
+    let per_sample = cpu / samples.max(1) as f64;
+    (ranks.each.iter())
+        .filter_map(|r| {
+            let s = r.samples.as_ref()?;
+            let costs = super::functions::costs(&[], s, symbols);
+            let secs = (costs.into_iter())
+                .map(|(f, c)| (f, c.samples as f64 * per_sample))
+                .collect();
+            Some((r.rank, secs, s.total as f64 * per_sample))
+        })
+        .collect()
+}
+
+/// How one function (or, with `rest_of`, every function but those shown)
+/// spread over the ranks' CPU seconds `per_rank`.
+fn function_spread(
+    per_rank: &[(u32, BTreeMap<Function, f64>, f64)],
+    function: &Function,
+    rest_of: Option<&[Function]>,
+) -> Option<Spread> {
+    let per: Vec<(u32, f64)> = (per_rank.iter())
+        .map(|(rank, secs, cpu)| {
+            let s = match rest_of {
+                None => secs.get(function).copied().unwrap_or(0.0),
+                Some(shown) => cpu - shown.iter().filter_map(|f| secs.get(f)).sum::<f64>(),
+            };
+            (*rank, s.max(0.0))
+        })
+        .collect();
+    Some(Spread {
+        seconds: Range::of(&per)?,
+        work: None,
+    })
 }

@@ -1,0 +1,219 @@
+//! What counting a launch found ([`Measured`]): the work of the whole
+//! command, of each process, region and block of code, where the native
+//! run's time went, each rank's part of an MPI job, and how the work was
+//! counted. The counters ([`super::counter`]) make it; the views
+//! ([`super::views`]) read it and nothing else of the run.
+
+use super::launch::launcher::Launcher;
+use super::pmu::Family;
+use super::sample::Samples;
+use super::traffic::Caches;
+use super::warnings::Warning;
+use super::work::{Basis, Work};
+use crate::kernels::Precision;
+use crate::results::apps::{EmulatedCpu, FailedRank};
+
+/// What counting a command found.
+#[derive(Debug, Clone, Default)]
+pub struct Measured {
+    /// The whole command.
+    pub total: Work,
+    /// Seconds the command ran natively.
+    pub seconds: f64,
+    /// The most threads one of its processes ran, when counted.
+    pub threads: Option<usize>,
+    /// Each process it started, when counted apart (emulation).
+    pub processes: Vec<Process>,
+    /// Each region its programs marked.
+    pub regions: Vec<Region>,
+    /// Each block of code that did work, where it is.
+    pub blocks: Vec<Block>,
+    /// Where the native run's time went, when sampled.
+    pub samples: Option<Samples>,
+    /// Where the counts come from, for the apps file.
+    pub source: String,
+    /// How the counting went, for people.
+    pub note: Option<String>,
+    /// The program counted in the command's place (a twin build).
+    pub counted_with: Option<String>,
+    /// What was not counted.
+    pub warnings: Vec<Warning>,
+    /// The work was counted in another run than the time was measured in
+    /// (emulation): the two runs' code is compared.
+    pub separate_runs: bool,
+    /// The CPU the emulated program was shown.
+    pub emulated_cpu: Option<EmulatedCpu>,
+    /// The control flow between the blocks (loops asked for).
+    pub flow: Vec<Flow>,
+    /// Each rank, for an MPI job (`--mpi`): the rest is their sum.
+    pub ranks: Option<Ranks>,
+    /// How the work was counted: what turns it into W and Q.
+    pub method: Method,
+}
+
+/// How a run's work was counted, as much as its views need to turn that
+/// work into W and Q.
+#[derive(Debug, Clone, Default)]
+pub enum Method {
+    /// Given by hand.
+    #[default]
+    Manual,
+    /// The PMU's events of this family; the bytes of one access, when given.
+    Pmu {
+        /// The CPU's event family.
+        family: Family,
+        /// Bytes per load or store, when given.
+        access_bytes: Option<f64>,
+    },
+    /// Emulation, with the caches it simulated (`--traffic`).
+    Emulation {
+        /// The caches simulated, when asked for.
+        caches: Option<Caches>,
+    },
+}
+
+impl Method {
+    /// The PMU's family and access bytes, when counted by the PMU.
+    pub fn pmu(&self) -> Option<(&Family, Option<f64>)> {
+        match self {
+            Method::Pmu {
+                family,
+                access_bytes,
+            } => Some((family, *access_bytes)),
+            _ => None,
+        }
+    }
+
+    /// The caches simulated, when there were.
+    pub fn caches(&self) -> Option<&Caches> {
+        match self {
+            Method::Emulation { caches } => caches.as_ref(),
+            _ => None,
+        }
+    }
+
+    /// How work becomes W and Q under this counting, in `precision`.
+    pub fn basis(&self, precision: Option<Precision>) -> Basis<'_> {
+        Basis {
+            precision,
+            pmu: self.pmu(),
+            caches: self.caches(),
+        }
+    }
+}
+
+/// Every rank of a job.
+#[derive(Debug, Clone)]
+pub struct Ranks {
+    /// Who launched them.
+    pub launcher: Launcher,
+    /// Each rank that ran to its end, by rank.
+    pub each: Vec<RankPart>,
+    /// Those that did not: left out of the sums.
+    pub failed: Vec<FailedRank>,
+}
+
+/// One rank's part.
+#[derive(Debug, Clone)]
+pub struct RankPart {
+    /// Its rank.
+    pub rank: u32,
+    /// The node it ran on.
+    pub host: String,
+    /// Its work.
+    pub total: Work,
+    /// Its wall time.
+    pub seconds: f64,
+    /// Its threads, when counted.
+    pub threads: Option<usize>,
+    /// Its regions.
+    pub regions: Vec<Region>,
+    /// Where its time went, when sampled.
+    pub samples: Option<Samples>,
+    /// Its work in the MPI runtime's code, when counted by place: what it
+    /// did waiting for the other ranks is there.
+    pub runtime: Option<Work>,
+}
+
+impl Ranks {
+    /// The nodes the ranks ran on.
+    pub fn nodes(&self) -> usize {
+        let hosts: std::collections::BTreeSet<&str> =
+            self.each.iter().map(|r| r.host.as_str()).collect();
+        hosts.len().max(1)
+    }
+
+    /// The slowest rank.
+    pub fn slowest(&self) -> u32 {
+        (self.each.iter())
+            .max_by(|a, b| a.seconds.total_cmp(&b.seconds))
+            .map_or(0, |r| r.rank)
+    }
+
+    /// The region `name` in each rank: its seconds and work (none in a
+    /// rank that never entered it).
+    pub fn region_parts(&self, name: &str) -> Vec<(u32, f64, Work)> {
+        (self.each.iter())
+            .map(|r| match r.regions.iter().find(|x| x.name == name) {
+                Some(x) => (r.rank, x.seconds, x.work.clone()),
+                None => (r.rank, 0.0, Work::default()),
+            })
+            .collect()
+    }
+}
+
+/// One process of the command.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Process {
+    /// The program it ran.
+    pub program: String,
+    /// Its pid in the counted run.
+    pub pid: u32,
+    /// Its work.
+    pub work: Work,
+    /// It ended by running another program (an exec): a launcher.
+    pub replaced: bool,
+}
+
+/// One region, its work summed over its calls, threads and processes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Region {
+    /// Its name.
+    pub name: String,
+    /// Calls over all threads and processes.
+    pub calls: u64,
+    /// Its work.
+    pub work: Work,
+    /// Its native seconds, summed over calls and threads.
+    pub seconds: f64,
+}
+
+/// The work of the code at one place of a file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// The file's path, as the native run's samples name it ("" for code
+    /// in no file).
+    pub module: String,
+    /// The offset in the file (the address, for code in no file).
+    pub offset: u64,
+    /// Its work, summed over its runs, threads and processes.
+    pub work: Work,
+    /// How often it ran (emulation with loops asked for; else 0).
+    pub runs: u64,
+    /// Its bytes of code (likewise).
+    pub size: u64,
+    /// How its last instruction leaves it.
+    pub ends: carmbench_counts::End,
+}
+
+/// Control flow: one block ran right after another this often (emulation
+/// with loops asked for), each by its file and offset as [`Block`]s are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flow {
+    /// The block that ran first.
+    pub from: (String, u64),
+    /// The block that ran next.
+    pub to: (String, u64),
+    /// How often.
+    pub count: u64,
+}
