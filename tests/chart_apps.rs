@@ -6,7 +6,7 @@
 use crate::common::*;
 
 use carmbench::results;
-use carmbench::results::apps::{self, AppPoint, FunctionInfo};
+use carmbench::results::apps::{self, AppPoint, FunctionInfo, Of};
 use std::path::Path;
 
 /// A results file with validation points, in `dir`.
@@ -32,7 +32,7 @@ fn crowded(dir: &Path) -> std::path::PathBuf {
         let share = 0.02 + 0.01 * f64::from(k % 7);
         let ai = 0.5 + 0.02 * f64::from(k);
         points.push(AppPoint {
-            function: Some(FunctionInfo {
+            of: Of::Function(FunctionInfo {
                 program: "app".into(),
                 module: "lib.so".into(),
                 share,

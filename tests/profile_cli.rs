@@ -251,3 +251,21 @@ fn bad_profile_input() {
     assert_eq!(out.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_profiled_program_is_written_as_of_program_in_schema_6() {
+    let dir = tmpdir("of-program");
+    let out = carmbench_in(
+        &[
+            "profile", "--flops", "1e9", "--bytes", "1e9", "-o", "a.yaml", "--", "true",
+        ],
+        &dir,
+    );
+    success(&out);
+    let text = std::fs::read_to_string(dir.join("a.yaml")).unwrap();
+    assert!(text.starts_with("schema: 6\n"), "{text}");
+    assert!(text.contains("\n  of: program\n"), "{text}");
+    let f = apps::load(&dir.join("a.yaml")).unwrap();
+    assert_eq!(f.applications[0].of.kind(), apps::Kind::Program);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

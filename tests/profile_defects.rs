@@ -4,7 +4,7 @@
 
 use crate::common::*;
 
-use carmbench::results::apps::{self, AppPoint, FunctionInfo};
+use carmbench::results::apps::{self, AppPoint, FunctionInfo, Of};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -23,7 +23,7 @@ fn manual(dir: &Path, more: &[&str], command: &[&str]) -> std::process::Output {
 
 fn function(name: &str, program: &str) -> AppPoint {
     AppPoint {
-        function: Some(FunctionInfo {
+        of: Of::Function(FunctionInfo {
             program: program.into(),
             module: "m".into(),
             share: 0.5,
@@ -53,7 +53,7 @@ fn d03_one_programs_functions_leave_anothers_of_the_same_name() {
     let got = apps::load(&f).unwrap().applications;
     let of = |p: &str| {
         got.iter()
-            .filter(|a| a.name == "compute" && a.function.as_ref().is_some_and(|x| x.program == p))
+            .filter(|a| a.name == "compute" && a.function().is_some_and(|x| x.program == p))
             .count()
     };
     assert_eq!((of("a"), of("b")), (1, 1), "{got:#?}");

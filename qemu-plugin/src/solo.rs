@@ -18,24 +18,24 @@ use crate::sites::{Block, Runs};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering::Relaxed};
 
-/// The runs counted inline, and the state of the switch to callbacks.
+/// The runs counted inline, and the state of the switch to callbacks; `T`
+/// is a thread's record (so this module needs none of its own).
 #[derive(Default)]
-pub struct Solo {
+pub struct Solo<T> {
     /// The inline-counted runs, by block id (only the runs are used).
     pub runs: Runs,
     /// No pairs of blocks are counted inline: an empty table for `sites`.
     pub edges: Edges,
     /// Set once new blocks must get callbacks.
     left: AtomicBool,
-    /// The thread that was alone when the process left inline counting,
-    /// by its address: only compared, never read (so this module needs no
-    /// thread's type).
-    owner: AtomicPtr<()>,
+    /// The thread that was alone when the process left inline counting:
+    /// only compared, never read.
+    owner: AtomicPtr<T>,
     /// The array's sum once no inline add can run again.
     settled: Mutex<Option<Array>>,
 }
 
-impl Solo {
+impl<T> Solo<T> {
     /// Whether a block translated now may count its runs inline.
     pub fn inline(&self) -> bool {
         !self.left.load(Relaxed)
@@ -48,12 +48,11 @@ impl Solo {
 
     /// New blocks get callbacks from now on; `me` is the one thread there
     /// is. True the first time: the caller asks QEMU for the reset.
-    pub fn leave<T>(&self, me: &T) -> bool {
+    pub fn leave(&self, me: &T) -> bool {
         if self.left.swap(true, Relaxed) {
             return false;
         }
-        self.owner
-            .store(std::ptr::from_ref(me).cast::<()>().cast_mut(), Relaxed);
+        self.owner.store(std::ptr::from_ref(me).cast_mut(), Relaxed);
         true
     }
 
@@ -64,11 +63,11 @@ impl Solo {
 
     /// Whether `t` is the thread the inline runs belong to: the owner, or
     /// with none named, the first thread.
-    pub fn belongs_to<T>(&self, t: &T, first: bool) -> bool {
+    pub fn belongs_to(&self, t: &T, first: bool) -> bool {
         let owner = self.owner.load(Relaxed);
         match owner.is_null() {
             true => first,
-            false => std::ptr::eq(owner, std::ptr::from_ref(t).cast::<()>()),
+            false => std::ptr::eq(owner, t),
         }
     }
 
@@ -101,7 +100,7 @@ mod tests {
 
     #[test]
     fn inline_runs_belong_to_the_thread_that_was_alone_and_settle() {
-        let solo = Solo::default();
+        let solo = Solo::<Thread>::default();
         let blocks = vec![Block {
             counts: vec![(field::DP_FMA, 4)],
             ..Block::default()

@@ -157,7 +157,7 @@ fn add(mut a: Array, b: Array) -> Array {
 #[derive(Default)]
 pub struct Tally {
     /// The runs counted inline while the process had one thread.
-    pub solo: Solo,
+    pub solo: Solo<Thread>,
     threads: Mutex<Vec<Arc<Thread>>>,
     names: Mutex<BTreeMap<u64, Name>>,
     /// Every block translated, by id.

@@ -305,13 +305,13 @@ where
     for (k, a) in sel.apps.iter().enumerate().filter(|(_, a)| drawn(a)) {
         // An MPI job over several nodes is drawn per node, under one node's
         // roofs.
-        let nodes = a.mpi.as_ref().map_or(1, |m| m.nodes.max(1));
+        let nodes = a.mpi().map_or(1, |m| m.nodes.max(1));
         let (x, y) = (a.ai(), a.gflop_per_s() / nodes as f64);
         let bound = bounding_level(x, y, &levels, top);
         let col = bound.map_or(palette::GREY, |l| level_colour(*l));
         let p = chart.backend_coord(&(x, y));
         let under = bound.map_or(String::new(), |l| format!(", under the {l} roof"));
-        if let Some(f) = &a.function {
+        if let Some(f) = a.function() {
             // A function: a disc whose area is its share of the time.
             let r = function_radius(f.share);
             c.root

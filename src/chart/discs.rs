@@ -12,7 +12,7 @@ pub const MIN_SHARE: f64 = 0.01;
 
 /// Whether an application point is drawn.
 pub fn drawn(a: &crate::results::apps::AppPoint) -> bool {
-    a.function.as_ref().is_none_or(|f| f.share >= MIN_SHARE)
+    a.function().is_none_or(|f| f.share >= MIN_SHARE)
 }
 
 /// A function's disc: its area grows with its share of the time.
@@ -27,7 +27,7 @@ pub const NUMBERED: usize = 8;
 /// shortened among the others, a program's its name.
 pub fn labels(sel: &Selection) -> Vec<String> {
     let discs: Vec<usize> = (0..sel.apps.len())
-        .filter(|&k| sel.apps[k].function.is_some())
+        .filter(|&k| sel.apps[k].function().is_some())
         .collect();
     let names: Vec<&str> = discs.iter().map(|&k| sel.apps[k].name.as_str()).collect();
     let short = super::names::labels(&names);
@@ -44,7 +44,7 @@ pub fn numbered(sel: &Selection) -> Vec<(usize, String, f64)> {
     let labels = labels(sel);
     let mut discs: Vec<(usize, String, f64)> = (sel.apps.iter().enumerate())
         .filter(|(_, a)| drawn(a))
-        .filter_map(|(k, a)| Some((k, labels[k].clone(), a.function.as_ref()?.share)))
+        .filter_map(|(k, a)| Some((k, labels[k].clone(), a.function()?.share)))
         .collect();
     discs.sort_by(|a, b| b.2.total_cmp(&a.2));
     discs.truncate(NUMBERED);

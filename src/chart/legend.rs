@@ -115,7 +115,7 @@ pub fn legend_rows(sel: &Selection) -> Vec<(String, Key)> {
             Key::Expected,
         ));
     }
-    if sel.apps.iter().any(|a| a.function.is_none()) {
+    if sel.apps.iter().any(|a| a.function().is_none()) {
         legend.push(("programs (colour: bounding level)".into(), Key::Apps));
     }
     let numbered = super::discs::numbered(sel);

@@ -45,7 +45,7 @@ pub fn draw_levels<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
-    for a in sel.apps.iter().filter(|a| a.function.is_none()) {
+    for a in sel.apps.iter().filter(|a| a.function().is_none()) {
         let dots = dots(a);
         if dots.is_empty() {
             continue;

@@ -103,7 +103,7 @@ pub fn run(a: &PlotArgs) -> Result<()> {
     };
     // A function without FP work is in the table, not on the chart; an MPI
     // program's ranks are drawn when asked.
-    let drawn = |p: &results::apps::AppPoint| p.placeable() && (a.ranks || p.rank.is_none());
+    let drawn = |p: &results::apps::AppPoint| p.placeable() && (a.ranks || p.rank().is_none());
     let apps: Vec<_> = all_apps.into_iter().filter(drawn).collect();
     let mut sel = chart::select(&docs, &filter, apps)?;
     // A chart of applications shows their points on the roofs, not the

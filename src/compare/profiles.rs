@@ -17,7 +17,7 @@ pub struct Change {
 /// What identifies a point across profiles: its program when it is a
 /// function, and its name.
 fn key(p: &AppPoint) -> (Option<&str>, &str) {
-    (p.function.as_ref().map(|f| f.program.as_str()), &p.name)
+    (p.function().map(|f| f.program.as_str()), &p.name)
 }
 
 /// The points of `after` that `before` has too, in `after`'s order; and the
@@ -107,11 +107,11 @@ pub fn table(changes: &[Change], gone: &[String], new: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::apps::FunctionInfo;
+    use crate::results::apps::{FunctionInfo, Of};
 
     fn point(name: &str, program: Option<&str>, flops: f64, bytes: f64, seconds: f64) -> AppPoint {
-        AppPoint {
-            function: program.map(|p| FunctionInfo {
+        let of = match program {
+            Some(p) => Of::Function(FunctionInfo {
                 program: p.into(),
                 module: "app".into(),
                 share: 0.5,
@@ -120,6 +120,10 @@ mod tests {
                 counted_as: None,
                 ran_only: None,
             }),
+            None => Of::Program { mpi: None },
+        };
+        AppPoint {
+            of,
             ..AppPoint::new(name, flops, bytes, seconds)
         }
     }

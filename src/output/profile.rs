@@ -181,7 +181,7 @@ fn spread_line(p: &AppPoint) -> Option<String> {
 /// traffic when simulated), or why there is none.
 pub fn placements(points: &[AppPoint], results: Option<&Document>, results_path: &Path) -> String {
     let mut out = String::new();
-    let programs = points.iter().filter(|p| p.function.is_none());
+    let programs = points.iter().filter(|p| p.function().is_none());
     match results {
         Some(doc) => programs.for_each(|p| {
             let _ = writeln!(out, "{}", placed(doc, p));
@@ -209,7 +209,7 @@ pub fn placements(points: &[AppPoint], results: Option<&Document>, results_path:
 /// The bounding roof of a function point and how close it is, or why it
 /// has none.
 fn bound(doc: Option<&Document>, p: &AppPoint) -> String {
-    match p.function.as_ref().and_then(|f| f.ran_only) {
+    match p.function().and_then(|f| f.ran_only) {
         Some(RanOnly::Natively) => return "not placed: not run emulated".into(),
         Some(RanOnly::Emulated) => return "not placed: not run natively".into(),
         None => {}
@@ -236,12 +236,12 @@ fn bound(doc: Option<&Document>, p: &AppPoint) -> String {
 /// The table of a program's function points: time share, seconds, AI,
 /// GFLOP/s, the bounding roof and how close the point is to it.
 pub fn function_table(doc: Option<&Document>, points: &[AppPoint]) -> String {
-    let functions: Vec<&AppPoint> = points.iter().filter(|p| p.function.is_some()).collect();
-    let Some(first) = functions.first().and_then(|p| p.function.as_ref()) else {
+    let functions: Vec<&AppPoint> = points.iter().filter(|p| p.function().is_some()).collect();
+    let Some(first) = functions.first().and_then(|p| p.function()) else {
         return String::new();
     };
     let samples: u64 = (functions.iter())
-        .filter_map(|p| p.function.as_ref())
+        .filter_map(|p| p.function())
         .map(|f| f.samples)
         .sum();
     let mut t = format!(
@@ -253,7 +253,7 @@ pub fn function_table(doc: Option<&Document>, points: &[AppPoint]) -> String {
         false => "-".into(),
     };
     for p in functions {
-        let Some(f) = &p.function else { continue };
+        let Some(f) = p.function() else { continue };
         let _ = writeln!(
             t,
             "{:>5.1}%{} {:>9.4} {:>9} {:>9} {:<6}  {:<28} {}{}",
@@ -265,7 +265,7 @@ pub fn function_table(doc: Option<&Document>, points: &[AppPoint]) -> String {
             work(p),
             bound(doc, p),
             p.name,
-            match (f.module.is_empty(), &f.location, &p.loop_info) {
+            match (f.module.is_empty(), &f.location, p.loop_info()) {
                 (true, _, _) => String::new(),
                 (false, _, Some(l)) => format!(" ({}) {}", f.module, loop_note(p, l)),
                 (false, None, None) => format!(" ({})", f.module),

@@ -329,8 +329,8 @@ mod tests {
         assert!(
             p.points
                 .iter()
-                .any(|x| x.function.is_some() && x.spread.is_some())
+                .any(|x| x.function().is_some() && x.spread.is_some())
         );
-        assert_eq!(p.points.iter().filter(|x| x.rank.is_some()).count(), 2);
+        assert_eq!(p.points.iter().filter(|x| x.rank().is_some()).count(), 2);
     }
 }

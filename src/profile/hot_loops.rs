@@ -23,7 +23,7 @@ pub struct LoopPoint {
     /// rest".
     pub name: String,
     /// The loop (none for the rest of a function).
-    pub found: Option<Found>,
+    pub found: Option<HotLoop>,
     /// What the point counts.
     pub work: Work,
     /// Native samples in its blocks.
@@ -36,7 +36,7 @@ pub struct LoopPoint {
 
 /// What is known of a loop shown.
 #[derive(Debug, Clone)]
-pub struct Found {
+pub struct HotLoop {
     /// Its header's offset in the function's file.
     pub header: u64,
     /// Its header's source line ("file.c:12"), when the file has line
@@ -234,7 +234,7 @@ fn points_of(
     let names = names(f, &headers, &lines, &depths);
     let (work, counted) = split(a, shown);
     let total = samples.total.max(1) as f64;
-    let point = |name: String, found: Option<Found>, work: Work, n: u64| LoopPoint {
+    let point = |name: String, found: Option<HotLoop>, work: Work, n: u64| LoopPoint {
         function: f.clone(),
         name,
         found,
@@ -253,7 +253,7 @@ fn points_of(
                 f.name, a.graph.nodes[a.loops[p].header].offset
             ),
         });
-        let found = Found {
+        let found = HotLoop {
             header: headers[i],
             line: lines[i].clone(),
             parent,

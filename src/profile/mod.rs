@@ -130,7 +130,7 @@ impl Profiled {
         }
         let (placeable, empty): (Vec<AppPoint>, Vec<AppPoint>) = std::mem::take(&mut self.points)
             .into_iter()
-            .partition(|p| p.placeable() || p.function.is_some());
+            .partition(|p| p.placeable() || p.function().is_some());
         (self.warnings).extend(empty.into_iter().map(|p| Warning::NotPlaced(p.name)));
         if placeable.is_empty() {
             return Err(Error::input(format!(

@@ -113,7 +113,7 @@ pub fn family_of(id: &CpuId) -> Option<Family> {
 
 /// W, Q and AI derived from counts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Derived {
+pub struct Estimate {
     /// Floating-point operations.
     pub flops: f64,
     /// Load instructions.
@@ -133,7 +133,7 @@ pub const DEFAULT_ACCESS_BYTES: f64 = 8.0;
 
 /// Derive W and Q from event counts (by event name). `access_bytes`
 /// overrides the width estimate.
-pub fn derive(f: &Family, counts: &BTreeMap<String, u64>, access_bytes: Option<f64>) -> Derived {
+pub fn derive(f: &Family, counts: &BTreeMap<String, u64>, access_bytes: Option<f64>) -> Estimate {
     let mut flops = 0.0;
     let (mut loads, mut stores) = (0u64, 0u64);
     let (mut wsum, mut wn) = (0.0, 0.0);
@@ -178,7 +178,7 @@ pub fn derive(f: &Family, counts: &BTreeMap<String, u64>, access_bytes: Option<f
             ),
         ),
     };
-    Derived {
+    Estimate {
         flops,
         loads,
         stores,

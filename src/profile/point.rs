@@ -5,7 +5,7 @@
 
 use super::work::{Basis, Work, dominant};
 use crate::kernels::Precision;
-use crate::results::apps::AppPoint;
+use crate::results::apps::{AppPoint, Of};
 
 /// What the user asked to be shown, and how the points are named.
 #[derive(Debug, Clone, Default)]
@@ -43,7 +43,14 @@ pub struct Own<'a> {
 impl Own<'_> {
     /// The point of `work` in `seconds`; `what` it is, beside where its
     /// counts come from.
-    pub fn point(&self, name: String, work: &Work, seconds: f64, what: Option<String>) -> AppPoint {
+    pub fn point(
+        &self,
+        of: Of,
+        name: String,
+        work: &Work,
+        seconds: f64,
+        what: Option<String>,
+    ) -> AppPoint {
         let precision = match (self.decided, work.counts()) {
             (Some(p), _) => p,
             (None, Some(c)) => self.asked.or_else(|| dominant(c)),
@@ -62,6 +69,7 @@ impl Own<'_> {
             source = format!("{source}: {n}");
         }
         AppPoint {
+            of,
             threads: self.threads,
             fma_flops: d.fma_flops,
             source: Some(source),

@@ -41,7 +41,7 @@ pub struct Samples {
 
 /// One file mapping of a process.
 #[derive(Debug, Clone)]
-struct Mapping {
+struct FileMap {
     start: u64,
     end: u64,
     offset: u64,
@@ -54,7 +54,7 @@ struct Mapping {
 /// address randomisation), the latest first, then its parent's.
 #[derive(Debug, Default)]
 pub struct Maps {
-    by_pid: HashMap<u32, Vec<Mapping>>,
+    by_pid: HashMap<u32, Vec<FileMap>>,
     parent: HashMap<u32, u32>,
 }
 
@@ -62,7 +62,7 @@ impl Maps {
     /// A new mapping of `pid` (a file's path, or a label like `[vdso]`).
     pub fn mapped(&mut self, pid: u32, start: u64, len: u64, offset: u64, path: &str) {
         if path.starts_with('/') {
-            self.by_pid.entry(pid).or_default().push(Mapping {
+            self.by_pid.entry(pid).or_default().push(FileMap {
                 start,
                 end: start.saturating_add(len),
                 offset,

@@ -10,11 +10,11 @@ use super::mpi;
 use super::paths::{self, Compared};
 use super::point::{Own, Shown};
 use super::sample::{MIN_SECONDS, Samples};
-use super::symbols::{Symbols, file_name};
+use super::symbols::{Function, Symbols, file_name};
 use super::warnings::Warning;
 use super::work::{Basis, dominant, kind, own_work};
 use crate::kernels::Precision;
-use crate::results::apps::{AppPoint, EmulatedCpu, FunctionInfo, LoopInfo, ProcessPoint};
+use crate::results::apps::{AppPoint, EmulatedCpu, FunctionInfo, LoopInfo, Of, ProcessPoint};
 
 /// Processes listed in a point at most.
 const MAX_PROCESSES: usize = 64;
@@ -45,10 +45,12 @@ pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
         decided: Some(precision),
         ..own
     };
-    let mut whole = typed.point(shown.name.clone(), &m.total, m.seconds, None);
+    let of = Of::Program {
+        mpi: m.ranks.as_ref().map(mpi::mpi_info),
+    };
+    let mut whole = typed.point(of, shown.name.clone(), &m.total, m.seconds, None);
     whole.processes = processes(m, &basis);
     whole.emulated_cpu = m.emulated_cpu.clone();
-    whole.mpi = m.ranks.as_ref().map(mpi::mpi_info);
     let program = whole.clone();
     let mut out = vec![whole];
     let brief = shown.functions.and_then(|_| too_brief(&out[0], m));
@@ -81,7 +83,7 @@ pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
     for r in &m.regions {
         let what = format!("region, {} call(s)", r.calls);
         let name = format!("{}/{}", shown.name, r.name);
-        let mut p = own.point(name, &r.work, r.seconds, Some(what));
+        let mut p = own.point(Of::Region, name, &r.work, r.seconds, Some(what));
         p.emulated_cpu = m.emulated_cpu.clone();
         if let Some(k) = &m.ranks {
             p.spread = mpi::region_spread(&k.region_parts(&r.name), &own, p.precision);
@@ -245,18 +247,17 @@ fn function_points(fps: &[FunctionPoint], program: &AppPoint, own: &Own) -> Vec<
                 "{what}; time from {} native sample(s) of the cpu-clock event",
                 p.cost.samples
             );
+            let info = FunctionInfo {
+                location: p.location.clone(),
+                counted_as: p.cost.counted_as.clone(),
+                ran_only: p.cost.ran_only,
+                ..function_info(program, &p.function, p.share, p.cost.samples)
+            };
+            let name = p.function.name.clone();
+            let of = Of::Function(info);
             AppPoint {
                 threads: Some(1),
-                function: Some(FunctionInfo {
-                    program: program.name.clone(),
-                    module: file_name(&p.function.module).to_string(),
-                    share: p.share,
-                    samples: p.cost.samples,
-                    location: p.location.clone(),
-                    counted_as: p.cost.counted_as.clone(),
-                    ran_only: p.cost.ran_only,
-                }),
-                ..own.point(p.function.name.clone(), &p.cost.work, p.seconds, Some(what))
+                ..own.point(of, name, &p.cost.work, p.seconds, Some(what))
             }
         })
         .collect()
@@ -277,20 +278,11 @@ fn loop_points(lps: &[hot_loops::LoopPoint], program: &AppPoint, own: &Own) -> V
                 "{what}; time from {} native sample(s) of the cpu-clock event",
                 l.samples
             );
-            let mut p = AppPoint {
-                threads: Some(1),
-                function: Some(FunctionInfo {
-                    program: program.name.clone(),
-                    module: file_name(&l.function.module).to_string(),
-                    share: l.share,
-                    samples: l.samples,
-                    location: l.found.as_ref().and_then(|f| f.line.clone()),
-                    counted_as: None,
-                    ran_only: None,
-                }),
-                ..own.point(l.name.clone(), &l.work, l.seconds, Some(what))
+            let info = FunctionInfo {
+                location: l.found.as_ref().and_then(|f| f.line.clone()),
+                ..function_info(program, &l.function, l.share, l.samples)
             };
-            p.loop_info = l.found.as_ref().map(|f| {
+            let found = l.found.as_ref().map(|f| {
                 // The whole nest in the unit of its own arithmetic.
                 let precision = own.asked.or_else(|| f.total.counts().and_then(dominant));
                 let total = Basis {
@@ -312,9 +304,32 @@ fn loop_points(lps: &[hot_loops::LoopPoint], program: &AppPoint, own: &Own) -> V
                     total_precision: precision,
                 }
             });
-            p
+            // The rest of a function outside its loops is a function's.
+            let of = match found {
+                Some(found) => Of::Loop(info, found),
+                None => Of::Function(info),
+            };
+            AppPoint {
+                threads: Some(1),
+                ..own.point(of, l.name.clone(), &l.work, l.seconds, Some(what))
+            }
         })
         .collect()
+}
+
+/// The part of a point that says which function of `program` it is: its
+/// file, its share of the program's time and the samples that share
+/// rests on.
+fn function_info(program: &AppPoint, f: &Function, share: f64, samples: u64) -> FunctionInfo {
+    FunctionInfo {
+        program: program.name.clone(),
+        module: file_name(&f.module).to_string(),
+        share,
+        samples,
+        location: None,
+        counted_as: None,
+        ran_only: None,
+    }
 }
 
 #[cfg(test)]
@@ -395,7 +410,7 @@ mod tests {
                 "{}",
                 x.name
             );
-            assert_eq!(x.function, y.function);
+            assert_eq!(x.function(), y.function());
         }
         assert_eq!(pmu[0].flops, 40.0 * p as f64);
         assert!(

@@ -124,8 +124,8 @@ fn cell(v: f64, text: String) -> Markup {
 pub fn ranks(doc: &Document, programs: &[AppPoint], ranks: &[&AppPoint]) -> Markup {
     let share = |x: f64, of: f64| if of > 0.0 { 100.0 * x / of } else { 0.0 };
     html! {
-        @for p in programs.iter().filter(|p| p.mpi.is_some()) {
-            @let mpi = p.mpi.as_ref().unwrap_or_else(|| unreachable!());
+        @for p in programs.iter().filter(|p| p.mpi().is_some()) {
+            @let mpi = p.mpi().unwrap_or_else(|| unreachable!());
             p {
                 (p.name) ": " (mpi.ranks) " rank(s) launched by " (mpi.launcher)
                 "; T is rank " (mpi.slowest) "'s, the slowest; W and Q their sums."
@@ -136,8 +136,8 @@ pub fn ranks(doc: &Document, programs: &[AppPoint], ranks: &[&AppPoint]) -> Mark
                     th { "AI" } th { "G/s" } th { "W in the MPI runtime" } th { "Q in the MPI runtime" } th { "Of the roof" }
                 } }
                 tbody {
-                    @for r in ranks.iter().filter(|r| r.rank.as_ref().is_some_and(|k| k.program == p.name)) {
-                        @let k = r.rank.as_ref().unwrap_or_else(|| unreachable!());
+                    @for r in ranks.iter().filter(|r| r.rank().is_some_and(|k| k.program == p.name)) {
+                        @let k = r.rank().unwrap_or_else(|| unreachable!());
                         @let rt = k.runtime;
                         @let roof = placement(doc, r, r.threads.unwrap_or(1)).and_then(|x| x.roof);
                         tr data-point=(r.name) {
@@ -175,7 +175,7 @@ pub fn ranks(doc: &Document, programs: &[AppPoint], ranks: &[&AppPoint]) -> Mark
 /// (their time is per core), hottest first.
 pub fn functions(doc: &Document, points: &[&AppPoint]) -> Markup {
     let mut points = points.to_vec();
-    let share = |a: &AppPoint| a.function.as_ref().map_or(0.0, |f| f.share);
+    let share = |a: &AppPoint| a.function().map_or(0.0, |f| f.share);
     points.sort_by(|a, b| share(b).total_cmp(&share(a)));
     html! {
         p { "W and Q: each function's own instructions, counted by emulation; time: its share of the native run's samples × the CPU time. "
@@ -188,7 +188,7 @@ pub fn functions(doc: &Document, points: &[&AppPoint]) -> Markup {
                 } }
                 tbody {
                     @for a in &points {
-                        @let f = a.function.as_ref();
+                        @let f = a.function();
                         @let samples = f.map_or(0, |f| f.samples);
                         @let roof = if a.placeable() { placement(doc, a, 1).and_then(|p| p.roof) } else { None };
                         tr data-point=(a.name) {

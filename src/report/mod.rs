@@ -183,11 +183,11 @@ struct Tables<'a> {
 impl Tables<'_> {
     fn of(apps: &[AppPoint]) -> Tables<'_> {
         let (programs, functions): (Vec<&AppPoint>, Vec<&AppPoint>) =
-            apps.iter().partition(|a| a.function.is_none());
+            apps.iter().partition(|a| a.function().is_none());
         let (ranks, programs): (Vec<&AppPoint>, Vec<&AppPoint>) =
-            programs.into_iter().partition(|a| a.rank.is_some());
+            programs.into_iter().partition(|a| a.rank().is_some());
         let placeable = (apps.iter())
-            .filter(|a| a.placeable() && a.rank.is_none())
+            .filter(|a| a.placeable() && a.rank().is_none())
             .cloned()
             .collect();
         let programs = (programs.into_iter())

@@ -64,7 +64,7 @@ pub fn roof_threads(doc: &Document, threads: usize) -> Option<usize> {
 /// An MPI job over several nodes is placed under as many times one node's
 /// roofs of its threads per node: `doc` measured one node.
 pub fn placement(doc: &Document, p: &AppPoint, threads: usize) -> Option<Placement> {
-    let nodes = p.mpi.as_ref().map_or(1, |m| m.nodes.max(1));
+    let nodes = p.mpi().map_or(1, |m| m.nodes.max(1));
     let threads = threads.div_ceil(nodes);
     let t = roof_threads(doc, threads)?;
     let scale = nodes as f64;

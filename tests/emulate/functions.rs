@@ -93,12 +93,12 @@ pub fn each_function_is_a_point_with_its_own_w_q_and_time() {
     let whole = f
         .applications
         .iter()
-        .find(|a| a.function.is_none())
+        .find(|a| a.function().is_none())
         .unwrap();
     let funcs: Vec<_> = f
         .applications
         .iter()
-        .filter(|a| a.function.is_some())
+        .filter(|a| a.function().is_some())
         .collect();
     let get = |name: &str| {
         *funcs
@@ -113,10 +113,10 @@ pub fn each_function_is_a_point_with_its_own_w_q_and_time() {
     let triad = get("triad");
     near("triad W", triad.flops, 2.0 * n * r, 0.005);
     near("triad Q", triad.bytes, 24.0 * n * r, 0.02);
-    assert_eq!(triad.function.as_ref().unwrap().module, "libcarmfn.so");
-    assert_eq!(compute.function.as_ref().unwrap().module, "functions");
+    assert_eq!(triad.function().unwrap().module, "libcarmfn.so");
+    assert_eq!(compute.function().unwrap().module, "functions");
     // Built with -g: where it starts in the source, from DWARF.
-    let at = compute.function.as_ref().unwrap().location.clone();
+    let at = compute.function().unwrap().location.clone();
     assert!(
         at.as_deref().is_some_and(|l| l.starts_with("functions.c:")),
         "{at:?}"
@@ -173,7 +173,7 @@ pub fn each_function_is_a_point_with_its_own_w_q_and_time() {
         64.0 * (1e6 / 16.0) * 20.0,
         0.005,
     );
-    let f = compute.function.as_ref().unwrap();
+    let f = compute.function().unwrap();
     assert!(
         f.program == "sh" && f.module == "functions" && f.share > 0.1,
         "{f:?}"
@@ -190,7 +190,7 @@ pub fn stripped_code_is_named_by_file_and_offset_and_short_runs_say_so() {
     let names: Vec<&str> = f
         .applications
         .iter()
-        .filter(|a| a.function.is_some())
+        .filter(|a| a.function().is_some())
         .map(|a| a.name.as_str())
         .collect();
     // The library's exported triad keeps its name; the program's own
@@ -233,7 +233,7 @@ pub fn stripped_code_is_named_by_file_and_offset_and_short_runs_say_so() {
     assert_eq!(stderr.matches("too briefly").count(), 1, "{stderr}");
     let s = apps::load(&dir.join("short.yaml")).unwrap();
     assert_eq!(s.applications.len(), 1);
-    assert!(s.applications[0].function.is_none());
+    assert!(s.applications[0].function().is_none());
 }
 
 /// (x, y) pairs of an SVG `points` attribute.

@@ -47,7 +47,7 @@ pub fn a_kernel_chosen_by_cpu_identity_is_the_same_one_emulated() {
     let mine = point(&points, "mine").unwrap_or_else(|| panic!("{points:?}"));
     // Its W by hand, exact: 3 flops per element and repetition.
     assert_eq!(mine.flops, (3 * n * r) as f64);
-    assert!(mine.seconds > 0.0 && mine.function.as_ref().unwrap().share > 0.5);
+    assert!(mine.seconds > 0.0 && mine.function().unwrap().share > 0.5);
     for other in ["vendor", "other"] {
         assert!(
             point(&points, other).is_none_or(|p| p.flops == 0.0),
@@ -89,7 +89,7 @@ fn paired(points: &[AppPoint], stderr: &str, native: &str, emulated: &str, w: f6
     );
     assert!(line.contains("counted_as"), "{line}");
     let p = point(points, native).unwrap_or_else(|| panic!("{points:?}"));
-    let f = p.function.as_ref().unwrap();
+    let f = p.function().unwrap();
     assert_eq!(f.counted_as.as_deref(), Some(emulated));
     assert_eq!(p.flops, w, "{native} counted as {emulated}");
     assert!(p.seconds > 0.0 && p.placeable());
@@ -154,17 +154,13 @@ pub fn the_blas_kernel_numpy_ran_natively_is_the_one_counted() {
     // The function with the most native samples in OpenBLAS: its kernel.
     let blas: Vec<&AppPoint> = points
         .iter()
-        .filter(|p| {
-            p.function
-                .as_ref()
-                .is_some_and(|f| f.module.contains("openblas"))
-        })
+        .filter(|p| p.function().is_some_and(|f| f.module.contains("openblas")))
         .collect();
     let kernel = blas
         .iter()
         .max_by(|a, b| a.seconds.total_cmp(&b.seconds))
         .unwrap_or_else(|| panic!("no OpenBLAS function: {points:?}"));
-    let f = kernel.function.as_ref().unwrap();
+    let f = kernel.function().unwrap();
     assert!(kernel.name.contains("gemm"), "{}", kernel.name);
     assert!(f.share > 0.2, "{f:?}");
     assert!(kernel.flops > 1e8 && kernel.fma_flops.unwrap_or(0.0) > 0.5 * kernel.flops);

@@ -31,7 +31,7 @@ fn of<'a>(points: &'a [AppPoint], program: &str, f: &str) -> Vec<&'a AppPoint> {
     points
         .iter()
         .filter(|p| p.name.starts_with(&prefix))
-        .filter(|p| p.function.as_ref().is_some_and(|x| x.program == program))
+        .filter(|p| p.function().is_some_and(|x| x.program == program))
         .collect()
 }
 
@@ -47,16 +47,16 @@ pub fn two_loop_nests_in_one_function_are_counted_loop_by_loop() {
     let compute = of(&points, "loops", "compute");
     let inner: Vec<&&AppPoint> = compute
         .iter()
-        .filter(|p| p.loop_info.as_ref().is_some_and(|l| l.depth == 2))
+        .filter(|p| p.loop_info().is_some_and(|l| l.depth == 2))
         .collect();
     assert_eq!(inner.len(), 2, "{compute:#?}");
     // Each inner loop: W exact, Q within 1 %, trips and entries exact.
     for (trips, entries, elements) in [(m, r1, m * r1), (n, r2, n * r2)] {
         let p = inner
             .iter()
-            .find(|p| p.loop_info.as_ref().unwrap().entries == entries)
+            .find(|p| p.loop_info().unwrap().entries == entries)
             .unwrap_or_else(|| panic!("no loop of {entries} entries: {inner:#?}"));
-        let l = p.loop_info.as_ref().unwrap();
+        let l = p.loop_info().unwrap();
         assert_eq!(l.iterations, trips * entries, "{l:?}");
         assert_eq!(l.trip_count(), trips as f64);
         assert_eq!(p.flops, (2 * elements) as f64, "{}", p.name);
@@ -108,7 +108,7 @@ pub fn a_blocked_product_is_a_nest_of_five_at_o2_and_vectorised_at_o3() {
         assert_eq!(w, flops as f64, "{name}: the loops and the rest");
         let deepest = product
             .iter()
-            .filter_map(|p| Some((*p, p.loop_info.as_ref()?)))
+            .filter_map(|p| Some((*p, p.loop_info()?)))
             .max_by_key(|(_, l)| l.depth)
             .unwrap();
         let (p, l) = deepest;
@@ -152,10 +152,10 @@ pub fn a_loop_in_a_shared_library_is_a_point_of_its_own() {
     let triad = of(&points, "functions", "triad");
     let p = triad
         .iter()
-        .find(|p| p.loop_info.is_some())
+        .find(|p| p.loop_info().is_some())
         .unwrap_or_else(|| panic!("{points:#?}"));
-    let l = p.loop_info.as_ref().unwrap();
-    assert_eq!(p.function.as_ref().unwrap().module, "libcarmfn.so");
+    let l = p.loop_info().unwrap();
+    assert_eq!(p.function().unwrap().module, "libcarmfn.so");
     assert_eq!((l.iterations, l.entries), (n * r, r));
     assert_eq!(p.flops, (2 * n * r) as f64);
     let q = (24 * n * r) as f64;

@@ -66,7 +66,7 @@ fn load(dir: &Path) -> Vec<AppPoint> {
 fn named<'a>(points: &'a [AppPoint], name: &str) -> &'a AppPoint {
     (points
         .iter()
-        .find(|p| p.name == name && p.function.is_none()))
+        .find(|p| p.name == name && p.function().is_none()))
     .unwrap_or_else(|| panic!("no point {name}: {points:#?}"))
 }
 
@@ -78,10 +78,7 @@ fn by_hand(n: u64, r: u64, rank: u64) -> f64 {
 /// The program, its region and its ranks, checked against the hand counts.
 fn check_job(points: &[AppPoint], n: u64, r: u64, launcher: &str) {
     let program = named(points, "mpi_work");
-    let mpi = program
-        .mpi
-        .as_ref()
-        .expect("the program point says its launch");
+    let mpi = program.mpi().expect("the program point says its launch");
     assert_eq!((mpi.launcher.as_str(), mpi.ranks), (launcher, 2), "{mpi:?}");
     assert_eq!(program.threads, Some(2));
     let ranks: Vec<&AppPoint> = (0..2)
@@ -96,15 +93,14 @@ fn check_job(points: &[AppPoint], n: u64, r: u64, launcher: &str) {
             .iter()
             .find(|p| p.seconds == slowest)
             .unwrap()
-            .rank
-            .as_ref()
+            .rank()
             .unwrap()
             .rank
     );
     assert_eq!(program.flops, ranks[0].flops + ranks[1].flops);
     assert_eq!(program.bytes, ranks[0].bytes + ranks[1].bytes);
     for (k, p) in ranks.iter().enumerate() {
-        let info = p.rank.as_ref().unwrap();
+        let info = p.rank().unwrap();
         assert_eq!((info.rank, info.program.as_str()), (k as u32, "mpi_work"));
         // W outside the MPI runtime's code: the kernel's by hand, and the
         // few flops of libraries the runtime loads that are not its own
@@ -140,7 +136,7 @@ pub fn an_mpi_job_is_a_point_with_a_point_per_rank_and_its_functions_spread() {
     // Functions: summed over the ranks (main's W exact), each with its
     // time in every rank.
     let main = (points.iter())
-        .find(|p| p.name == "main" && p.function.is_some())
+        .find(|p| p.name == "main" && p.function().is_some())
         .unwrap_or_else(|| panic!("no main: {points:#?}"));
     assert_eq!(
         main.mix.as_ref().unwrap().dp_flops,
@@ -165,7 +161,7 @@ pub fn an_mpi_job_is_a_point_with_a_point_per_rank_and_its_functions_spread() {
         again.iter().all(|p| p.name != "mpi_work/rank1"),
         "{again:#?}"
     );
-    assert_eq!(named(&again, "mpi_work").mpi.as_ref().unwrap().ranks, 1);
+    assert_eq!(named(&again, "mpi_work").mpi().unwrap().ranks, 1);
 }
 
 pub fn a_crashing_rank_is_named_and_the_others_kept() {
@@ -181,7 +177,7 @@ pub fn a_crashing_rank_is_named_and_the_others_kept() {
     );
     let points = load(&dir);
     let program = named(&points, "mpi_work");
-    let mpi = program.mpi.as_ref().unwrap();
+    let mpi = program.mpi().unwrap();
     assert_eq!(
         (mpi.ranks, mpi.failed.len(), mpi.failed[0].rank),
         (1, 1, 1),
@@ -246,11 +242,11 @@ pub fn an_srun_job_on_a_local_slurm_is_profiled_rank_by_rank() {
     let points = load(&dir);
     let hosts: Vec<&str> = (0..2)
         .map(|k| named(&points, &format!("task_work/rank{k}")))
-        .map(|p| p.rank.as_ref().unwrap().host.as_str())
+        .map(|p| p.rank().unwrap().host.as_str())
         .collect();
     assert_ne!(hosts[0], hosts[1], "{hosts:?}");
     let job = named(&points, "task_work");
-    assert_eq!(job.mpi.as_ref().unwrap().nodes, 2);
+    assert_eq!(job.mpi().unwrap().nodes, 2);
     assert_eq!(job.flops, by_hand(n, r, 0) + by_hand(n, r, 1));
     // Placed under twice one node's roofs of one thread.
     let said = "over 2 nodes: each roof 2 times one node's";

@@ -136,7 +136,7 @@ pub fn each_function_point_carries_its_own_traffic() {
     let stdout = success(&out);
     let points = apps::load(&dir.join("apps.yaml")).unwrap().applications;
     let program = points[0].traffic.as_ref().expect("the program's traffic");
-    let functions: Vec<_> = points.iter().filter(|p| p.function.is_some()).collect();
+    let functions: Vec<_> = points.iter().filter(|p| p.function().is_some()).collect();
     assert!(!functions.is_empty(), "{stdout}");
     // The functions (and the rest) share out the program's traffic exactly.
     let sum: f64 = (functions.iter())

@@ -9,7 +9,7 @@ use super::symbols::{Function, Symbols};
 use super::warnings::Warning;
 use super::work::{Basis, Work};
 use crate::kernels::Precision;
-use crate::results::apps::{AppPoint, MpiInfo, Range, RankInfo, RuntimeWork, Spread};
+use crate::results::apps::{AppPoint, MpiInfo, Of, Range, RankInfo, RuntimeWork, Spread};
 use std::collections::BTreeMap;
 
 /// A region's seconds and W over the ranks (`(rank, seconds, work)`), W in
@@ -39,7 +39,7 @@ const RUNTIME_SHARE: f64 = 0.1;
 
 /// A warning when a rank's point holds much work of the MPI runtime.
 pub fn in_runtime(p: &AppPoint) -> Option<Warning> {
-    let r = p.rank.as_ref()?;
+    let r = p.rank()?;
     let w = r.runtime?;
     let share = |x: f64, of: f64| if of > 0.0 { x / of } else { 0.0 };
     let (w_share, q_share) = (share(w.flops, p.flops), share(w.bytes, p.bytes));
@@ -72,25 +72,29 @@ pub fn rank_points(
         .map(|k| {
             let what = format!("rank {} of {}, on {}", k.rank, r.each.len(), k.host);
             let name = format!("{}/rank{}", shown.name, k.rank);
-            let mut p = typed.point(name, &k.total, k.seconds, Some(what));
+            let of = Of::Rank(RankInfo {
+                program: shown.name.clone(),
+                rank: k.rank,
+                host: k.host.clone(),
+                runtime: None,
+            });
+            let mut p = typed.point(of, name, &k.total, k.seconds, Some(what));
             p.threads = shown.threads.map(|t| t / r.each.len().max(1)).or(k.threads);
             p.emulated_cpu = emulated_cpu.cloned();
+            // The runtime's work in the unit of the rank's own arithmetic.
             let basis = Basis {
                 precision: p.precision,
                 ..typed.basis
             };
-            p.rank = Some(RankInfo {
-                program: shown.name.clone(),
-                rank: k.rank,
-                host: k.host.clone(),
-                runtime: k.runtime.as_ref().map(|w| {
+            if let Of::Rank(info) = &mut p.of {
+                info.runtime = k.runtime.as_ref().map(|w| {
                     let d = basis.derive(w);
                     RuntimeWork {
                         flops: d.flops,
                         bytes: d.bytes,
                     }
-                }),
-            });
+                });
+            }
             p
         })
         .collect()

@@ -49,7 +49,7 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
     }
     // A function may do no FP work (a copy) or miss the samples: listed,
     // not drawn.
-    if a.function.is_some() && !a.placeable() {
+    if a.function().is_some() && !a.placeable() {
         e.non_negative("flops", a.flops)?;
         e.non_negative("bytes", a.bytes)?;
         e.non_negative("seconds", a.seconds)?;
@@ -82,7 +82,7 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
             e.non_negative(f, v)?;
         }
     }
-    if let Some(f) = &a.function {
+    if let Some(f) = a.function() {
         e.non_negative("function.share", f.share)?;
         e.ordered(("function.share", f.share), ("1", 1.0))?;
         if f.program.trim().is_empty() {
@@ -92,7 +92,7 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
             return Err(e.fail("function.counted_as", "empty", "name the function counted"));
         }
     }
-    if let Some(l) = &a.loop_info {
+    if let Some(l) = a.loop_info() {
         e.non_negative("loop.total_flops", l.total_flops)?;
         e.non_negative("loop.total_bytes", l.total_bytes)?;
         if l.function.trim().is_empty() {
@@ -101,7 +101,7 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
         if l.depth == 0 {
             return Err(e.fail("loop.depth", "0", "an outermost loop has depth 1"));
         }
-        if a.function.is_none() {
+        if a.function().is_none() {
             return Err(e.fail(
                 "loop",
                 "without function",

@@ -8,16 +8,19 @@ use std::path::Path;
 
 /// Version of the apps file layout: 2 adds each point's processes and the
 /// twin build counted in its place, 3 the points of a program's functions;
-/// files of schemas 1 to 4 are still read. 3 also holds the precision of a
-/// point's work; 5 an MPI program's ranks.
-pub const APPS_SCHEMA: u32 = 5;
+/// 3 also holds the precision of a point's work; 5 an MPI program's ranks;
+/// 6 what each point is (`of:`). Files of schemas 1 to 5 are still read.
+pub const APPS_SCHEMA: u32 = 6;
 
-/// One application (or region of one).
+/// One application point: a program, or a region, function, loop or
+/// rank of one ([`Of`]).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "PointFile", into = "PointFile")]
 pub struct AppPoint {
     /// Name shown on the chart.
     pub name: String,
+    /// What it is, with the data of its kind.
+    pub of: Of,
     /// Floating-point operations (an FMA counts two).
     pub flops: f64,
     /// Bytes requested by the core (loads and stores × their width).
@@ -47,10 +50,6 @@ pub struct AppPoint {
     /// build QEMU can run), the time being the command's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub counted_with: Option<String>,
-    /// Set for the point of one function of a program (`profile
-    /// --functions`): its `seconds` are its share of the program's CPU time.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub function: Option<FunctionInfo>,
     /// The arithmetic its work is (INT8 dot products, BF16, ...): the
     /// compute roofs it is placed under; double precision's when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -63,16 +62,6 @@ pub struct AppPoint {
     /// The CPU the emulated program was shown, when counted by emulation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emulated_cpu: Option<EmulatedCpu>,
-    /// A loop's point (`profile --loops`): where the loop is and how it
-    /// ran. Its `function` says the program, module and time share.
-    #[serde(default, rename = "loop", skip_serializing_if = "Option::is_none")]
-    pub loop_info: Option<LoopInfo>,
-    /// An MPI program's point (`profile --mpi`): its launch and ranks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mpi: Option<MpiInfo>,
-    /// The point of one rank of an MPI program.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rank: Option<RankInfo>,
     /// A function's or region's time over the ranks of an MPI program.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<Spread>,
@@ -254,6 +243,7 @@ impl AppPoint {
     pub fn new(name: impl Into<String>, flops: f64, bytes: f64, seconds: f64) -> AppPoint {
         AppPoint {
             name: name.into(),
+            of: Of::Program { mpi: None },
             flops,
             bytes,
             seconds,
@@ -264,13 +254,41 @@ impl AppPoint {
             processes: Vec::new(),
             counted_with: None,
             traffic: None,
-            function: None,
             precision: None,
             emulated_cpu: None,
-            loop_info: None,
-            mpi: None,
-            rank: None,
             spread: None,
+        }
+    }
+
+    /// Its function's part, for a function's or a loop's point.
+    pub fn function(&self) -> Option<&FunctionInfo> {
+        match &self.of {
+            Of::Function(f) | Of::Loop(f, _) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Where its loop is and how it ran, for a loop's point.
+    pub fn loop_info(&self) -> Option<&LoopInfo> {
+        match &self.of {
+            Of::Loop(_, l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// Its rank, for a rank's point.
+    pub fn rank(&self) -> Option<&RankInfo> {
+        match &self.of {
+            Of::Rank(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Its MPI job, for the point of a program launched so.
+    pub fn mpi(&self) -> Option<&MpiInfo> {
+        match &self.of {
+            Of::Program { mpi } => mpi.as_ref(),
+            _ => None,
         }
     }
 
@@ -352,24 +370,20 @@ fn add_points_now(path: &Path, points: Vec<AppPoint>) -> Result<()> {
     // functions may have changed.
     let programs: Vec<String> = points
         .iter()
-        .filter_map(|p| p.function.as_ref().map(|f| f.program.clone()))
+        .filter_map(|p| p.function().map(|f| f.program.clone()))
         .collect();
-    f.applications.retain(|a| {
-        !a.function
-            .as_ref()
-            .is_some_and(|f| programs.contains(&f.program))
-    });
+    f.applications
+        .retain(|a| !a.function().is_some_and(|f| programs.contains(&f.program)));
     // Likewise its old ranks: it may run on fewer.
-    let launched: Vec<&str> = (points.iter().filter(|p| p.mpi.is_some()))
+    let launched: Vec<&str> = (points.iter().filter(|p| p.mpi().is_some()))
         .map(|p| p.name.as_str())
         .collect();
     (f.applications).retain(|a| {
-        !a.rank
-            .as_ref()
+        !a.rank()
             .is_some_and(|r| launched.contains(&r.program.as_str()))
     });
     // A point is its name and, for a function, its program's.
-    let program = |a: &AppPoint| a.function.as_ref().map(|f| f.program.clone());
+    let program = |a: &AppPoint| a.function().map(|f| f.program.clone());
     for p in points {
         f.applications
             .retain(|a| a.name != p.name || program(a) != program(&p));
@@ -381,11 +395,15 @@ fn add_points_now(path: &Path, points: Vec<AppPoint>) -> Result<()> {
 
 /// How to mend an apps file.
 mod check;
+/// What a point is.
+mod kind;
 /// A loop's point.
 mod loop_info;
 mod mix;
 mod mpi;
 pub use check::{check, check_point, manual_counts};
+use kind::PointFile;
+pub use kind::{Kind, Of};
 pub use loop_info::LoopInfo;
 pub use mix::InstructionMix;
 pub use mpi::{FailedRank, MpiInfo, Range, RankInfo, RuntimeWork, Spread};
