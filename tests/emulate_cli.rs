@@ -47,6 +47,10 @@ use loops::*;
 mod mpi;
 use mpi::*;
 
+#[path = "emulate/attack2.rs"]
+mod attack2;
+use attack2::*;
+
 use carmbench::profile::emulator::Emulator;
 use carmbench::results::apps;
 use carmbench_counts::Counts;
@@ -112,7 +116,7 @@ fn emulated_profile(dir: &Path, out: &str, more: &[&str], args: &[&str]) -> Comm
     c
 }
 
-fn count(exe: &Path, args: &[&str]) -> carmbench::profile::emulated::Emulated {
+fn count(exe: &Path, args: &[&str]) -> carmbench::profile::plugin_counts::Emulated {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     emulator().count(exe.to_str().unwrap(), &args).unwrap()
 }
@@ -469,6 +473,7 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Mpi, Part::Slurm) an_srun_job_on_a_local_slurm_is_profiled_rank_by_rank,
         (Part::Qemu, Part::Mpich) an_mpich_job_is_profiled_rank_by_rank,
         (Part::Qemu, Part::Mpi) a_launcher_carmbench_does_not_know_is_refused_in_one_line,
+        (Part::Qemu, Part::Mpi) s02_emulated_runs_and_mpi_ranks_start_with_the_signal_mask_they_would_have_had,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 /// Work that runs on a bench: its thread count and level (what groups
 /// items on one bench), and the bytes of buffer per thread it needs.
-pub trait Work {
+pub trait WorkItem {
     /// What groups items on one bench: the thread count first.
     type Key: PartialEq;
     /// Its key.
@@ -27,7 +27,7 @@ pub trait Work {
 /// its buffers between benches then makes and touches them once per thread
 /// count, not once per level. Stops before a group once Ctrl-C was pressed
 /// or the rig's clock passed `until`, keeping what was done.
-pub fn in_benches<T: Work, R>(
+pub fn in_benches<T: WorkItem, R>(
     rig: &mut impl Rig,
     items: &[T],
     extra: usize,
@@ -46,7 +46,7 @@ pub fn in_benches<T: Work, R>(
         let alloc = items[start..]
             .iter()
             .filter(|x| x.key().0 == k.0)
-            .map(Work::alloc)
+            .map(WorkItem::alloc)
             .max()
             .unwrap_or(0)
             .max(extra);
@@ -77,7 +77,7 @@ mod tests {
     use super::*;
 
     /// (threads, level, bytes)
-    impl Work for (usize, char, usize) {
+    impl WorkItem for (usize, char, usize) {
         type Key = char;
         fn key(&self) -> (usize, char) {
             (self.0, self.1)

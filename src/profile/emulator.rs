@@ -13,8 +13,8 @@
 //! is the command's W and Q ([`Emulated`]).
 
 use super::command::Found;
-use super::emulated::{Emulated, read_processes};
 use super::identity::{Flag, Identity};
+use super::plugin_counts::{Emulated, read_processes};
 use super::stderr::{emulation_failure, one_line, unwritten, with_stderr};
 use super::tree::{self, Leftovers, Rules};
 use crate::error::{Error, Result};

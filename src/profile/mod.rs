@@ -10,7 +10,7 @@
 //!    of ranks, natively ([`native`], sampled by [`sample`]) or under the
 //!    emulator ([`emulator`]); each rank's run.
 //! 3. **Counter** ([`counter`]): each way of counting (by hand, the PMU in
-//!    [`pmu`], emulation in [`emulate`]), written once for every launch,
+//!    [`pmu`], emulation in [`counter::emulation`]), written once for every launch,
 //!    measures each rank, and [`fold`] joins them into one
 //!    [`measured::Measured`]: the [`work::Work`] of the command, of each
 //!    process, region, block of code and rank, the samples, and how it was
@@ -27,23 +27,23 @@
 //! What cannot be counted or placed is a [`warnings::Warning`], printed by
 //! the command.
 
+pub mod code_paths;
 pub mod command;
 pub mod counter;
-pub mod emulate;
-pub mod emulated;
 pub mod emulator;
+pub mod flow_graph;
 pub mod fold;
 pub mod functions;
-pub mod hot_loops;
 pub mod identity;
 pub mod input;
 pub mod launch;
-pub mod loops;
+pub mod loop_points;
+pub mod mask;
 pub mod measured;
 pub mod mpi;
 pub mod native;
-pub mod paths;
 pub mod plan;
+pub mod plugin_counts;
 pub mod pmu;
 pub mod point;
 pub mod runtime;

@@ -4,8 +4,8 @@
 //! one line naming the cause and the fix.
 
 use super::command::{self, Found};
+use super::counter::emulation::Emulation;
 use super::counter::{Counter, Manual, Pmu};
-use super::emulate::Emulation;
 use super::emulator::Emulator;
 use super::identity::{self, Flag};
 use super::launch::launcher::MpiCommand;

@@ -5,8 +5,8 @@
 //!
 //! The signals are blocked in every thread and taken by one that waits for
 //! them (`sigwait`), so no handler runs at an awkward moment; programs
-//! carmbench starts get the default mask back (the standard library resets
-//! it in the child).
+//! carmbench starts get the mask carmbench was started with back
+//! ([`super::mask`]): the standard library would pass on the blocked one.
 
 /// The signals that stop a profile.
 const SIGNALS: [(libc::c_int, &str); 3] = [
@@ -18,15 +18,17 @@ const SIGNALS: [(libc::c_int, &str); 3] = [
 /// Take the signals from now on (call before any other thread starts).
 pub fn catch() {
     // SAFETY: a signal set built and handed to the kernel; no handler.
-    let set = unsafe {
+    let (set, original) = unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
+        let mut original: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
         for (s, _) in SIGNALS {
             libc::sigaddset(&mut set, s);
         }
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-        set
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut original);
+        (set, original)
     };
+    super::mask::keep_original(original);
     std::thread::spawn(move || {
         loop {
             let mut got = 0;
@@ -40,6 +42,7 @@ pub fn catch() {
 
 /// Stop everything this run started and exit.
 fn stopped_by(signal: libc::c_int) -> ! {
+    super::mask::stopping();
     let stopped = super::tree::stop_all();
     crate::files::remove_scratch();
     let name = SIGNALS

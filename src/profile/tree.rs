@@ -85,6 +85,7 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
     subreaper();
     let tag = new_tag();
     cmd.env(TAG_ENV, &tag);
+    super::mask::restore_in(cmd);
     let t0 = Instant::now();
     let mut child = cmd
         .spawn()
@@ -110,6 +111,8 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
             }
         }
     };
+    // Ended by the signal that stops carmbench too: carmbench says so.
+    super::mask::wait_if_stopping(&status);
     let (last, left) = rest(&tag, root, end, &mut tick, rules, t0)?;
     let left = match rules.leftovers {
         Leftovers::Leave => left.iter().map(|p| named(p.pid, &p.name)).collect(),

@@ -3,11 +3,11 @@
 //! samples), each region. Every point is made by one function, whichever
 //! counter measured the run.
 
+use super::code_paths::{self, Compared};
 use super::functions::{self, FunctionPoint};
-use super::hot_loops;
+use super::loop_points;
 use super::measured::Measured;
 use super::mpi;
-use super::paths::{self, Compared};
 use super::point::{Own, Shown};
 use super::sample::{MIN_SECONDS, Samples};
 use super::symbols::{Function, Symbols, file_name};
@@ -66,9 +66,9 @@ pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
     };
     if let Some((s, mut g)) = grouped {
         if m.separate_runs {
-            let c = paths::compare(&g.costs, s.total);
+            let c = code_paths::compare(&g.costs, s.total);
             warnings.extend(path_warnings(&c, m.emulated_cpu.as_ref()));
-            paths::apply(&mut g.costs, &c);
+            code_paths::apply(&mut g.costs, &c);
         }
         if let Some(top) = shown.functions {
             let hot = Hot {
@@ -126,10 +126,10 @@ impl Hot<'_> {
         let mut loops = Vec::new();
         if let Some(n) = self.shown.loops {
             let functions: Vec<_> = fps.iter().map(|p| p.function.clone()).collect();
-            let lps = hot_loops::hottest(&m.blocks, &m.flow, s, &functions, n, &basis, symbols);
+            let lps = loop_points::hottest(&m.blocks, &m.flow, s, &functions, n, &basis, symbols);
             // A function whose loops are shown is its loops and its rest.
             fps.retain(|p| !lps.iter().any(|l| l.function == p.function));
-            loops = loop_points(&lps, self.program, own);
+            loops = of_loops(&lps, self.program, own);
         }
         let mut points = function_points(&fps, self.program, own);
         if let Some(r) = &m.ranks {
@@ -264,7 +264,7 @@ fn function_points(fps: &[FunctionPoint], program: &AppPoint, own: &Own) -> Vec<
 }
 
 /// The points of loops (and of their functions' rest).
-fn loop_points(lps: &[hot_loops::LoopPoint], program: &AppPoint, own: &Own) -> Vec<AppPoint> {
+fn of_loops(lps: &[loop_points::LoopPoint], program: &AppPoint, own: &Own) -> Vec<AppPoint> {
     lps.iter()
         .map(|l| {
             let what = match &l.found {
@@ -394,7 +394,7 @@ mod tests {
             ..Counts::default()
         };
         let out = process(&me, &[(0, a, c(40, 20, 10)), (0, b, c(5, 10, 0))]);
-        let blocks = crate::profile::emulate::blocks(&[out], &command(&me), None);
+        let blocks = crate::profile::counter::emulation::blocks(&[out], &command(&me), None);
         let by_emulation = Basis::default();
         let emulated = function_points(
             &hottest(&blocks, &by_emulation),

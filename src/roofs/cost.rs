@@ -22,7 +22,7 @@
 
 use super::plan::RoofTask;
 use crate::measure::bench::Settings;
-use crate::measure::campaign::Work;
+use crate::measure::campaign::WorkItem;
 use crate::measure::pool::{MAX_PARTS, PROBE};
 
 /// A run's time over its ideal first pass on our 2-core guests (see the
@@ -102,7 +102,7 @@ pub fn estimate(tasks: &[RoofTask], s: &Settings, speeds: &Speeds) -> Estimate {
         let need = tasks
             .iter()
             .filter(|t| t.threads == n)
-            .map(Work::alloc)
+            .map(WorkItem::alloc)
             .max()
             .unwrap_or(0);
         // A new thread count frees the larger ones first (memory).
@@ -334,7 +334,7 @@ mod tests {
             let need = tasks
                 .iter()
                 .filter(|t| t.threads == n)
-                .map(Work::alloc)
+                .map(WorkItem::alloc)
                 .max()
                 .unwrap();
             // Half the memory, beside the streams' gaps (a page each).

@@ -27,7 +27,7 @@ use std::time::Duration;
 
 /// What measuring the roofs gave.
 #[derive(Debug)]
-pub struct Measured {
+pub struct MeasuredRoofs {
     /// One roof per task measured, in the order of the tasks.
     pub roofs: Vec<Roof>,
     /// The memory curves: every size of the bandwidth tasks.
@@ -56,7 +56,7 @@ pub fn measure_all(
     settings: Settings,
     uarch: Option<&Uarch>,
     bar: &ProgressBar,
-) -> Result<Measured> {
+) -> Result<MeasuredRoofs> {
     let started = rig.now();
     let mut guard = None;
     let first = Ctx {
@@ -112,7 +112,7 @@ pub fn measure_all(
         roofs[i].flags.push(Flag::SharedCore);
     }
     let curves = assemble::curves(&roofs, points);
-    Ok(Measured {
+    Ok(MeasuredRoofs {
         roofs,
         curves,
         sharing: guard.map(|g| g.seen),

@@ -54,7 +54,7 @@ impl RoofTask {
     }
 }
 
-impl crate::measure::campaign::Work for RoofTask {
+impl crate::measure::campaign::WorkItem for RoofTask {
     type Key = Option<Level>;
     fn key(&self) -> (usize, Option<Level>) {
         (self.threads, self.level)

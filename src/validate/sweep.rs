@@ -104,7 +104,7 @@ impl Sweep {
     }
 }
 
-impl crate::measure::campaign::Work for Sweep {
+impl crate::measure::campaign::WorkItem for Sweep {
     type Key = Level;
     fn key(&self) -> (usize, Level) {
         (self.threads, self.level)
@@ -328,7 +328,7 @@ mod tests {
     use crate::kernels::{Role, find};
     use crate::machine::isa::Isa;
     use crate::measure::bench::Rig;
-    use crate::measure::campaign::Work;
+    use crate::measure::campaign::WorkItem;
     use crate::measure::fake::{FakeRig, Outcome};
     use crate::validate::shapes::{shapes, targets};
 

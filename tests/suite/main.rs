@@ -24,6 +24,8 @@ mod live_machine;
 mod plot_cli;
 #[path = "../probed_defects.rs"]
 mod probed_defects;
+#[path = "../profile_attack2.rs"]
+mod profile_attack2;
 #[path = "../profile_cli.rs"]
 mod profile_cli;
 #[path = "../profile_defects.rs"]

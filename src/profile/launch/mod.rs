@@ -12,9 +12,9 @@ pub mod mpi;
 pub mod rank;
 
 use super::command::Found;
-use super::emulated::Emulated;
 use super::emulator::Emulator;
 use super::native::{self, NativeRun, Watch};
+use super::plugin_counts::Emulated;
 use crate::error::Result;
 use crate::results::apps::FailedRank;
 use launcher::Launcher;

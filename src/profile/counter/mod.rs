@@ -6,6 +6,8 @@
 //! rank, and [`fold`] joins them. The views ([`super::views`]) make the
 //! points from the measure without asking which counter it was.
 
+pub mod emulation;
+
 use super::fold::{Part, fold, runtime_work};
 use super::input::Input;
 use super::launch::{Launch, Ranked};
@@ -195,12 +197,12 @@ pub(crate) fn sampled_blocks(s: &Samples) -> Vec<Block> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::emulate::Emulation;
-    use crate::profile::emulated::Emulated;
+    use crate::profile::counter::emulation::Emulation;
     use crate::profile::emulator::Emulator;
     use crate::profile::functions::tests::{command, process, two_functions};
     use crate::profile::launch::fake::{Asked, Fake};
     use crate::profile::launch::launcher::Launcher;
+    use crate::profile::plugin_counts::Emulated;
     use crate::profile::point::Shown;
     use crate::results::apps::FailedRank;
     use carmbench_counts::Counts;

@@ -5,8 +5,8 @@
 //! that are not shown; what is left of a function with loops shown is one
 //! more point, so that the loops and the rest sum to the function.
 
+use super::flow_graph::{Graph, Loop, Node, innermost};
 use super::functions::{REST, by_function};
-use super::loops::{Graph, Loop, Node, innermost};
 use super::measured::{Block, Flow};
 use super::sample::Samples;
 use super::symbols::{Function, Symbols, canonical};

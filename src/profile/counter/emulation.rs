@@ -1,24 +1,24 @@
 //! Emulation as a counter: each rank's native run gives its time (sampled,
 //! for functions and to compare the two runs' code), its run under QEMU
-//! with the counting plugin ([`super::emulator`]) its work, of the program
+//! with the counting plugin ([`crate::profile::emulator`]) its work, of the program
 //! or of a twin build counted in its place. Every program the command
 //! starts is counted too, one counts file per process; their sum is the
 //! command's W and Q.
 
-use super::command::Found;
-use super::counter::{Counter, in_scratch, left_running};
-use super::emulated::Emulated;
-use super::emulator::{Emulator, LEVEL};
-use super::fold::{Part, fold, runtime_counted};
-use super::identity::Identity;
-use super::input::Input;
-use super::launch::{Guest, Launch, Ranked};
-use super::measured::{Block, Flow, Measured, Method, Process, Region};
-use super::native::{NativeRun, Watch};
-use super::traffic::Caches;
-use super::warnings::Warning;
-use super::work::Work;
+use super::{Counter, in_scratch, left_running};
 use crate::error::{Error, Result};
+use crate::profile::command::Found;
+use crate::profile::emulator::{Emulator, LEVEL};
+use crate::profile::fold::{Part, fold, runtime_counted};
+use crate::profile::identity::Identity;
+use crate::profile::input::Input;
+use crate::profile::launch::{Guest, Launch, Ranked};
+use crate::profile::measured::{Block, Flow, Measured, Method, Process, Region};
+use crate::profile::native::{NativeRun, Watch};
+use crate::profile::plugin_counts::Emulated;
+use crate::profile::traffic::Caches;
+use crate::profile::warnings::Warning;
+use crate::profile::work::Work;
 use crate::results::apps::FailedRank;
 use carmbench_counts::Output;
 use carmbench_counts::protocol::{CACHE_ENV, LOOPS_ENV};
@@ -84,7 +84,7 @@ impl Emulation {
             w.push(Warning::IdentityNotGiven(why.clone()));
         }
         if let Some(t) = &self.twin {
-            let why = super::twin::unlike(&found.path, &t.path, run.seconds, emulated);
+            let why = crate::profile::twin::unlike(&found.path, &t.path, run.seconds, emulated);
             if !why.is_empty() {
                 w.push(Warning::TwinUnlike {
                     twin: t.given.clone(),
@@ -109,7 +109,7 @@ impl Counter for Emulation {
         // went is compared with where the emulated run's work was.
         let refused = match sampled {
             true => None,
-            false => super::sample::available().err(),
+            false => crate::profile::sample::available().err(),
         };
         let watch = match refused {
             None => Watch::Sampled(&[]),
@@ -259,7 +259,7 @@ pub fn blocks_and_flow(
     for p in processes {
         let mut module = |k: u32| {
             p.modules.get(k as usize).map_or(String::new(), |m| {
-                let m = super::symbols::canonical(m, &mut paths);
+                let m = crate::profile::symbols::canonical(m, &mut paths);
                 match &twin_path {
                     Some(t) if Path::new(&m) == t => command_path.clone(),
                     _ => m,

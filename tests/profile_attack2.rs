@@ -1,0 +1,105 @@
+//! The defects of "profile under attack, round 2" (issue 52) that need
+//! nothing beside Rust and gcc, by their number there; those under
+//! emulation are in `emulate/attack2.rs`.
+
+use crate::common::*;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The program that writes the signal state it started with.
+pub const SIGSTATE: &str = include_str!("programs/sigstate.c");
+
+/// `sigstate` built in `dir`.
+pub fn sigstate(dir: &Path) -> PathBuf {
+    std::fs::write(dir.join("sigstate.c"), SIGSTATE).unwrap();
+    let st = Command::new("gcc")
+        .args(["-O1", "-o", "sigstate", "sigstate.c"])
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    dir.join("sigstate")
+}
+
+/// The lines `sigstate` wrote to `f`, the file then removed.
+pub fn states(f: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(f).unwrap_or_default();
+    let _ = std::fs::remove_file(f);
+    text.lines().map(String::from).collect()
+}
+
+#[test]
+fn s02_a_program_starts_with_the_signal_mask_it_would_have_had() {
+    let dir = tmpdir("sigmask");
+    let exe = sigstate(&dir);
+    let f = dir.join("state");
+    // Without carmbench: what this test's children start with.
+    assert!(Command::new(&exe).arg(&f).status().unwrap().success());
+    let alone = states(&f);
+    assert_eq!(alone.len(), 1);
+    let out = carmbench_in(
+        &[
+            "profile",
+            "--flops",
+            "1e6",
+            "--bytes",
+            "1e6",
+            "--",
+            exe.to_str().unwrap(),
+            f.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    success(&out);
+    assert_eq!(states(&f), alone, "natively under carmbench");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn s02_a_program_stopped_by_timeout_ends_when_timeout_stops_it() {
+    let dir = tmpdir("sigtimeout");
+    let t0 = Instant::now();
+    let out = carmbench_in(
+        &[
+            "profile", "--flops", "1e6", "--bytes", "1e6", "--", "timeout", "0.3", "sleep", "20",
+        ],
+        &dir,
+    );
+    let took = t0.elapsed();
+    // timeout's own status (124): no point, and no 20 s wait for sleep.
+    assert_input_error(&out, &["status 124"]);
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn s02_ctrl_c_during_the_native_run_exits_130_as_stopped() {
+    use std::os::unix::process::CommandExt;
+    let dir = tmpdir("sigint");
+    // Three times: the terminal's Ctrl-C reaches carmbench and the program
+    // at once, and either may see it first.
+    for _ in 0..3 {
+        let child = Command::new(env!("CARGO_BIN_EXE_carmbench"))
+            .args([
+                "profile", "--flops", "1e6", "--bytes", "1e6", "--", "sleep", "20",
+            ])
+            .current_dir(&dir)
+            .process_group(0)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(700));
+        // SAFETY: kill(2) on the process group of our own child, as a
+        // terminal sends Ctrl-C to its foreground group.
+        unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "{err}");
+        assert!(err.contains("stopped by Ctrl-C"), "{err}");
+    }
+    assert!(!dir.join("apps.yaml").exists());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
