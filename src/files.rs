@@ -261,7 +261,21 @@ pub fn writable_folder(dir: &Path, flag: &str) -> Result<()> {
 
 /// A fresh private directory for one run's files.
 pub fn scratch_dir(what: &str) -> Result<PathBuf> {
-    scratch_dir_in(&std::env::temp_dir(), what)
+    match SCRATCH_PARENT.get() {
+        Some(parent) => scratch_dir_in(parent, what),
+        None => scratch_dir_in(&std::env::temp_dir(), what),
+    }
+}
+
+/// Where this process makes its scratch folders, when not the temporary
+/// directory.
+static SCRATCH_PARENT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Make every scratch folder of this process in `parent` from now on: a
+/// process that may be killed (an MPI rank's wrapper) leaves them where
+/// the process that started it removes them.
+pub fn scratch_in(parent: &Path) {
+    let _ = SCRATCH_PARENT.set(parent.to_path_buf());
 }
 
 /// A fresh private directory for one run's files in `parent` (hidden).

@@ -474,6 +474,9 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Mpich) an_mpich_job_is_profiled_rank_by_rank,
         (Part::Qemu, Part::Mpi) a_launcher_carmbench_does_not_know_is_refused_in_one_line,
         (Part::Qemu, Part::Mpi) s02_emulated_runs_and_mpi_ranks_start_with_the_signal_mask_they_would_have_had,
+        (Part::Qemu) s15_a_launcher_that_fails_itself_is_named_not_its_ranks,
+        (Part::Qemu, Part::Mpi) s10_rank_wrappers_stopped_by_the_timeout_leave_no_scratch_folder,
+        (Part::Qemu) s18_a_sigill_from_features_hidden_on_request_names_them,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

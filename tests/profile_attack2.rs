@@ -103,3 +103,33 @@ fn s02_ctrl_c_during_the_native_run_exits_130_as_stopped() {
     assert!(!dir.join("apps.yaml").exists());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn s17_a_script_whose_shebang_the_kernel_cannot_follow_is_named_for_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tmpdir("shebang");
+    let crlf = dir.join("crlf.sh");
+    std::fs::write(&crlf, "#!/bin/sh\r\necho hi\r\n").unwrap();
+    let missing = dir.join("missing.sh");
+    std::fs::write(&missing, "#!/no/such/interpreter\necho hi\n").unwrap();
+    for f in [&crlf, &missing] {
+        std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let profile = |script: &Path| {
+        carmbench_in(
+            &[
+                "profile",
+                "--flops",
+                "1e6",
+                "--bytes",
+                "1e6",
+                "--",
+                script.to_str().unwrap(),
+            ],
+            &dir,
+        )
+    };
+    assert_input_error(&profile(&crlf), &["#! line", "carriage return", "sed -i"]);
+    assert_input_error(&profile(&missing), &["#! line", "/no/such/interpreter"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

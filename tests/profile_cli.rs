@@ -267,5 +267,7 @@ fn a_profiled_program_is_written_as_of_program_in_schema_6() {
     assert!(text.contains("\n  of: program\n"), "{text}");
     let f = apps::load(&dir.join("a.yaml")).unwrap();
     assert_eq!(f.applications[0].of.kind(), apps::Kind::Program);
+    // Where its work came from, as a field.
+    assert_eq!(f.applications[0].counted_by, Some(apps::CountedBy::Manual));
     std::fs::remove_dir_all(&dir).unwrap();
 }

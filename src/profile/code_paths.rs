@@ -156,9 +156,23 @@ fn common_start(a: &str, b: &str) -> usize {
     a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count()
 }
 
-/// The emulated candidate whose name starts most like `n`'s (at least half
-/// the shorter name, and four bytes), when `n` is that candidate's best
-/// native match too.
+/// Bytes two names are alike in: their common start and, after it, their
+/// common end (`__memcmp_evex_movbe` and `__memcmp_avx2_movbe` differ in
+/// one word in the middle, their ISA); None unless they start alike for
+/// four bytes and are alike in half the shorter name.
+fn alike_names(a: &str, b: &str) -> Option<usize> {
+    let start = common_start(a, b);
+    let room = a.len().min(b.len()) - start;
+    let end = (a.bytes().rev().zip(b.bytes().rev()))
+        .take_while(|(x, y)| x == y)
+        .count()
+        .min(room);
+    let c = start + end;
+    (start >= 4 && 2 * c >= a.len().min(b.len())).then_some(c)
+}
+
+/// The emulated candidate whose name is most like `n`'s
+/// ([`alike_names`]), when `n` is that candidate's best native match too.
 fn best_match(
     n: &OneSided,
     native: &[OneSided],
@@ -176,8 +190,7 @@ fn best_match(
         if a.contains("+0x") || b.contains("+0x") {
             return None;
         }
-        let c = common_start(a, b);
-        (c >= 4 && 2 * c >= a.len().min(b.len())).then_some(c)
+        alike_names(a, b)
     };
     let (k, c) = (candidates.iter())
         .filter_map(|&k| Some((k, alike(&n.function.name, name(k))?)))
@@ -215,6 +228,41 @@ mod tests {
             module: module.into(),
             name: name.into(),
         }
+    }
+
+    #[test]
+    fn glibc_variants_that_differ_in_their_isa_word_are_paired() {
+        let libc = "/lib/x86_64-linux-gnu/libc.so.6";
+        let costs = BTreeMap::from([
+            (f("/bin/app", "main"), cost(100, 1000)),
+            (f(libc, "__memcmp_evex_movbe"), cost(400, 0)),
+            (f(libc, "__memcmp_avx2_movbe"), cost(0, 4000)),
+            (f(libc, "__memset_evex_unaligned_erms"), cost(300, 0)),
+            (f(libc, "__memset_avx2_unaligned_erms"), cost(0, 3000)),
+            (f(libc, "__strcmp_evex"), cost(200, 0)),
+            (f(libc, "__strcmp_avx2"), cost(0, 2000)),
+        ]);
+        let c = compare(&costs, 1000);
+        let pairs: Vec<(&str, &str)> = (c.pairs.iter())
+            .map(|(n, e)| (n.function.name.as_str(), e.function.name.as_str()))
+            .collect();
+        assert_eq!(
+            pairs,
+            [
+                ("__memcmp_evex_movbe", "__memcmp_avx2_movbe"),
+                (
+                    "__memset_evex_unaligned_erms",
+                    "__memset_avx2_unaligned_erms"
+                ),
+                ("__strcmp_evex", "__strcmp_avx2"),
+            ]
+        );
+        assert!(
+            c.native_only.is_empty() && c.emulated_only.is_empty(),
+            "{c:?}"
+        );
+        // A common end alone does not make two functions alike.
+        assert_eq!(alike_names("foo_init", "bar_init"), None);
     }
 
     #[test]

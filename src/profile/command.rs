@@ -76,6 +76,7 @@ fn runnable(given: &str, path: &Path) -> Result<()> {
         return Ok(());
     };
     match follow::kind(&head) {
+        follow::Kind::Script { interpreter, .. } => shebang(given, &head, &interpreter),
         follow::Kind::Other => Err(Error::input(format!(
             "cannot run '{given}': it is neither a program nor a script with a #! line; add one (e.g. #!/bin/sh) as its first line, or give its interpreter: -- sh {given}"
         ))),
@@ -85,6 +86,25 @@ fn runnable(given: &str, path: &Path) -> Result<()> {
         ))),
         _ => Ok(()),
     }
+}
+
+/// An error for a script whose `#!` line the kernel cannot follow: one
+/// that ends in a carriage return (the kernel takes it as part of the
+/// interpreter's name), or one that names no interpreter there is.
+fn shebang(given: &str, head: &[u8], interpreter: &Path) -> Result<()> {
+    let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    if line.ends_with(b"\r") {
+        return Err(Error::input(format!(
+            "cannot run '{given}': its #! line ends in a carriage return (Windows line ends), which the kernel reads as part of the interpreter's name; convert the file: sed -i 's/\\r$//' {given}"
+        )));
+    }
+    if !follow::executable(interpreter) {
+        return Err(Error::input(format!(
+            "cannot run '{given}': its #! line names {}, which is not an executable file here; fix the #! line or install that interpreter",
+            interpreter.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Whether the kernel hands other machines' programs to an emulator
@@ -187,9 +207,10 @@ mod tests {
         std::fs::write(&s, "#!/no/such/interpreter\n").unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&s, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Refused when found (the kernel could not run it either), or when
+        // its launch is resolved.
         let e = found(s.to_str().unwrap(), &[])
-            .unwrap()
-            .launch()
+            .and_then(|f| f.launch().map(|_| ()))
             .unwrap_err();
         assert!(e.to_string().contains("#! line"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();

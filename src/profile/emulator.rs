@@ -225,7 +225,8 @@ impl Emulator {
         if let Some(e) = unwritten(&stderr, &dir, short) {
             return Err(e);
         }
-        if let Some(e) = emulation_failure(&f.given, &ended.status, &stderr, any) {
+        let withheld = self.identity.as_ref().map_or(&[][..], |i| &i.withheld[..]);
+        if let Some(e) = emulation_failure(&f.given, &ended.status, &stderr, any, withheld) {
             return Err(e);
         }
         let mut counted = counted?;

@@ -11,7 +11,7 @@ use super::traffic::Caches;
 use super::warnings::Warning;
 use super::work::{Basis, Work};
 use crate::kernels::Precision;
-use crate::results::apps::{EmulatedCpu, FailedRank};
+use crate::results::apps::{CountedBy, EmulatedCpu, FailedRank};
 
 /// What counting a command found.
 #[derive(Debug, Clone, Default)]
@@ -89,6 +89,15 @@ impl Method {
         match self {
             Method::Emulation { caches } => caches.as_ref(),
             _ => None,
+        }
+    }
+
+    /// The counter, as a point says it.
+    pub fn counted_by(&self) -> CountedBy {
+        match self {
+            Method::Manual => CountedBy::Manual,
+            Method::Pmu { .. } => CountedBy::Pmu,
+            Method::Emulation { .. } => CountedBy::Emulation,
         }
     }
 

@@ -5,7 +5,7 @@
 
 use super::work::{Basis, Work, dominant};
 use crate::kernels::Precision;
-use crate::results::apps::{AppPoint, Of};
+use crate::results::apps::{AppPoint, CountedBy, Of};
 
 /// What the user asked to be shown, and how the points are named.
 #[derive(Debug, Clone, Default)]
@@ -36,6 +36,8 @@ pub struct Own<'a> {
     pub threads: Option<usize>,
     /// Where the counts come from.
     pub source: &'a str,
+    /// How the work was counted.
+    pub counted_by: CountedBy,
     /// The twin build counted in the program's place.
     pub counted_with: Option<&'a str>,
 }
@@ -74,6 +76,7 @@ impl Own<'_> {
             fma_flops: d.fma_flops,
             source: Some(source),
             mix: d.mix,
+            counted_by: Some(self.counted_by),
             counted_with: self.counted_with.map(String::from),
             traffic: d.traffic,
             precision,

@@ -100,9 +100,18 @@ pub(super) fn emulation_failure(
     status: &std::process::ExitStatus,
     stderr: &str,
     counted: bool,
+    withheld: &[&str],
 ) -> Option<Error> {
     use std::os::unix::process::ExitStatusExt;
-    if status.signal() == Some(libc::SIGILL) || stderr.contains("Illegal instruction") {
+    let sigill = status.signal() == Some(libc::SIGILL) || stderr.contains("Illegal instruction");
+    // Features hidden on request are the likelier cause: QEMU emulates them.
+    if sigill && !withheld.is_empty() {
+        return Some(Error::input(format!(
+            "'{program}' stopped on an instruction the emulated CPU lacks (SIGILL): --emulate-without hid {} from it, and it uses them without asking the CPU first; hide fewer features, or count a twin build of the same code without them with --count-with PROGRAM",
+            withheld.join(", ")
+        )));
+    }
+    if sigill {
         return Some(Error::input(format!(
             "'{program}' stopped on an instruction QEMU cannot emulate (SIGILL; QEMU emulates x86-64 up to AVX2, not AVX-512): count a twin build of the same code with --count-with PROGRAM (e.g. built with -march=x86-64-v3), count on a machine with a PMU (--counts pmu), or give the counts (--flops N --bytes M)"
         )));
@@ -140,17 +149,25 @@ mod tests {
     fn failures_under_emulation_are_told_apart() {
         use std::os::unix::process::ExitStatusExt;
         let sigill = std::process::ExitStatus::from_raw(libc::SIGILL);
-        let e = emulation_failure("./avx512", &sigill, "", false).unwrap();
+        let e = emulation_failure("./avx512", &sigill, "", false, &[]).unwrap();
         assert!(e.to_string().contains("SIGILL") && e.to_string().contains("x86-64-v3"));
+        // Features hidden on request are named, not AVX-512.
+        let e = emulation_failure("./fma", &sigill, "", false, &["avx2", "fma"]).unwrap();
+        let e = e.to_string();
+        assert!(
+            e.contains("--emulate-without hid avx2, fma") && !e.contains("AVX-512"),
+            "{e}"
+        );
         let one = std::process::ExitStatus::from_raw(1 << 8);
-        let e = emulation_failure("./p", &one, "Could not load plugin x: version", false).unwrap();
+        let e =
+            emulation_failure("./p", &one, "Could not load plugin x: version", false, &[]).unwrap();
         assert!(
             e.to_string().contains("did not load the counting plugin"),
             "{e}"
         );
-        let e = emulation_failure("./p", &one, "segfault", true).unwrap();
+        let e = emulation_failure("./p", &one, "segfault", true, &[]).unwrap();
         assert!(e.to_string().contains("failed under emulation"), "{e}");
         let ok = std::process::ExitStatus::from_raw(0);
-        assert!(emulation_failure("./p", &ok, "", true).is_none());
+        assert!(emulation_failure("./p", &ok, "", true, &[]).is_none());
     }
 }

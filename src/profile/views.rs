@@ -38,6 +38,7 @@ pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
         decided: None,
         threads: shown.threads.or(m.threads),
         source: &m.source,
+        counted_by: m.method.counted_by(),
         counted_with: m.counted_with.as_deref(),
     };
     // The whole command typed by its main process's work (see `typing`).
@@ -340,23 +341,25 @@ mod tests {
     use crate::profile::sample::Samples;
     use carmbench_counts::Counts;
 
+    /// Events between two samples.
+    const P: u64 = 1000;
+
     #[test]
     fn the_pmu_samples_give_the_points_emulation_counts_give() {
         let (me, a, b, _) = two_functions();
         let zen4 = (crate::profile::pmu::families().into_iter())
             .find(|f| f.name == "zen4")
             .unwrap();
-        let p = 1000u64;
         // Recorded samples: time, FP operations, loads and stores, in the
         // two functions (a twice, at two of its places).
         let mut s = Samples {
             total: 80,
             cpu_seconds: 0.8,
-            event_period: p,
+            event_period: P,
             ..Samples::default()
         };
-        s.places.insert((me.clone(), a), 50);
-        s.places.insert((me.clone(), b + 2), 30);
+        s.places
+            .extend([((me.clone(), a), 50), ((me.clone(), b + 2), 30)]);
         let mut event = |name: &str, at: &[(u64, u64)]| {
             let places = at.iter().map(|&(o, n)| ((me.clone(), o), n)).collect();
             s.events.insert(name.to_string(), places);
@@ -366,7 +369,7 @@ mod tests {
         event("ls_dispatch.store_dispatch", &[(a, 10)]);
         let program = AppPoint {
             source: Some("perf".into()),
-            ..AppPoint::new("app", 45.0 * p as f64, 40.0 * p as f64 * 8.0, 1.0)
+            ..AppPoint::new("app", 45.0 * P as f64, 40.0 * P as f64 * 8.0, 1.0)
         };
         let own = |basis| Own {
             basis,
@@ -374,6 +377,7 @@ mod tests {
             decided: None,
             threads: None,
             source: "perf",
+            counted_by: crate::results::apps::CountedBy::Pmu,
             counted_with: None,
         };
         let by_pmu = Basis {
@@ -388,9 +392,9 @@ mod tests {
         let pmu = function_points(&hottest(&blocks, &by_pmu), &program, &own(by_pmu));
         // The same work counted by emulation, 8-byte accesses.
         let c = |flops: u64, loads: u64, stores: u64| Counts {
-            dp_other_flops: flops * p,
-            bytes_loaded: 8 * loads * p,
-            bytes_stored: 8 * stores * p,
+            dp_other_flops: flops * P,
+            bytes_loaded: 8 * loads * P,
+            bytes_stored: 8 * stores * P,
             ..Counts::default()
         };
         let out = process(&me, &[(0, a, c(40, 20, 10)), (0, b, c(5, 10, 0))]);
@@ -412,7 +416,7 @@ mod tests {
             );
             assert_eq!(x.function(), y.function());
         }
-        assert_eq!(pmu[0].flops, 40.0 * p as f64);
+        assert_eq!(pmu[0].flops, 40.0 * P as f64);
         assert!(
             pmu[0]
                 .source

@@ -49,3 +49,100 @@ pub fn s02_emulated_runs_and_mpi_ranks_start_with_the_signal_mask_they_would_hav
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+pub fn s15_a_launcher_that_fails_itself_is_named_not_its_ranks() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tmpdir("launcher-fails");
+    let exe = gcc(&dir, "sigstate", SIGSTATE, &["-O1"]);
+    // An Open MPI launcher (by its name) that cannot reach its hosts.
+    let launcher = dir.join("mpirun.openmpi");
+    std::fs::write(
+        &launcher,
+        "#!/bin/sh\necho 'mpirun: cannot reach host node-x' >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (l, e) = (launcher.to_str().unwrap(), exe.to_str().unwrap());
+    let out = emulated_profile(&dir, "a.yaml", &["--mpi"], &[l, "-np", "2", e, "state"])
+        .output()
+        .unwrap();
+    // The launcher's own message above carmbench's one line.
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let last = err.lines().last().unwrap_or_default();
+    for needle in [
+        "exited with status 1",
+        "started no rank",
+        "launch itself failed",
+    ] {
+        assert!(last.contains(needle), "{err}");
+    }
+    assert!(!err.contains("stopped before its end"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+pub fn s10_rank_wrappers_stopped_by_the_timeout_leave_no_scratch_folder() {
+    let dir = tmpdir("mpi-timeout");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = emulated_profile(
+        &dir,
+        "a.yaml",
+        &["--mpi", "--timeout", "3s"],
+        &["mpirun", "-np", "2", "sleep", "60"],
+    )
+    .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+    .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    .env("TMPDIR", &tmp)
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // Open MPI keeps its own session folder in TMPDIR: only carmbench's
+    // are looked for.
+    let left: Vec<String> = (std::fs::read_dir(&tmp).unwrap().flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("carmbench"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let hidden: Vec<String> = (std::fs::read_dir(&dir).unwrap().flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".carmbench"))
+        .collect();
+    assert!(hidden.is_empty(), "{hidden:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A program that uses AVX2 and FMA without asking the CPU.
+const FMA_ALWAYS: &str = r#"
+#include <immintrin.h>
+#include <stdio.h>
+int main(void) {
+    __m256d a = _mm256_set1_pd(1.5), b = _mm256_set1_pd(2.0), c = _mm256_setzero_pd();
+    for (int i = 0; i < 1000; i++) c = _mm256_fmadd_pd(a, b, c);
+    double out[4];
+    _mm256_storeu_pd(out, c);
+    printf("%f\n", out[0]);
+    return 0;
+}
+"#;
+
+pub fn s18_a_sigill_from_features_hidden_on_request_names_them() {
+    let dir = tmpdir("sigill-hidden");
+    let exe = gcc(&dir, "fma_always", FMA_ALWAYS, &["-O1", "-mavx2", "-mfma"]);
+    let more = ["--emulate-without", "avx2,fma"];
+    let out = emulated_profile(&dir, "a.yaml", &more, &[exe.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let here =
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma");
+    match here {
+        // The native run goes, the emulated one stops where it was asked to.
+        true => {
+            assert_input_error(&out, &["SIGILL", "--emulate-without hid avx2, fma"]);
+            assert!(!stderr(&out).contains("AVX-512"), "{}", stderr(&out));
+        }
+        // Without them here, the native run stops first, and says so.
+        false => assert_input_error(&out, &["SIGILL", "this CPU lacks"]),
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

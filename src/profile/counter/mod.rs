@@ -334,5 +334,7 @@ mod tests {
                 .any(|x| x.function().is_some() && x.spread.is_some())
         );
         assert_eq!(p.points.iter().filter(|x| x.rank().is_some()).count(), 2);
+        let by = crate::results::apps::CountedBy::Emulation;
+        assert!(p.points.iter().all(|x| x.counted_by == Some(by)));
     }
 }

@@ -21,7 +21,13 @@ const OPEN_MPI: &[(&str, usize)] = &[
     ("cpus-per-rank", 1), ("cpu-set", 1), ("launch-agent", 1), ("rf", 1),
     ("rankfile", 1), ("report-uri", 1), ("stdin", 1), ("timeout", 1),
     ("personality", 1), ("preload-files", 1), ("ompi-server", 1),
-    ("mca", 2), ("gmca", 2), ("omca", 2),
+    ("cpu-list", 1), ("report-pid", 1), ("max-restarts", 1), ("tmpdir", 1),
+    ("xterm", 1), ("stream-buffering", 1), ("debugger", 1),
+    ("server-wait-time", 1), ("slot-list", 1), ("report-events", 1),
+    ("initial-errhandler", 1), ("add-host", 1), ("add-hostfile", 1),
+    ("output", 1), ("display", 1), ("pset", 1), ("runtime-options", 1),
+    ("mca", 2), ("gmca", 2), ("omca", 2), ("prtemca", 2), ("pmixmca", 2),
+    ("gpmixmca", 2),
 ];
 
 /// MPICH Hydra's (`mpiexec -h`).
@@ -127,7 +133,7 @@ impl Launcher {
             return None;
         }
         // An mpirun of no telling name: it says whose it is.
-        let out = Command::new(path).arg("--version").output().ok()?;
+        let out = version(path)?;
         let text = String::from_utf8_lossy(&out.stdout).to_lowercase()
             + &String::from_utf8_lossy(&out.stderr).to_lowercase();
         if text.contains("open mpi") || text.contains("open-mpi") {
@@ -152,6 +158,32 @@ pub struct MpiCommand {
     pub program: String,
     /// Its arguments.
     pub args: Vec<String>,
+}
+
+/// How long `mpirun --version` may take to say whose it is.
+pub const VERSION_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// What `path --version` says, within [`VERSION_LIMIT`] (a launcher that
+/// hangs is stopped: None).
+fn version(path: &Path) -> Option<std::process::Output> {
+    use std::process::Stdio;
+    let mut child = Command::new(path)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let t0 = std::time::Instant::now();
+    while child.try_wait().ok()?.is_none() {
+        if t0.elapsed() > VERSION_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.wait_with_output().ok()
 }
 
 /// The launchers' names, for the one line that refuses another.
@@ -182,6 +214,11 @@ impl MpiCommand {
             if launcher == Launcher::Srun && a == "--multi-prog" {
                 return Err(Error::input(
                     "--mpi: srun --multi-prog runs a different program per rank; profile one program: srun -n N ./app",
+                ));
+            }
+            if launcher == Launcher::OpenMpi && matches!(a.as_str(), "--app" | "-app") {
+                return Err(Error::input(
+                    "--mpi: mpirun --app reads the programs from a file; profile one program on every rank: mpirun -np N ./app",
                 ));
             }
             k += 1 + launcher.values(a);
@@ -309,5 +346,38 @@ mod tests {
         );
         let hydra = Launcher::of("mpiexec.hydra", Path::new("/x/mpiexec.hydra"));
         assert_eq!(hydra, Some(Launcher::Mpich));
+    }
+
+    #[test]
+    fn open_mpis_options_with_values_keep_them_before_the_program() {
+        let l = split(
+            Launcher::OpenMpi,
+            "mpirun --cpu-list 0,1 --report-pid - --max-restarts 2 --tmpdir /t -np 2 ./app x",
+        )
+        .unwrap();
+        assert_eq!(
+            (l.program.as_str(), l.args.as_slice()),
+            ("./app", &["x".to_string()][..])
+        );
+        assert_eq!(l.ranks(), Some(2));
+        let e = split(Launcher::OpenMpi, "mpirun --app jobs.txt").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("--app reads the programs from a file"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_mpirun_that_hangs_on_version_is_given_up_on() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = crate::files::scratch_dir("hang").unwrap();
+        let fake = dir.join("mpirun");
+        std::fs::write(&fake, "#!/bin/sh\nexec sleep 600\n").unwrap();
+        std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let t0 = std::time::Instant::now();
+        assert_eq!(Launcher::of("mpirun", &fake), None);
+        assert!(t0.elapsed() < VERSION_LIMIT + std::time::Duration::from_secs(5));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -123,12 +123,31 @@ impl Mpi {
         };
         let status = job.run_native(stdin)?;
         let (ok, mut failed) = job.native_ranks();
-        // Ranks asked for that wrote nothing: stopped before their end.
-        for rank in 0..self.launch.ranks().unwrap_or(0) {
+        let started = |r: u32| super::rank::started_file(dir, r).exists();
+        let asked = self.launch.ranks().unwrap_or(0);
+        let any_started = (std::fs::read_dir(dir).into_iter().flatten().flatten())
+            .any(|e| e.file_name().to_string_lossy().ends_with(".started"));
+        if !status.success() && ok.is_empty() && failed.is_empty() && !any_started {
+            return Err(Error::input(format!(
+                "--mpi: {} {} and started no rank of '{}': the launch itself failed (see its messages above: hosts, the scheduler, the MPI installation); no point written",
+                self.launch.head[0],
+                how_it_ended(&status),
+                self.program.given
+            )));
+        }
+        // Ranks asked for that wrote nothing: stopped before their end, or
+        // never started.
+        for rank in 0..asked {
             if !ok.contains_key(&rank) && !failed.iter().any(|f| f.rank == rank) {
+                let why = match started(rank) {
+                    true => {
+                        "ended without its record (stopped before its end: a launcher stops the job when a rank fails)"
+                    }
+                    false => "was never started by the launcher",
+                };
                 failed.push(FailedRank {
                     rank,
-                    why: "ended without its record (stopped before its end: a launcher stops the job when a rank fails)".into(),
+                    why: why.into(),
                 });
             }
         }

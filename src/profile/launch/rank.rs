@@ -165,6 +165,12 @@ pub fn run_file(dir: &Path, rank: u32) -> PathBuf {
     dir.join(format!("rank-{rank}.json"))
 }
 
+/// The file a rank's wrapper makes as it starts: a rank without its
+/// record was started, and stopped before its end.
+pub fn started_file(dir: &Path, rank: u32) -> PathBuf {
+    dir.join(format!("rank-{rank}.started"))
+}
+
 /// The folder a rank's counts are written into.
 pub fn counts_dir(dir: &Path, rank: u32) -> PathBuf {
     dir.join(format!("rank-{rank}"))
@@ -189,6 +195,12 @@ fn wrap(a: &RankArgs) -> Result<i32> {
         ))
     })?;
     let found = command::find(&a.command)?;
+    // Told apart from a rank the launcher never started.
+    let _ = std::fs::create_dir_all(&a.dir);
+    let _ = std::fs::write(started_file(&a.dir, rank), "");
+    // Killed by the launcher, this wrapper cannot remove its scratch
+    // folders: they go where carmbench removes the job's files.
+    crate::files::scratch_in(&a.dir);
     if a.mode == Mode::Emulated {
         return Err(become_emulated(a, rank, &found));
     }

@@ -5,7 +5,7 @@
 //! (`function:`, `loop:`, `rank:`, `mpi:`). Files of schemas 1 to 5 have
 //! no `of:`: the kind is told from the data they hold.
 
-use super::{AppPoint, EmulatedCpu, FunctionInfo, InstructionMix, LoopInfo, MpiInfo};
+use super::{AppPoint, CountedBy, EmulatedCpu, FunctionInfo, InstructionMix, LoopInfo, MpiInfo};
 use super::{ProcessPoint, RankInfo, Spread, Traffic};
 use serde::{Deserialize, Serialize};
 
@@ -191,6 +191,8 @@ pub(super) struct PointFile {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     processes: Vec<ProcessPoint>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    counted_by: Option<CountedBy>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     counted_with: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     function: Option<FunctionInfo>,
@@ -233,6 +235,7 @@ impl TryFrom<PointFile> for AppPoint {
             source: f.source,
             mix: f.mix,
             processes: f.processes,
+            counted_by: f.counted_by,
             counted_with: f.counted_with,
             precision: f.precision,
             traffic: f.traffic,
@@ -256,6 +259,7 @@ impl From<AppPoint> for PointFile {
             source: p.source,
             mix: p.mix,
             processes: p.processes,
+            counted_by: p.counted_by,
             counted_with: p.counted_with,
             function: parts.function,
             precision: p.precision,

@@ -46,6 +46,9 @@ pub struct AppPoint {
     /// than one (emulation counts each; the point is their sum).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub processes: Vec<ProcessPoint>,
+    /// How its work was counted (`source` says it in words).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counted_by: Option<CountedBy>,
     /// The program counted in the command's place (`--count-with`: a twin
     /// build QEMU can run), the time being the command's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -221,6 +224,18 @@ pub enum RanOnly {
     Emulated,
 }
 
+/// How a point's work was counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CountedBy {
+    /// Given by hand (`--flops`, `--bytes`).
+    Manual,
+    /// The PMU's events, counted or sampled.
+    Pmu,
+    /// Instruction by instruction under emulation (QEMU and the plugin).
+    Emulation,
+}
+
 /// One process of a profiled command and what it counted.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -252,6 +267,7 @@ impl AppPoint {
             source: None,
             mix: None,
             processes: Vec::new(),
+            counted_by: None,
             counted_with: None,
             traffic: None,
             precision: None,
@@ -343,56 +359,6 @@ pub fn parse(text: &str, doc: &str) -> Result<AppsFile> {
     Ok(f)
 }
 
-/// Add `points` to the apps file at `path` (made when missing), each in
-/// place of the point of the same name (and program, for a function);
-/// written whole or not at all, one writer at a time.
-pub fn add_points(path: &Path, points: Vec<AppPoint>) -> Result<()> {
-    crate::files::locked(path, || add_points_now(path, points))
-}
-
-/// [`add_points`], the file's folder locked.
-fn add_points_now(path: &Path, points: Vec<AppPoint>) -> Result<()> {
-    let mut f = if path.exists() {
-        load(path)?
-    } else {
-        AppsFile {
-            schema: APPS_SCHEMA,
-            applications: Vec::new(),
-        }
-    };
-    let doc = format!("apps file '{}'", path.display());
-    for p in &points {
-        check_point(p, &doc)?;
-    }
-    // An older file is written again in today's layout.
-    f.schema = APPS_SCHEMA;
-    // A program profiled again loses its old function points: its
-    // functions may have changed.
-    let programs: Vec<String> = points
-        .iter()
-        .filter_map(|p| p.function().map(|f| f.program.clone()))
-        .collect();
-    f.applications
-        .retain(|a| !a.function().is_some_and(|f| programs.contains(&f.program)));
-    // Likewise its old ranks: it may run on fewer.
-    let launched: Vec<&str> = (points.iter().filter(|p| p.mpi().is_some()))
-        .map(|p| p.name.as_str())
-        .collect();
-    (f.applications).retain(|a| {
-        !a.rank()
-            .is_some_and(|r| launched.contains(&r.program.as_str()))
-    });
-    // A point is its name and, for a function, its program's.
-    let program = |a: &AppPoint| a.function().map(|f| f.program.clone());
-    for p in points {
-        f.applications
-            .retain(|a| a.name != p.name || program(a) != program(&p));
-        f.applications.push(p);
-    }
-    let text = serde_yaml::to_string(&f).map_err(|e| Error::Io(e.to_string()))?;
-    crate::files::write_atomic(path, &text)
-}
-
 /// How to mend an apps file.
 mod check;
 /// What a point is.
@@ -401,12 +367,15 @@ mod kind;
 mod loop_info;
 mod mix;
 mod mpi;
+/// Points added to an apps file.
+mod write;
 pub use check::{check, check_point, manual_counts};
 use kind::PointFile;
 pub use kind::{Kind, Of};
 pub use loop_info::LoopInfo;
 pub use mix::InstructionMix;
 pub use mpi::{FailedRank, MpiInfo, Range, RankInfo, RuntimeWork, Spread};
+pub use write::add_points;
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,96 @@
+//! Points added to an apps file: each in place of the point it follows,
+//! what an earlier run of the same program left that this run would
+//! contradict dropped, the file written whole or not at all.
+
+use super::{APPS_SCHEMA, AppPoint, AppsFile, Of, check_point, load};
+use crate::error::{Error, Result};
+use std::path::Path;
+
+/// Add `points` to the apps file at `path` (made when missing), each in
+/// place of the point of the same name (and program, for a function);
+/// written whole or not at all, one writer at a time.
+pub fn add_points(path: &Path, points: Vec<AppPoint>) -> Result<()> {
+    crate::files::locked(path, || add_points_now(path, points))
+}
+
+/// [`add_points`], the file's folder locked.
+fn add_points_now(path: &Path, points: Vec<AppPoint>) -> Result<()> {
+    let mut f = if path.exists() {
+        load(path)?
+    } else {
+        AppsFile {
+            schema: APPS_SCHEMA,
+            applications: Vec::new(),
+        }
+    };
+    let doc = format!("apps file '{}'", path.display());
+    for p in &points {
+        check_point(p, &doc)?;
+    }
+    // An older file is written again in today's layout.
+    f.schema = APPS_SCHEMA;
+    // A program profiled again loses its old function and loop points, asked
+    // for again or not: they were of another run.
+    let programs: Vec<String> = (points.iter())
+        .filter_map(|p| match &p.of {
+            Of::Program { .. } => Some(p.name.clone()),
+            _ => p.function().map(|f| f.program.clone()),
+        })
+        .collect();
+    f.applications
+        .retain(|a| !a.function().is_some_and(|f| programs.contains(&f.program)));
+    // Likewise its old ranks: it may run on fewer.
+    let launched: Vec<&str> = (points.iter().filter(|p| p.mpi().is_some()))
+        .map(|p| p.name.as_str())
+        .collect();
+    (f.applications).retain(|a| {
+        !a.rank()
+            .is_some_and(|r| launched.contains(&r.program.as_str()))
+    });
+    // A point is its name and, for a function, its program's.
+    let program = |a: &AppPoint| a.function().map(|f| f.program.clone());
+    for p in points {
+        f.applications
+            .retain(|a| a.name != p.name || program(a) != program(&p));
+        f.applications.push(p);
+    }
+    let text = serde_yaml::to_string(&f).map_err(|e| Error::Io(e.to_string()))?;
+    crate::files::write_atomic(path, &text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::apps::FunctionInfo;
+
+    #[test]
+    fn a_program_profiled_again_without_functions_keeps_none_of_its_old_ones() {
+        let dir = crate::files::scratch_dir("stale").unwrap();
+        let f = dir.join("apps.yaml");
+        let function = |name: &str, program: &str| AppPoint {
+            of: Of::Function(FunctionInfo {
+                program: program.into(),
+                module: "app".into(),
+                share: 0.5,
+                samples: 50,
+                location: None,
+                counted_as: None,
+                ran_only: None,
+            }),
+            ..AppPoint::new(name, 1e9, 1e9, 0.5)
+        };
+        let first = vec![
+            AppPoint::new("app", 1e9, 1e9, 1.0),
+            function("f", "app"),
+            AppPoint::new("other", 1e9, 1e9, 1.0),
+            function("g", "other"),
+        ];
+        add_points(&f, first).unwrap();
+        add_points(&f, vec![AppPoint::new("app", 2e9, 1e9, 1.0)]).unwrap();
+        let names: Vec<String> = (load(&f).unwrap().applications.into_iter())
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(names, ["other", "g", "app"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
