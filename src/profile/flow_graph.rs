@@ -49,6 +49,9 @@ pub struct Loop {
     pub header: usize,
     /// Every node of the body, the header first.
     pub body: Vec<usize>,
+    /// The body's node that goes back to the header most often: its last
+    /// instruction is the loop's own test or jump.
+    pub latch: Option<usize>,
     /// The loop it is nested in (an index among the loops).
     pub parent: Option<usize>,
     /// 1 for an outermost loop.
@@ -260,8 +263,13 @@ impl Graph {
             .map(|(_, c)| c)
             .sum::<u64>()
             + self.entered[header];
+        let latch = (self.pred[header].iter())
+            .filter(|(p, _)| inside.contains(p))
+            .max_by_key(|(p, c)| (*c, *p))
+            .map(|(p, _)| *p);
         Loop {
             header,
+            latch,
             body,
             parent: None,
             depth: 1,
@@ -447,6 +455,12 @@ mod tests {
         let outer = loops.iter().position(|l| l.header == b.header).unwrap();
         assert_eq!(c.parent, Some(outer));
         assert_eq!(b.body.len(), 3);
+        // Each loop's latch: the node that jumps back to its header.
+        let latch = |l: &Loop| l.latch.map(|v| g.nodes[v].offset);
+        assert_eq!(
+            (latch(a), latch(b), latch(c)),
+            (Some(10), Some(50), Some(40))
+        );
         let inner = innermost(&loops, g.nodes.len());
         assert_eq!(inner[5], Some(outer));
         assert!(inner[0].is_none() && inner[6].is_none());

@@ -229,7 +229,7 @@ fn points_of(
     let headers: Vec<u64> = (shown.iter())
         .map(|&l| a.graph.nodes[a.loops[l].header].offset)
         .collect();
-    let lines = symbols.lines(&f.module, &headers);
+    let lines = own_lines(a, shown, &headers, symbols);
     let depths: Vec<usize> = shown.iter().map(|&l| a.loops[l].depth).collect();
     let names = names(f, &headers, &lines, &depths);
     let (work, counted) = split(a, shown);
@@ -278,6 +278,32 @@ fn points_of(
         counted[shown.len()],
     ));
     out
+}
+
+/// The source line of each loop `shown`: its latch's last instruction's
+/// (the jump back is the loop's own `for` or `while`; a rotated loop's
+/// header starts with its body's first statement, in a nest the inner
+/// loop's), else its header's.
+fn own_lines(
+    a: &Analysed,
+    shown: &[usize],
+    headers: &[u64],
+    symbols: &mut Symbols,
+) -> Vec<Option<String>> {
+    let module = &a.function.module;
+    let at_headers = symbols.lines(module, headers);
+    let latches: Vec<u64> = (shown.iter().zip(headers))
+        .map(
+            |(&l, &h)| match a.loops[l].latch.map(|v| &a.graph.nodes[v]) {
+                Some(n) if n.size > 0 => n.offset + n.size - 1,
+                _ => h,
+            },
+        )
+        .collect();
+    let at_latches = symbols.lines(module, &latches);
+    (at_latches.into_iter().zip(at_headers))
+        .map(|(l, h)| l.or(h))
+        .collect()
 }
 
 /// The work and samples of each loop `shown` (its own blocks and those of

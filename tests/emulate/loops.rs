@@ -162,3 +162,26 @@ pub fn a_loop_in_a_shared_library_is_a_point_of_its_own() {
     assert!((p.bytes - q).abs() <= 0.01 * q, "Q {}", p.bytes);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+pub fn s06_each_loop_is_named_by_its_own_line() {
+    let dir = tmpdir("loops-lines");
+    gcc(&dir, "loops", LOOPS, &["-O2", "-mfma", "-g"]);
+    let args = ["./loops", "1024", "100000", "4000000", "5"];
+    let points = loop_profile(&dir, &args);
+    let compute = of(&points, "loops", "compute");
+    let mut lines: Vec<(usize, String)> = (compute.iter())
+        .filter_map(|p| p.loop_info())
+        .map(|l| (l.depth, l.line.clone().unwrap_or_default()))
+        .collect();
+    lines.sort();
+    // loops.c: the outer `for`s on lines 12 and 14, the inner on 13 and 15.
+    let want = [
+        (1, "loops.c:12"),
+        (1, "loops.c:14"),
+        (2, "loops.c:13"),
+        (2, "loops.c:15"),
+    ];
+    let want: Vec<(usize, String)> = want.iter().map(|(d, l)| (*d, l.to_string())).collect();
+    assert_eq!(lines, want, "{compute:#?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
