@@ -133,3 +133,28 @@ fn s17_a_script_whose_shebang_the_kernel_cannot_follow_is_named_for_it() {
     assert_input_error(&profile(&missing), &["#! line", "/no/such/interpreter"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn s08_a_background_sleeper_that_ends_soon_does_not_stretch_t() {
+    let dir = tmpdir("sleeper");
+    // The shell ends at once; the sleeper it leaves waits, then ends.
+    let out = carmbench_in(
+        &[
+            "profile",
+            "--flops",
+            "1e6",
+            "--bytes",
+            "1e6",
+            "--",
+            "sh",
+            "-c",
+            "sleep 0.3 & true",
+        ],
+        &dir,
+    );
+    success(&out);
+    let f = carmbench::results::apps::load(&dir.join("apps.yaml")).unwrap();
+    let t = f.applications[0].seconds;
+    assert!(t < 0.2, "T {t} s: the sleeper's wait was taken as work");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -136,19 +136,22 @@ fn rest(
     t0: Instant,
 ) -> Result<(Instant, Vec<Proc>)> {
     let mut last = end;
-    let mut seen: HashMap<i32, u64> = HashMap::new();
+    // Each process at the last look: its CPU ticks, and whether it ran.
+    let mut seen: HashMap<i32, (u64, bool)> = HashMap::new();
+    let running = |p: &Proc| matches!(p.state, 'R' | 'D');
     loop {
         tick();
         let alive = alive(tag, root);
         let now = Instant::now();
         // Working: running or waiting for the disk now (a busy process a
         // loaded machine has not scheduled has no new ticks), or it used
-        // the CPU since the last look, or one ended.
-        let worked = alive.iter().any(|p| matches!(p.state, 'R' | 'D'))
+        // the CPU since the last look, or one that was running ended (one
+        // that waited, a sleeper, did no work by ending).
+        let worked = alive.iter().any(running)
             || alive
                 .iter()
-                .any(|p| seen.get(&p.pid).is_some_and(|t| p.ticks > *t))
-            || seen.keys().any(|pid| !alive.iter().any(|p| p.pid == *pid));
+                .any(|p| seen.get(&p.pid).is_some_and(|t| p.ticks > t.0))
+            || (seen.iter()).any(|(pid, t)| t.1 && !alive.iter().any(|p| p.pid == *pid));
         if worked {
             last = now;
         }
@@ -158,7 +161,10 @@ fn rest(
         if rules.timeout.is_some_and(|t| now - t0 > t) {
             return Err(timed_out(rules, stop(tag, root)));
         }
-        seen = alive.iter().map(|p| (p.pid, p.ticks)).collect();
+        seen = alive
+            .iter()
+            .map(|p| (p.pid, (p.ticks, running(p))))
+            .collect();
         std::thread::sleep(LOOK);
     }
 }
