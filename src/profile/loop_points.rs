@@ -1,6 +1,6 @@
 //! The hottest loops of the hottest functions, as points: each function's
 //! blocks and the control flow between them become its loops
-//! ([`super::loops`]); the native samples in a loop's blocks are its time.
+//! ([`super::flow_graph`]); the native samples in a loop's blocks are its time.
 //! A loop shown counts its own blocks and those of the loops nested in it
 //! that are not shown; what is left of a function with loops shown is one
 //! more point, so that the loops and the rest sum to the function.
