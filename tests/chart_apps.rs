@@ -136,3 +136,35 @@ fn a_profile_chart_has_its_points_labelled_apart_and_no_validation_points() {
     assert!(page.matches("circle cx").count() >= 21);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn s19_thousands_of_points_keep_the_roofs_readable() {
+    let dir = tmpdir("chart-many");
+    // 5,000 programs spread over the chart: AI 0.01 to 100, 0.1 to 100 G/s.
+    let points: Vec<AppPoint> = (0..5000u32)
+        .map(|k| {
+            let ai = 10f64.powf(-2.0 + 4.0 * f64::from(k % 100) / 99.0);
+            let rate = 10f64.powf(-1.0 + 3.0 * f64::from(k / 100) / 49.0);
+            AppPoint::new(format!("p{k}"), rate * 1e9, rate * 1e9 / ai, 1.0)
+        })
+        .collect();
+    let apps = dir.join("apps.yaml");
+    apps::add_points(&apps, points).unwrap();
+    success(&carmbench_in(
+        &["plot", FIXTURE, "--apps", "apps.yaml", "-o", "c.svg"],
+        &dir,
+    ));
+    let svg = std::fs::read_to_string(dir.join("c.svg")).unwrap();
+    let all = texts(&svg);
+    let named: Vec<_> = (all.iter())
+        .filter(|t| t.0 < 1600 && t.4.starts_with('p') && t.4.contains(" G"))
+        .collect();
+    assert!(
+        !named.is_empty() && named.len() < 300,
+        "{} names drawn",
+        named.len()
+    );
+    // Every point keeps its name in its tooltip.
+    assert!(svg.contains("p4999 ("), "the last point's tooltip");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -362,6 +362,11 @@ where
     Ok(marks)
 }
 
+/// Program points named wherever there is room; the others only where
+/// their names cover nothing (a chart of thousands of points stays
+/// readable).
+const NAMED_PROGRAMS: usize = 30;
+
 /// Each application's name beside its marker: right of it if it fits, else
 /// left; then up or down until free. A function's name goes only where it
 /// covers nothing: beside its disc, else further off with a leader line;
@@ -378,6 +383,7 @@ where
     let mut marks = marks;
     let weight = |m: &AppMark| m.2.map_or(2.0, |x| x.0);
     marks.sort_by(|a, b| weight(b).total_cmp(&weight(a)));
+    let mut named = 0;
     for (p, text, disc, number) in marks {
         let text = match number {
             Some(n) => format!("{n} {text}"),
@@ -385,13 +391,22 @@ where
         };
         let near = beside(p, &text, 14);
         let Some((_, r)) = disc else {
-            // Level with the marker or one line above or below it.
+            // Level with the marker or one line above or below it; past
+            // the first ones, only where the name covers nothing (its
+            // tooltip and the report keep it).
             let boxes: Vec<Rect> = near.iter().map(|x| x.1).collect();
-            let (x, y, h) = c
-                .placer
-                .choose_near(&boxes, 6)
-                .map_or((p.0 + 14, p.1, HPos::Left), |i| near[i].0);
-            draw_text(c.root, &text, (x, y), BLACK, (h, VPos::Center), true).map_err(e)?;
+            let spot = match named < NAMED_PROGRAMS {
+                true => Some(
+                    c.placer
+                        .choose_near(&boxes, 6)
+                        .map_or((p.0 + 14, p.1, HPos::Left), |i| near[i].0),
+                ),
+                false => c.placer.choose_free(&boxes).map(|i| near[i].0),
+            };
+            if let Some((x, y, h)) = spot {
+                named += 1;
+                draw_text(c.root, &text, (x, y), BLACK, (h, VPos::Center), true).map_err(e)?;
+            }
             continue;
         };
         // Beside the disc (level with it, or a line up or down); further
