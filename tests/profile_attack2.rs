@@ -158,3 +158,25 @@ fn s08_a_background_sleeper_that_ends_soon_does_not_stretch_t() {
     assert!(t < 0.2, "T {t} s: the sleeper's wait was taken as work");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn s21_a_program_and_arguments_that_are_not_utf8_run_as_given() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tmpdir("not-utf8");
+    // A program named in Latin-1 (a link to cp), copying a file whose name
+    // is not UTF-8 either.
+    let prog = OsStr::from_bytes(b"./k\xf6pi");
+    std::os::unix::fs::symlink("/bin/cp", dir.join(prog)).unwrap();
+    let (from, to) = (OsStr::from_bytes(b"a\xe9"), OsStr::from_bytes(b"b\xe9"));
+    std::fs::write(dir.join(from), "x").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args(["profile", "--flops", "1e6", "--bytes", "1e6", "--"])
+        .args([prog, from, to])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    success(&out);
+    assert_eq!(std::fs::read_to_string(dir.join(to)).unwrap(), "x");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

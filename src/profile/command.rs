@@ -5,24 +5,28 @@
 
 use crate::error::{Error, Result};
 use carmbench_counts::follow::{self, Launch, Refused};
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-/// A command to profile, found.
+/// A command to profile, found. Its name and arguments are the bytes the
+/// user gave, UTF-8 or not, as a shell passes them.
 #[derive(Debug, Clone, Default)]
 pub struct Found {
-    /// The name as given (`argv[0]`).
+    /// The name as given, for people (shown lossily when not UTF-8).
     pub given: String,
+    /// The name as given: the program's `argv[0]`.
+    pub argv0: OsString,
     /// The file it names.
     pub path: PathBuf,
     /// Its arguments.
-    pub args: Vec<String>,
+    pub args: Vec<OsString>,
     /// The longest one run of it may take (`--timeout`).
     pub timeout: Option<std::time::Duration>,
 }
 
 /// Find the program of `command` (checked: present, a file, executable).
-pub fn find(command: &[String]) -> Result<Found> {
+pub fn find(command: &[OsString]) -> Result<Found> {
     let (given, args) = command.split_first().ok_or_else(|| {
         Error::input(
             "no command to profile; write it after --, e.g. carmbench profile -- ./app arg",
@@ -32,12 +36,15 @@ pub fn find(command: &[String]) -> Result<Found> {
 }
 
 /// `given` with `args`, found on `PATH` as a shell would.
-pub fn found(given: &str, args: &[String]) -> Result<Found> {
+pub fn found(given: impl AsRef<OsStr>, args: &[OsString]) -> Result<Found> {
+    let argv0 = given.as_ref().to_os_string();
+    let given = argv0.to_string_lossy().into_owned();
+    let given = given.as_str();
     let path_var = std::env::var_os("PATH");
-    let path = if given.contains('/') {
-        PathBuf::from(given)
+    let path = if argv0.as_bytes().contains(&b'/') {
+        PathBuf::from(&argv0)
     } else {
-        follow::search(OsStr::new(given), path_var.as_deref()).ok_or_else(|| {
+        follow::search(&argv0, path_var.as_deref()).ok_or_else(|| {
             Error::input(format!(
                 "cannot run '{given}': no such program on PATH (give its path, e.g. ./{given}, or install it)"
             ))
@@ -61,6 +68,7 @@ pub fn found(given: &str, args: &[String]) -> Result<Found> {
     runnable(given, &path)?;
     Ok(Found {
         given: given.to_string(),
+        argv0,
         path,
         args: args.to_vec(),
         timeout: None,
@@ -195,7 +203,7 @@ mod tests {
         std::fs::write(&plain, "text").unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let e = find(&[plain.to_string_lossy().into_owned()]).unwrap_err();
+        let e = find(&[plain.clone().into_os_string()]).unwrap_err();
         assert!(e.to_string().contains("not executable"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -191,7 +191,8 @@ impl Emulator {
         args: &[String],
         env: &[(&str, &str)],
     ) -> Result<Emulated> {
-        self.count_found(&super::command::found(program, args)?, env)
+        let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        self.count_found(&super::command::found(program, &args)?, env)
     }
 
     /// [`Emulator::count`] of a command already found.
@@ -247,12 +248,12 @@ impl Emulator {
 pub fn guest_command(config: &Config, f: &Found, env: &[(&str, &str)]) -> Result<Command> {
     let launch = f.launch()?;
     let theirs = std::env::var_os("LD_PRELOAD");
-    let rest: Vec<&OsStr> = f.args.iter().map(OsStr::new).collect();
-    let argv = config.command(&launch, OsStr::new(&f.given), &rest, theirs.as_deref());
+    let rest: Vec<&OsStr> = f.args.iter().map(|a| a.as_os_str()).collect();
+    let argv = config.command(&launch, &f.argv0, &rest, theirs.as_deref());
     let mut cmd = Command::new(&argv[0]);
     cmd.args(&argv[1..])
         .env_remove("LD_PRELOAD")
-        .env(PROGRAM_ENV, &f.given)
+        .env(PROGRAM_ENV, &f.argv0)
         .envs(env.iter().copied())
         .env(carmbench_regions::EMULATED_ENV, "1")
         .env_remove(carmbench_regions::OUT_ENV)

@@ -208,6 +208,7 @@ pub(crate) mod tests {
     pub(crate) fn command(me: &str) -> Found {
         Found {
             given: me.to_string(),
+            argv0: me.into(),
             path: me.into(),
             args: vec![],
             timeout: None,

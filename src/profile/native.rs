@@ -45,7 +45,7 @@ pub struct NativeRun {
 pub fn command(f: &Found) -> Command {
     use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(&f.path);
-    cmd.arg0(&f.given).args(&f.args);
+    cmd.arg0(&f.argv0).args(&f.args);
     cmd
 }
 

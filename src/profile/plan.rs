@@ -113,7 +113,7 @@ pub struct ProfileArgs {
     pub results: Option<PathBuf>,
     /// The command and its arguments, run directly (no shell).
     #[arg(last = true, required = true, value_name = "COMMAND")]
-    pub command: Vec<String>,
+    pub command: Vec<std::ffi::OsString>,
 }
 
 /// How the work is counted, resolved.
@@ -235,9 +235,10 @@ impl ProfilePlan {
                 "--mpi counts each rank (by emulation or the PMU): leave out --flops and --bytes",
             ));
         }
-        let named = mpi
-            .as_ref()
-            .map_or(&a.command[..], |m| std::slice::from_ref(&m.launch.program));
+        let named = match &mpi {
+            Some(m) => std::ffi::OsStr::new(&m.launch.program),
+            None => found.argv0.as_os_str(),
+        };
         let name = a.name.clone().unwrap_or_else(|| default_name(named));
         let launch = match mpi {
             Some(m) => Planned::Mpi(m),
@@ -265,9 +266,19 @@ impl ProfilePlan {
 
 /// The MPI launch `command` is (its launcher found), its program found,
 /// the ranks writing beside the apps file `out`.
-fn mpi(command: &[String], launcher: &Found, out: &Path) -> Result<Mpi> {
-    let launch = MpiCommand::split(command, &launcher.path)?;
-    let mut program = command::found(&launch.program, &launch.args)?;
+fn mpi(command: &[std::ffi::OsString], launcher: &Found, out: &Path) -> Result<Mpi> {
+    // The launcher's options are read as text.
+    let words: Vec<String> = (command.iter())
+        .map(|w| w.to_str().map(String::from))
+        .collect::<Option<_>>()
+        .ok_or_else(|| {
+            Error::input(
+                "--mpi: a word of the launch command is not UTF-8; carmbench reads the launcher's options as text: give the program and its arguments a UTF-8 name",
+            )
+        })?;
+    let launch = MpiCommand::split(&words, &launcher.path)?;
+    let args: Vec<std::ffi::OsString> = launch.args.iter().map(Into::into).collect();
+    let mut program = command::found(&launch.program, &args)?;
     program.timeout = launcher.timeout;
     Ok(Mpi {
         launch,
@@ -289,13 +300,13 @@ fn timeout(s: &str) -> std::result::Result<std::time::Duration, String> {
     }
 }
 
-/// The command's file name.
-fn default_name(command: &[String]) -> String {
-    command.first().map_or("app".into(), |c| {
-        Path::new(c)
-            .file_name()
-            .map_or(c.clone(), |f| f.to_string_lossy().into_owned())
-    })
+/// The file name of the program given as `program`.
+fn default_name(program: &std::ffi::OsStr) -> String {
+    let name = Path::new(program).file_name().unwrap_or(program);
+    match name.is_empty() {
+        true => "app".into(),
+        false => name.to_string_lossy().into_owned(),
+    }
 }
 
 /// The caches to simulate: those of the machine the roofs were measured

@@ -65,7 +65,7 @@ pub struct RankArgs {
     pub env: Vec<String>,
     /// The program and its arguments.
     #[arg(last = true, required = true)]
-    pub command: Vec<String>,
+    pub command: Vec<OsString>,
 }
 
 /// What a rank's native run wrote.
