@@ -111,15 +111,7 @@ mod tests {
 
     fn point(name: &str, program: Option<&str>, flops: f64, bytes: f64, seconds: f64) -> AppPoint {
         let of = match program {
-            Some(p) => Of::Function(FunctionInfo {
-                program: p.into(),
-                module: "app".into(),
-                share: 0.5,
-                samples: 100,
-                location: None,
-                counted_as: None,
-                ran_only: None,
-            }),
+            Some(p) => Of::Function(FunctionInfo::new(p, "app", 0.5, 100)),
             None => Of::Program { mpi: None },
         };
         AppPoint {

@@ -322,15 +322,7 @@ fn of_loops(lps: &[loop_points::LoopPoint], program: &AppPoint, own: &Own) -> Ve
 /// file, its share of the program's time and the samples that share
 /// rests on.
 fn function_info(program: &AppPoint, f: &Function, share: f64, samples: u64) -> FunctionInfo {
-    FunctionInfo {
-        program: program.name.clone(),
-        module: file_name(&f.module).to_string(),
-        share,
-        samples,
-        location: None,
-        counted_as: None,
-        ran_only: None,
-    }
+    FunctionInfo::new(&program.name, file_name(&f.module), share, samples)
 }
 
 #[cfg(test)]

@@ -279,15 +279,7 @@ mod tests {
     use crate::results::apps::{AppPoint, AppsFile, RankInfo, parse};
 
     fn function(program: &str) -> FunctionInfo {
-        FunctionInfo {
-            program: program.into(),
-            module: "app".into(),
-            share: 0.5,
-            samples: 50,
-            location: None,
-            counted_as: None,
-            ran_only: None,
-        }
+        FunctionInfo::new(program, "app", 0.5, 50)
     }
 
     fn a_loop() -> LoopInfo {

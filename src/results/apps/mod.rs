@@ -214,6 +214,22 @@ pub struct FunctionInfo {
     pub ran_only: Option<RanOnly>,
 }
 
+impl FunctionInfo {
+    /// Function data of `program`'s point, in `module`, with `share` of its
+    /// time over `samples` native samples; no location, counted as itself.
+    pub fn new(program: &str, module: &str, share: f64, samples: u64) -> FunctionInfo {
+        FunctionInfo {
+            program: program.into(),
+            module: module.into(),
+            share,
+            samples,
+            location: None,
+            counted_as: None,
+            ran_only: None,
+        }
+    }
+}
+
 /// The one run a function ran in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

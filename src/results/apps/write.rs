@@ -68,15 +68,7 @@ mod tests {
         let dir = crate::files::scratch_dir("stale").unwrap();
         let f = dir.join("apps.yaml");
         let function = |name: &str, program: &str| AppPoint {
-            of: Of::Function(FunctionInfo {
-                program: program.into(),
-                module: "app".into(),
-                share: 0.5,
-                samples: 50,
-                location: None,
-                counted_as: None,
-                ran_only: None,
-            }),
+            of: Of::Function(FunctionInfo::new(program, "app", 0.5, 50)),
             ..AppPoint::new(name, 1e9, 1e9, 0.5)
         };
         let first = vec![
