@@ -34,24 +34,18 @@ pub struct LoopPoint {
     pub seconds: f64,
 }
 
-/// What is known of a loop shown.
+/// A loop shown: the loop as the flow graph found it, and where it is in
+/// the function's file and sources.
 #[derive(Debug, Clone)]
 pub struct HotLoop {
+    /// The loop: its depth, runs, entries, whether irreducible.
+    pub found: Loop,
     /// Its header's offset in the function's file.
     pub header: u64,
-    /// Its header's source line ("file.c:12"), when the file has line
-    /// tables.
+    /// Its own source line ("file.c:12"), when the file has line tables.
     pub line: Option<String>,
     /// The loop it nests in (its point's name when shown, else its place).
     pub parent: Option<String>,
-    /// 1 for an outermost loop.
-    pub depth: usize,
-    /// The header's runs.
-    pub iterations: u64,
-    /// Transfers into the header from outside the loop.
-    pub entries: u64,
-    /// A cycle with two ways in.
-    pub irreducible: bool,
     /// Its whole body's work, nested loops shown or not.
     pub total: Work,
 }
@@ -254,13 +248,10 @@ fn points_of(
             ),
         });
         let found = HotLoop {
+            found: lp.clone(),
             header: headers[i],
             line: lines[i].clone(),
             parent,
-            depth: lp.depth,
-            iterations: lp.iterations,
-            entries: lp.entries,
-            irreducible: lp.irreducible,
             total: body_work(&a.graph, &lp.body),
         };
         out.push(point(

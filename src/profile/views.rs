@@ -271,7 +271,7 @@ fn of_loops(lps: &[loop_points::LoopPoint], program: &AppPoint, own: &Own) -> Ve
             let what = match &l.found {
                 Some(f) => format!(
                     "loop of {} at depth {}, {} iteration(s) in {} entry(ies); its own blocks' instructions",
-                    l.function.name, f.depth, f.iterations, f.entries
+                    l.function.name, f.found.depth, f.found.iterations, f.found.entries
                 ),
                 None => format!("{} outside the loops shown", l.function.name),
             };
@@ -295,11 +295,11 @@ fn of_loops(lps: &[loop_points::LoopPoint], program: &AppPoint, own: &Own) -> Ve
                     function: l.function.name.clone(),
                     header: f.header,
                     line: f.line.clone(),
-                    depth: f.depth,
+                    depth: f.found.depth,
                     parent: f.parent.clone(),
-                    iterations: f.iterations,
-                    entries: f.entries,
-                    irreducible: f.irreducible,
+                    iterations: f.found.iterations,
+                    entries: f.found.entries,
+                    irreducible: f.found.irreducible,
                     total_flops: total.flops,
                     total_bytes: total.bytes,
                     total_precision: precision,
