@@ -255,14 +255,30 @@ impl Graph {
         loops
     }
 
-    /// A loop of `header` and `body`, its counts from the edges.
+    /// A loop of `header` and `body`, its counts from the edges. A natural
+    /// loop is entered at its header only; an irreducible region at several
+    /// nodes: its entries are the transfers into any of them from outside,
+    /// and its iterations the runs of its busiest way in (each pass round
+    /// the cycle goes through every way in once).
     fn make(&self, header: usize, body: Vec<usize>, irreducible: bool) -> Loop {
         let inside: HashSet<usize> = body.iter().copied().collect();
-        let entries = (self.pred[header].iter())
-            .filter(|(p, _)| !inside.contains(p))
-            .map(|(_, c)| c)
-            .sum::<u64>()
-            + self.entered[header];
+        let entering = |v: usize| {
+            (self.pred[v].iter())
+                .filter(|(p, _)| !inside.contains(p))
+                .map(|(_, c)| c)
+                .sum::<u64>()
+                + self.entered[v]
+        };
+        let (entries, iterations) = match irreducible {
+            false => (entering(header), self.nodes[header].runs),
+            true => (
+                body.iter().map(|&v| entering(v)).sum(),
+                (body.iter().filter(|&&v| entering(v) > 0))
+                    .map(|&v| self.nodes[v].runs)
+                    .max()
+                    .unwrap_or(self.nodes[header].runs),
+            ),
+        };
         let latch = (self.pred[header].iter())
             .filter(|(p, _)| inside.contains(p))
             .max_by_key(|(p, c)| (*c, *p))
@@ -273,7 +289,7 @@ impl Graph {
             body,
             parent: None,
             depth: 1,
-            iterations: self.nodes[header].runs,
+            iterations,
             entries,
             irreducible,
         }
@@ -481,5 +497,35 @@ mod tests {
         assert_eq!(loops[0].body.len(), 2);
         // The call goes on at 5, as often as it ran.
         assert!(g.succ[0].contains(&(1, 4)));
+    }
+
+    #[test]
+    fn an_irreducible_loop_counts_its_entries_at_every_way_in() {
+        // 10 branches into a cycle of 20 and 30: 3 times into 20, 5 times
+        // into 30; each entry goes round it 4 times, then leaves to 40.
+        let nodes = vec![
+            node(0, 10, 1, 0),
+            node(10, 10, 8, 0),
+            node(20, 10, 32, 0),
+            node(30, 10, 32, 0),
+            node(40, 10, 8, 0),
+        ];
+        let inside = [
+            (0, 10, 1),
+            (10, 20, 3),
+            (10, 30, 5),
+            (20, 30, 27),
+            (30, 20, 29),
+            (20, 40, 5),
+            (30, 40, 3),
+        ];
+        let g = Graph::new(nodes, &inside, &[(0, 1), (10, 7)]);
+        let loops = g.loops();
+        let l = (loops.iter().find(|l| l.irreducible)).unwrap_or_else(|| panic!("{loops:?}"));
+        assert_eq!(
+            (l.entries, l.iterations, l.trip_count()),
+            (8, 32, 4.0),
+            "{l:?}"
+        );
     }
 }
