@@ -478,6 +478,7 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Mpi) s10_rank_wrappers_stopped_by_the_timeout_leave_no_scratch_folder,
         (Part::Qemu) s18_a_sigill_from_features_hidden_on_request_names_them,
         (Part::Qemu, Part::Sampling) s06_each_loop_is_named_by_its_own_line,
+        (Part::Qemu) s01_an_instruction_across_a_page_makes_no_phantom_loop,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

@@ -256,6 +256,14 @@ pub fn decode(bytes: &[u8], ip: u64, info: &mut InstructionInfoFactory) -> Insn 
     classify(&i, info)
 }
 
+/// Whether `bytes` end before the instruction does: QEMU hands the plugin
+/// such a cut instruction at the end of a block when it crosses into the
+/// next page, then translates it again as the next block's first.
+pub fn cut_short(bytes: &[u8], ip: u64) -> bool {
+    let mut d = Decoder::with_ip(64, bytes, ip, DecoderOptions::NONE);
+    d.decode().is_invalid() && d.last_error() == iced_x86::DecoderError::NoMoreBytes
+}
+
 #[cfg(test)]
 mod tests {
     use super::field::*;
@@ -263,6 +271,15 @@ mod tests {
 
     fn count(bytes: &[u8]) -> Insn {
         decode(bytes, 0x1000, &mut InstructionInfoFactory::new())
+    }
+
+    #[test]
+    fn an_instruction_cut_at_a_page_end_is_told_from_a_whole_one() {
+        // vaddsd xmm2, xmm2, xmm1 without its last byte, then whole.
+        assert!(cut_short(&[0xc5, 0xeb, 0x58], 0x3ffd));
+        assert!(!cut_short(&[0xc5, 0xeb, 0x58, 0xd1], 0x3ffd));
+        // An invalid instruction is whole: it is not cut.
+        assert!(!cut_short(&[0x0f, 0x0b], 0x3ffe));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use carmbench::results::apps::AppPoint;
 
 const LOOPS: &str = include_str!("../programs/loops.c");
 const MATMUL: &str = include_str!("../programs/matmul.c");
+const PAGE_CROSS: &str = include_str!("../programs/page_cross.c");
 
 /// `carmbench profile --loops` of `args` in `dir`, into `dir/apps.yaml`:
 /// every point.
@@ -183,5 +184,21 @@ pub fn s06_each_loop_is_named_by_its_own_line() {
     ];
     let want: Vec<(usize, String)> = want.iter().map(|(d, l)| (*d, l.to_string())).collect();
     assert_eq!(lines, want, "{compute:#?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+pub fn s01_an_instruction_across_a_page_makes_no_phantom_loop() {
+    let dir = tmpdir("loops-page");
+    gcc(&dir, "page_cross", PAGE_CROSS, &["-O1", "-g"]);
+    let (n, r) = (200_000u64, 100u64);
+    let (n_s, r_s) = (n.to_string(), r.to_string());
+    let points = loop_profile(&dir, &["./page_cross", &n_s, &r_s]);
+    let loops: Vec<&AppPoint> = points.iter().filter(|p| p.loop_info().is_some()).collect();
+    // The one loop, neither a second one inside it nor any in the
+    // straight-line function.
+    assert_eq!(loops.len(), 1, "{loops:#?}");
+    let l = loops[0].loop_info().unwrap();
+    assert_eq!((l.depth, l.entries, l.iterations), (1, r, n * r), "{l:?}");
+    assert_eq!(loops[0].flops, (2 * n * r) as f64);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -134,6 +134,12 @@ fn decode(tb: *mut Tb, n: usize, loops: bool) -> Decoded {
                 qemu_plugin_insn_vaddr(insn),
             )
         };
+        // A cut instruction (k > 0, ending at a page's end) is not run
+        // here: QEMU ends the block before it and runs it as the next one.
+        let page_end = (ip + bytes.len() as u64).is_multiple_of(4096);
+        if k > 0 && page_end && classify::cut_short(&bytes, ip) {
+            break;
+        }
         let i = DECODER_INFO.with(|f| classify::decode(&bytes, ip, &mut f.borrow_mut()));
         for (s, x) in d.block.iter_mut().zip(i.counts) {
             *s += x;
