@@ -282,6 +282,10 @@ pub enum End {
     Call,
     /// A return.
     Return,
+    /// A system call: the function goes on at the next instruction, but
+    /// after `rt_sigreturn` (a signal handler's end) wherever the signal
+    /// found the thread, which is no transfer into that place.
+    Syscall,
 }
 
 impl End {

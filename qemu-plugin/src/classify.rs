@@ -227,6 +227,8 @@ pub fn classify(i: &Instruction, info: &mut InstructionInfoFactory) -> Insn {
     }
     use iced_x86::FlowControl;
     let ends = match i.flow_control() {
+        // iced calls it a call: it is not one within the function.
+        _ if i.mnemonic() == iced_x86::Mnemonic::Syscall => carmbench_counts::End::Syscall,
         FlowControl::Call | FlowControl::IndirectCall => carmbench_counts::End::Call,
         FlowControl::Return => carmbench_counts::End::Return,
         _ => carmbench_counts::End::Other,
@@ -271,6 +273,15 @@ mod tests {
 
     fn count(bytes: &[u8]) -> Insn {
         decode(bytes, 0x1000, &mut InstructionInfoFactory::new())
+    }
+
+    #[test]
+    fn a_system_call_ends_its_block_as_one() {
+        use carmbench_counts::End;
+        assert_eq!(count(&[0x0f, 0x05]).ends, End::Syscall);
+        assert_eq!(count(&[0xe8, 0, 0, 0, 0]).ends, End::Call);
+        assert_eq!(count(&[0xc3]).ends, End::Return);
+        assert_eq!(count(&[0x75, 0xf3]).ends, End::Other);
     }
 
     #[test]

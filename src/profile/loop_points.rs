@@ -199,6 +199,9 @@ fn graph_of(
         }
         match mine(&e.from) {
             true => inside.push((e.from.1, e.to.1, e.count)),
+            // A system call in another function (a signal handler's
+            // `rt_sigreturn`) resumes the code it interrupted: no entry.
+            false if from_ends == Some(End::Syscall) => {}
             false => entering.push((e.to.1, e.count)),
         }
     }
