@@ -300,7 +300,7 @@ pub(crate) mod tests {
         samples.places.insert((me.clone(), a + 2), 70);
         samples.places.insert((me.clone(), b), 20);
         samples.places.insert((String::new(), 0x1234), 10);
-        let blocks = crate::profile::counter::emulation::blocks(&[out], &command(&me), None);
+        let blocks = crate::profile::counter::emulation::blocks(&[out]);
         let c = costs(&blocks, &samples, &mut sy);
         let basis = Basis::default();
         let pts = points(c.clone(), &samples, 1, &basis);

@@ -53,6 +53,8 @@ pub struct HotLoop {
 /// One function's graph, loops and each loop's samples.
 struct Analysed {
     function: Function,
+    /// The file its code ran from: its own, or a `--count-with` twin's.
+    code: String,
     graph: Graph,
     loops: Vec<Loop>,
     inner: Vec<Option<usize>>,
@@ -139,22 +141,22 @@ fn analyse(
         let graph = graph_of(f, bs, flow, &ends, &where_is);
         let loops = graph.loops();
         let inner = innermost(&loops, graph.nodes.len());
+        let code = canonical(&bs[0].module, &mut paths);
+        let sampled = samples_of.get(f).map_or(&[][..], Vec::as_slice);
+        let in_loop = match code == f.module {
+            true => by_offset(&graph, &inner, sampled),
+            false => by_line(&graph, &inner, &loops, (&code, f), sampled, symbols),
+        };
         let mut per_loop = vec![0; loops.len()];
         let mut rest_samples = 0;
-        for &(o, n) in samples_of.get(f).into_iter().flatten() {
-            // The node holding the sampled instruction, if it ran under
-            // emulation too.
-            let k = graph
-                .nodes
-                .partition_point(|x| x.offset <= o)
-                .checked_sub(1);
-            let node = k.filter(|&k| o < graph.nodes[k].offset + graph.nodes[k].size.max(1));
-            match node.and_then(|k| inner[k]) {
+        for (l, &(_, n)) in in_loop.into_iter().zip(sampled) {
+            match l {
                 Some(l) => per_loop[l] += n,
                 None => rest_samples += n,
             }
         }
         out.push(Analysed {
+            code,
             function: f.clone(),
             graph,
             loops,
@@ -164,6 +166,49 @@ fn analyse(
         });
     }
     out
+}
+
+/// The innermost loop holding each sampled offset: the node holding the
+/// sampled instruction, if it ran under emulation too.
+fn by_offset(graph: &Graph, inner: &[Option<usize>], sampled: &[(u64, u64)]) -> Vec<Option<usize>> {
+    (sampled.iter())
+        .map(|&(o, _)| {
+            let k = (graph.nodes.partition_point(|x| x.offset <= o)).checked_sub(1);
+            let node = k.filter(|&k| o < graph.nodes[k].offset + graph.nodes[k].size.max(1));
+            node.and_then(|k| inner[k])
+        })
+        .collect()
+}
+
+/// The same where the code that ran is a twin build's (`code`) and the
+/// samples are in the command's file: matched by source line, each node's
+/// first and last, the deepest loop of a line taking it.
+fn by_line(
+    graph: &Graph,
+    inner: &[Option<usize>],
+    loops: &[Loop],
+    (code, f): (&str, &Function),
+    sampled: &[(u64, u64)],
+    symbols: &mut Symbols,
+) -> Vec<Option<usize>> {
+    let ends: Vec<u64> = (graph.nodes.iter())
+        .flat_map(|n| [n.offset, n.offset + n.size.max(1) - 1])
+        .collect();
+    let lines = symbols.lines(code, &ends);
+    let mut of_line: HashMap<String, usize> = HashMap::new();
+    for (k, line) in lines.into_iter().enumerate() {
+        let (Some(line), Some(l)) = (line, inner[k / 2]) else {
+            continue;
+        };
+        let e = of_line.entry(line).or_insert(l);
+        if loops[l].depth > loops[*e].depth {
+            *e = l;
+        }
+    }
+    let offsets: Vec<u64> = sampled.iter().map(|s| s.0).collect();
+    (symbols.lines(&f.module, &offsets).into_iter())
+        .map(|line| line.and_then(|x| of_line.get(&x).copied()))
+        .collect()
 }
 
 /// The graph of function `f` from its blocks and the flow: transfers out
@@ -284,7 +329,7 @@ fn own_lines(
     headers: &[u64],
     symbols: &mut Symbols,
 ) -> Vec<Option<String>> {
-    let module = &a.function.module;
+    let module = &a.code;
     let at_headers = symbols.lines(module, headers);
     let latches: Vec<u64> = (shown.iter().zip(headers))
         .map(

@@ -36,6 +36,9 @@ pub struct Measured {
     pub note: Option<String>,
     /// The program counted in the command's place (a twin build).
     pub counted_with: Option<String>,
+    /// The twin's file and the command's, as the blocks name them: the
+    /// twin's functions stand for the command's.
+    pub stand_in: Option<(String, String)>,
     /// What was not counted.
     pub warnings: Vec<Warning>,
     /// The work was counted in another run than the time was measured in

@@ -153,6 +153,9 @@ pub struct Symbols {
     /// Where each named function starts in its sources ("file.c:12"), when
     /// its file has DWARF line tables.
     locations: HashMap<Function, String>,
+    /// Files whose code stands for another's: a `--count-with` twin's
+    /// functions, named from its own symbols, are the command's.
+    stand_ins: HashMap<String, String>,
 }
 
 thread_local! {
@@ -172,11 +175,23 @@ impl Default for Symbols {
             symbolizer: Symbolizer::new(),
             frames: HashMap::new(),
             locations: HashMap::new(),
+            stand_ins: HashMap::new(),
         }
     }
 }
 
 impl Symbols {
+    /// Name the functions of `code` (a twin build's file) as those of
+    /// `module` (the command's): found in `code`'s symbols, by name.
+    pub fn stand_in(&mut self, code: &str, module: &str) {
+        self.stand_ins.insert(code.to_string(), module.to_string());
+    }
+
+    /// The file the functions of `module`'s code are named in.
+    pub fn named_in<'a>(&'a self, module: &'a str) -> &'a str {
+        self.stand_ins.get(module).map_or(module, String::as_str)
+    }
+
     /// The functions holding each of `offsets` in `module`.
     pub fn functions(&mut self, module: &str, offsets: &[u64]) -> Vec<Function> {
         if module.is_empty() {
@@ -200,7 +215,8 @@ impl Symbols {
                 _ => None,
             })
             .collect();
-        self.locate(module, &src, &names);
+        let named_in = self.named_in(module).to_string();
+        self.locate(&named_in, &src, &names);
         offsets
             .iter()
             .enumerate()
@@ -210,7 +226,7 @@ impl Symbols {
                     _ => self.unnamed(module, offset),
                 };
                 Function {
-                    module: module.to_string(),
+                    module: named_in.clone(),
                     name,
                 }
             })

@@ -25,6 +25,9 @@ const MAX_PROCESSES: usize = 64;
 /// all.
 pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
     let mut symbols = Symbols::default();
+    if let Some((twin, command)) = &m.stand_in {
+        symbols.stand_in(twin, command);
+    }
     let mut warnings = m.warnings.clone();
     // The whole command's arithmetic: the one asked for, else the one most
     // of its work is (each region's and function's its own, by the same
@@ -329,7 +332,7 @@ fn function_info(program: &AppPoint, f: &Function, share: f64, samples: u64) -> 
 mod tests {
     use super::*;
     use crate::profile::functions::Grouped;
-    use crate::profile::functions::tests::{command, process, two_functions};
+    use crate::profile::functions::tests::{process, two_functions};
     use crate::profile::sample::Samples;
     use carmbench_counts::Counts;
 
@@ -390,7 +393,7 @@ mod tests {
             ..Counts::default()
         };
         let out = process(&me, &[(0, a, c(40, 20, 10)), (0, b, c(5, 10, 0))]);
-        let blocks = crate::profile::counter::emulation::blocks(&[out], &command(&me), None);
+        let blocks = crate::profile::counter::emulation::blocks(&[out]);
         let by_emulation = Basis::default();
         let emulated = function_points(
             &hottest(&blocks, &by_emulation),

@@ -230,3 +230,45 @@ pub fn s04_a_signal_handler_run_during_a_nest_leaves_its_loops_as_they_are() {
     assert_eq!(shape, [(1, 1, r, false), (2, r, n * r, false)], "{nest:#?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+pub fn s03_a_twin_builds_functions_and_loops_are_named_from_its_own_file() {
+    let dir = tmpdir("loops-twin");
+    gcc(&dir, "loops", LOOPS, &["-O2", "-mfma", "-g"]);
+    // The same source, laid out elsewhere in its file.
+    let st = Command::new("gcc")
+        .args(["-O2", "-mfma", "-g", "-falign-functions=4096", "-o", "twin"])
+        .args(["loops.c", "-lm"])
+        .current_dir(&dir)
+        .status();
+    assert!(st.unwrap().success());
+    let (m, r1, n, r2) = (1024u64, 100_000u64, 4_000_000u64, 5u64);
+    let args = [m, r1, n, r2].map(|x| x.to_string());
+    let mut cmd = vec!["./loops"];
+    cmd.extend(args.iter().map(String::as_str));
+    let more = ["--loops", "20", "--count-with", "./twin"];
+    let o = emulated_profile(&dir, "apps.yaml", &more, &cmd)
+        .output()
+        .unwrap();
+    success(&o);
+    let points = apps::load(&dir.join("apps.yaml")).unwrap().applications;
+    let compute = of(&points, "loops", "compute");
+    // The function's work is the twin's, all of it, and its loops are found
+    // and named by their lines.
+    let w: f64 = compute.iter().map(|p| fp(p)).sum();
+    assert_eq!(w, (2 * m * r1 + 2 * n * r2) as f64, "{compute:#?}");
+    let mut lines: Vec<String> = (compute.iter())
+        .filter_map(|p| p.loop_info())
+        .filter(|l| l.depth == 2)
+        .map(|l| l.line.clone().unwrap_or_default())
+        .collect();
+    lines.sort();
+    assert_eq!(lines, ["loops.c:13", "loops.c:15"], "{compute:#?}");
+    // The native samples in the nests are theirs, matched by line.
+    let in_loops: f64 = (compute.iter())
+        .filter(|p| p.loop_info().is_some())
+        .map(|p| p.seconds)
+        .sum();
+    let all: f64 = compute.iter().map(|p| p.seconds).sum();
+    assert!(in_loops > 0.8 * all, "{in_loops} of {all} s: {compute:#?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

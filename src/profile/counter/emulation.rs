@@ -209,7 +209,13 @@ impl Emulation {
             m.warnings.push(Warning::PathsNotCompared(why));
         }
         if run.samples.is_some() {
-            (m.blocks, m.flow) = blocks_and_flow(&out.processes, found, self.twin.as_ref());
+            (m.blocks, m.flow) = blocks_and_flow(&out.processes);
+            m.stand_in = self.twin.as_ref().map(|t| {
+                let mut paths = HashMap::new();
+                let mut named =
+                    |p: &Path| crate::profile::symbols::canonical(&p.to_string_lossy(), &mut paths);
+                (named(&t.path), named(&found.path))
+            });
         }
         m.samples = run.samples;
         for reg in &out.regions {
@@ -239,31 +245,19 @@ impl Emulation {
 }
 
 /// The blocks of every process's counts, their files named as the native
-/// run of `command` names them: links resolved, and a twin build's own file
-/// standing for the command's.
-pub fn blocks(processes: &[Output], command: &Found, twin: Option<&Found>) -> Vec<Block> {
-    blocks_and_flow(processes, command, twin).0
+/// run names them: links resolved.
+pub fn blocks(processes: &[Output]) -> Vec<Block> {
+    blocks_and_flow(processes).0
 }
 
 /// [`blocks`], and the control flow between them (loops asked for).
-pub fn blocks_and_flow(
-    processes: &[Output],
-    command: &Found,
-    twin: Option<&Found>,
-) -> (Vec<Block>, Vec<Flow>) {
-    let resolved = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let twin_path = twin.map(|t| resolved(&t.path));
-    let command_path = resolved(&command.path).to_string_lossy().into_owned();
+pub fn blocks_and_flow(processes: &[Output]) -> (Vec<Block>, Vec<Flow>) {
     let mut paths = HashMap::new();
     let (mut out, mut flow) = (Vec::new(), Vec::new());
     for p in processes {
         let mut module = |k: u32| {
-            p.modules.get(k as usize).map_or(String::new(), |m| {
-                let m = crate::profile::symbols::canonical(m, &mut paths);
-                match &twin_path {
-                    Some(t) if Path::new(&m) == t => command_path.clone(),
-                    _ => m,
-                }
+            (p.modules.get(k as usize)).map_or(String::new(), |m| {
+                crate::profile::symbols::canonical(m, &mut paths)
             })
         };
         for s in &p.sites {
