@@ -477,6 +477,7 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu) s15_a_launcher_that_fails_itself_is_named_not_its_ranks,
         (Part::Qemu, Part::Mpi) s10_rank_wrappers_stopped_by_the_timeout_leave_no_scratch_folder,
         (Part::Qemu) s18_a_sigill_from_features_hidden_on_request_names_them,
+        (Part::Qemu) s13_the_emulated_run_has_no_terminal_to_wait_on,
         (Part::Qemu, Part::Sampling) s06_each_loop_is_named_by_its_own_line,
         (Part::Qemu) s01_an_instruction_across_a_page_makes_no_phantom_loop,
         (Part::Qemu) s04_a_signal_handler_run_during_a_nest_leaves_its_loops_as_they_are,

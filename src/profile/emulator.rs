@@ -210,6 +210,7 @@ impl Emulator {
         let dir = crate::files::scratch_dir("emulate")?;
         let mut cmd = guest_command(&self.config(&dir), f, env)?;
         cmd.stdin(stdin).stdout(Stdio::null());
+        without_terminal(&mut cmd);
         // Processes it leaves waiting are carmbench's copies: stopped (they
         // write their counts as they end).
         let rules = Rules {
@@ -239,6 +240,22 @@ impl Emulator {
         }
         counted.settle(ended.left);
         Ok(counted)
+    }
+}
+
+/// `cmd` runs in a session of its own, with no controlling terminal: a
+/// program that opens `/dev/tty` (a password prompt) fails to there, where
+/// it would wait for the user to type again; carmbench stops the run on
+/// Ctrl-C itself.
+fn without_terminal(cmd: &mut Command) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setsid is async-signal-safe, as the child between fork and
+    // exec needs; a child is no group leader, so it cannot fail.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
     }
 }
 

@@ -4,6 +4,7 @@
 use super::*;
 
 const SIGSTATE: &str = include_str!("../programs/sigstate.c");
+const TTY: &str = include_str!("../programs/tty.c");
 
 /// The lines the `sigstate` program wrote to `f`, the file then removed.
 fn states(f: &Path) -> Vec<String> {
@@ -144,5 +145,29 @@ pub fn s18_a_sigill_from_features_hidden_on_request_names_them() {
         // Without them here, the native run stops first, and says so.
         false => assert_input_error(&out, &["SIGILL", "this CPU lacks"]),
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+pub fn s13_the_emulated_run_has_no_terminal_to_wait_on() {
+    let dir = tmpdir("tty");
+    gcc(&dir, "tty", TTY, &["-O1"]);
+    let out = dir.join("t.out");
+    // carmbench on a terminal of its own (a pseudo-terminal `script` opens).
+    let line = format!(
+        "'{}' profile --counts emulate --plugin '{}' -o a.yaml -- ./tty '{}'",
+        env!("CARGO_BIN_EXE_carmbench"),
+        qemu_plugin().display(),
+        out.display()
+    );
+    let o = Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(&dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script (util-linux) runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    // The native run has the terminal, the emulated one none (a read of
+    // /dev/tty would wait for the user to type again).
+    assert_eq!(states(&out), ["tty: yes", "tty: no"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
