@@ -145,3 +145,51 @@ fn s21_a_program_and_arguments_that_are_not_utf8_run_as_given() {
     assert_eq!(std::fs::read_to_string(dir.join(to)).unwrap(), "x");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A rank's wrapper (`carmbench mpi-rank`, as a launcher starts it) of
+/// `sh -c script`, stopped by SIGTERM a second in: its exit status, its
+/// messages and its record's failure, if it wrote one.
+fn rank_stopped(dir: &Path, script: &str) -> (Option<i32>, String, Option<Option<String>>) {
+    let child = Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args(["mpi-rank", "--dir"])
+        .arg(dir)
+        .args(["--mode", "time", "--", "sh", "-c", script])
+        .env("OMPI_COMM_WORLD_RANK", "3")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    // SAFETY: a signal to the wrapper this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let o = child.wait_with_output().unwrap();
+    let record = dir.join("rank-3.json");
+    let failed = std::fs::read_to_string(&record).ok().map(|t| {
+        let r: carmbench::profile::launch::rank::RankRun = serde_json::from_str(&t).unwrap();
+        r.failed
+    });
+    let _ = std::fs::remove_file(record);
+    (o.status.code(), stderr(&o), failed)
+}
+
+#[test]
+fn s16_a_rank_stopped_by_its_launcher_writes_its_record_first() {
+    let dir = tmpdir("rank-stopped");
+    // A program that ends well when told to (as one that had finished).
+    let (code, err, failed) = rank_stopped(&dir, "trap 'exit 0' TERM; sleep 30 & wait");
+    assert_eq!(code, Some(128 + libc::SIGTERM), "{err}");
+    assert_eq!(failed, Some(None), "{err}");
+    // The job goes on: no message says nothing is written.
+    assert!(
+        err.contains("rank 3") && !err.contains("nothing written"),
+        "{err}"
+    );
+    // One stopped in its work: its record says so.
+    let (code, err, failed) = rank_stopped(&dir, "sleep 30");
+    assert_eq!(code, Some(128 + libc::SIGTERM), "{err}");
+    let why = failed.flatten().unwrap_or_default();
+    assert!(
+        why.contains("SIGTERM") || why.contains("signal 15"),
+        "{why}: {err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

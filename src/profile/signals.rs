@@ -7,6 +7,19 @@
 //! them (`sigwait`), so no handler runs at an awkward moment; programs
 //! carmbench starts get the mask carmbench was started with back
 //! ([`super::mask`]): the standard library would pass on the blocked one.
+//!
+//! An MPI rank's wrapper (`mpi-rank`) is stopped by its launcher when
+//! another rank fails: it stops its program too, but writes the rank's
+//! record first (a rank that had finished keeps its run), then exits.
+
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// The rank this process wraps, when it is an `mpi-rank` wrapper.
+static RANK: OnceLock<u32> = OnceLock::new();
+
+/// The signal that stopped a rank's wrapper, 0 for none yet.
+static PENDING: AtomicI32 = AtomicI32::new(0);
 
 /// The signals that stop a profile.
 const SIGNALS: [(libc::c_int, &str); 3] = [
@@ -33,11 +46,54 @@ pub fn catch() {
         loop {
             let mut got = 0;
             // SAFETY: waits for one of the blocked signals.
-            if unsafe { libc::sigwait(&set, &mut got) } == 0 {
-                stopped_by(got);
+            if unsafe { libc::sigwait(&set, &mut got) } != 0 {
+                continue;
+            }
+            match RANK.get() {
+                Some(_) => {
+                    PENDING.store(got, Ordering::SeqCst);
+                    stop_rank();
+                }
+                None => stopped_by(got),
             }
         }
     });
+}
+
+/// [`catch`] for the wrapper of `rank`: a signal stops its program, and
+/// [`exit_if_stopped`] exits once the rank's record is written.
+pub fn catch_for_rank(rank: u32) {
+    let _ = RANK.set(rank);
+    catch();
+}
+
+/// Stop a rank's program as carmbench stops any (SIGTERM, SIGKILL a moment
+/// later), leaving its end to the run that waits for it.
+fn stop_rank() {
+    super::tree::signal_all(libc::SIGTERM);
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    super::tree::signal_all(libc::SIGKILL);
+}
+
+/// Exit 128 + the signal when one stopped this rank's wrapper.
+pub fn exit_if_stopped() {
+    let (signal, Some(rank)) = (PENDING.load(Ordering::SeqCst), RANK.get()) else {
+        return;
+    };
+    if signal == 0 {
+        return;
+    }
+    eprintln!(
+        "carmbench mpi-rank: rank {rank} stopped by {} (its launcher stops the job): its program stopped, its record written",
+        name(signal)
+    );
+    std::process::exit(128 + signal)
+}
+
+fn name(signal: libc::c_int) -> &'static str {
+    (SIGNALS.iter())
+        .find(|(s, _)| *s == signal)
+        .map_or("a signal", |(_, n)| n)
 }
 
 /// Stop everything this run started and exit.
@@ -45,12 +101,9 @@ fn stopped_by(signal: libc::c_int) -> ! {
     super::mask::stopping();
     let stopped = super::tree::stop_all();
     crate::files::remove_scratch();
-    let name = SIGNALS
-        .iter()
-        .find(|(s, _)| *s == signal)
-        .map_or("a signal", |(_, n)| n);
     eprintln!(
-        "carmbench: stopped by {name}: stopped {}; removed the scratch folders; nothing written",
+        "carmbench: stopped by {}: stopped {}; removed the scratch folders; nothing written",
+        name(signal),
         super::tree::list(&stopped)
     );
     std::process::exit(128 + signal)

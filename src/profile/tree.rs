@@ -201,6 +201,16 @@ pub fn stop_all() -> Vec<Named> {
         .collect()
 }
 
+/// Send `signal` to every process of the trees running now, reaping none
+/// (their runs wait for them).
+pub fn signal_all(signal: libc::c_int) {
+    let trees = RUNNING.lock().map(|r| r.clone()).unwrap_or_default();
+    for p in trees.iter().flat_map(|(tag, root)| alive(tag, *root)) {
+        // SAFETY: a signal to a process of a running tree.
+        unsafe { libc::kill(p.pid, signal) };
+    }
+}
+
 /// A tree in [`RUNNING`] while it runs.
 struct Registered(String);
 

@@ -222,7 +222,7 @@ fn wrap(a: &RankArgs) -> Result<i32> {
         (None, Mode::Sampled) => Watch::Sampled(&events),
         _ => Watch::Time,
     };
-    crate::profile::signals::catch();
+    crate::profile::signals::catch_for_rank(rank);
     let (status, run) = native::run_status(&found, watch, Stdio::inherit())?;
     let record = RankRun {
         rank,
@@ -235,6 +235,7 @@ fn wrap(a: &RankArgs) -> Result<i32> {
     };
     let text = serde_json::to_string(&record).map_err(|e| Error::Io(e.to_string()))?;
     crate::files::write_atomic(&run_file(&a.dir, rank), &text)?;
+    crate::profile::signals::exit_if_stopped();
     Ok(exit_code(&status))
 }
 
