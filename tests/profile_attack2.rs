@@ -30,6 +30,17 @@ pub fn sigstate(dir: &Path) -> PathBuf {
     dir.join("sigstate")
 }
 
+/// `spin` (busy for the seconds it is given) built in `dir`.
+fn spin(dir: &Path) {
+    std::fs::write(dir.join("spin.c"), include_str!("programs/spin.c")).unwrap();
+    let st = Command::new("gcc")
+        .args(["-O1", "-o", "spin", "spin.c"])
+        .current_dir(dir)
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
 /// The lines `sigstate` wrote to `f`, the file then removed.
 pub fn states(f: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(f).unwrap_or_default();
@@ -191,5 +202,21 @@ fn s16_a_rank_stopped_by_its_launcher_writes_its_record_first() {
         why.contains("SIGTERM") || why.contains("signal 15"),
         "{why}: {err}"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn s09_single_threaded_processes_at_once_are_placed_as_that_many_threads() {
+    let dir = tmpdir("at-once");
+    spin(&dir);
+    let threads = |script: &str| {
+        success(&manual(&dir, &["sh", "-c", script]));
+        let apps = carmbench::results::apps::load(&dir.join("apps.yaml")).unwrap();
+        let _ = std::fs::remove_file(dir.join("apps.yaml"));
+        apps.applications[0].threads
+    };
+    // Two at once, then one after the other.
+    assert_eq!(threads("./spin 0.6 & ./spin 0.6 & wait"), Some(2));
+    assert_eq!(threads("./spin 0.3; ./spin 0.3"), None);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -38,6 +38,16 @@ pub struct NativeRun {
     pub regions: Vec<Record>,
     /// Its processes left running, idle, when it ended.
     pub left: Vec<Named>,
+    /// Its threads that ran at once, typically (0: not seen).
+    pub at_once: usize,
+}
+
+impl NativeRun {
+    /// The threads that ran at once, where more than one did: processes
+    /// started together (`./a & ./b & wait`) count each.
+    pub fn threads_at_once(&self) -> Option<usize> {
+        (self.at_once > 1).then_some(self.at_once)
+    }
 }
 
 /// The command as it runs natively: the program found, its `argv[0]` as
@@ -88,6 +98,7 @@ pub fn run_status(f: &Found, watch: Watch, stdin: Stdio) -> Result<(ExitStatus, 
     let (ended, mut out) = run?;
     out.seconds = ended.seconds;
     out.left = ended.left;
+    out.at_once = ended.at_once;
     out.regions = regions;
     Ok((ended.status, out))
 }

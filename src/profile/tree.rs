@@ -25,6 +25,10 @@ const IDLE: Duration = Duration::from_millis(500);
 /// How often the tree is looked at once the command's own process ended.
 const LOOK: Duration = Duration::from_millis(20);
 
+/// How often the threads running at once are counted while the command's
+/// own process runs (a look reads every process's `/proc` entry).
+const COUNT_EVERY: Duration = Duration::from_millis(50);
+
 /// How long stopped processes get to end (and, under emulation, write
 /// their counts) before they are killed.
 const GRACE: Duration = Duration::from_secs(2);
@@ -74,6 +78,49 @@ pub struct Ended {
     /// The processes idle when it ended: left running or stopped, as the
     /// rules say.
     pub left: Vec<Named>,
+    /// The threads of the tree that ran at once, typically (0: never seen
+    /// running): single-threaded processes started together count each.
+    pub at_once: usize,
+}
+
+/// The tree's running threads, counted at each look: a thread waiting for
+/// a CPU counts as running (state R), so a loaded machine does not hide
+/// the work that goes on at once.
+#[derive(Default)]
+struct AtOnce {
+    seen: Vec<usize>,
+}
+
+impl AtOnce {
+    fn look(&mut self, procs: &[Proc]) {
+        let n: usize = procs.iter().map(running_threads).sum();
+        if n > 0 {
+            self.seen.push(n);
+        }
+    }
+
+    /// The median of the looks that saw a thread running, 0 for none.
+    fn typical(mut self) -> usize {
+        self.seen.sort_unstable();
+        self.seen.get(self.seen.len() / 2).copied().unwrap_or(0)
+    }
+}
+
+/// How many of `p`'s threads run (or wait for a CPU) now.
+fn running_threads(p: &Proc) -> usize {
+    if p.threads <= 1 {
+        return usize::from(p.state == 'R');
+    }
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", p.pid)) else {
+        return usize::from(p.state == 'R');
+    };
+    (tasks.flatten())
+        .filter(|t| {
+            let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
+            let state = stat.rfind(')').and_then(|c| stat.get(c + 2..c + 3));
+            state == Some("R")
+        })
+        .count()
 }
 
 /// Trees running now (tag, root pid): what [`stop_all`] stops.
@@ -98,8 +145,13 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
         let _ = tx.send((child.wait(), Instant::now()));
     });
     let over = |now: Instant| rules.timeout.is_some_and(|t| now - t0 > t);
+    let (mut at_once, mut counted) = (AtOnce::default(), t0);
     let (status, end) = loop {
         tick();
+        if counted.elapsed() >= COUNT_EVERY {
+            at_once.look(&alive(&tag, root));
+            counted = Instant::now();
+        }
         match rx.recv_timeout(Duration::from_millis(5)) {
             Ok((s, at)) => break (s.map_err(|e| Error::Io(format!("cannot wait: {e}")))?, at),
             Err(RecvTimeoutError::Timeout) if over(Instant::now()) => {
@@ -113,7 +165,7 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
     };
     // Ended by the signal that stops carmbench too: carmbench says so.
     super::mask::wait_if_stopping(&status);
-    let (last, left) = rest(&tag, root, end, &mut tick, rules, t0)?;
+    let (last, left) = rest(&tag, root, end, &mut tick, rules, (t0, &mut at_once))?;
     let left = match rules.leftovers {
         Leftovers::Leave => left.iter().map(|p| named(p.pid, &p.name)).collect(),
         Leftovers::Stop => stop_these(&left),
@@ -122,6 +174,7 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
         status,
         seconds: (last.max(end) - t0).as_secs_f64(),
         left,
+        at_once: at_once.typical(),
     })
 }
 
@@ -133,7 +186,7 @@ fn rest(
     end: Instant,
     tick: &mut impl FnMut(),
     rules: &Rules,
-    t0: Instant,
+    (t0, at_once): (Instant, &mut AtOnce),
 ) -> Result<(Instant, Vec<Proc>)> {
     let mut last = end;
     // Each process at the last look: its CPU ticks, and whether it ran.
@@ -142,6 +195,7 @@ fn rest(
     loop {
         tick();
         let alive = alive(tag, root);
+        at_once.look(&alive);
         let now = Instant::now();
         // Working: running or waiting for the disk now (a busy process a
         // loaded machine has not scheduled has no new ticks), or it used
@@ -277,6 +331,8 @@ struct Proc {
     ppid: i32,
     /// User and system time, clock ticks.
     ticks: u64,
+    /// Its threads.
+    threads: u64,
 }
 
 fn stat(pid: i32) -> Option<Proc> {
@@ -292,6 +348,7 @@ fn stat(pid: i32) -> Option<Proc> {
         state: fields.first()?.chars().next()?,
         ppid: num(1)? as i32,
         ticks: num(11)? + num(12)?,
+        threads: num(17).unwrap_or(1),
     })
 }
 

@@ -184,7 +184,7 @@ impl Emulation {
         let mut m = Measured {
             total: Work::Counted(out.total),
             seconds: run.seconds,
-            threads: Some(out.threads),
+            threads: Some(out.threads.max(run.at_once)),
             source: match &self.twin {
                 Some(t) => format!(
                     "{}; counted with the twin build {}",

@@ -64,6 +64,7 @@ impl Counter for Manual {
                 host: r.host,
                 measured: Measured {
                     seconds: r.run.seconds,
+                    threads: r.run.threads_at_once(),
                     warnings: left_running(&r.run),
                     ..Measured::default()
                 },
@@ -142,9 +143,11 @@ impl Pmu {
     /// The measure of a run counted with the events, and its samples.
     fn assemble(&self, run: NativeRun, samples: Option<Samples>) -> Measured {
         let warnings = left_running(&run);
+        let threads = run.threads_at_once();
         let mut m = Measured {
             total: Work::Events(run.events),
             seconds: run.seconds,
+            threads,
             source: "perf".into(),
             warnings,
             method: Method::Pmu {

@@ -149,6 +149,7 @@ impl RankRun {
             events: self.events,
             regions: self.regions,
             left: Vec::new(),
+            at_once: 0,
         }
     }
 }
