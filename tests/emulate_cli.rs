@@ -481,6 +481,7 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Sampling) s06_each_loop_is_named_by_its_own_line,
         (Part::Qemu) s01_an_instruction_across_a_page_makes_no_phantom_loop,
         (Part::Qemu) s04_a_signal_handler_run_during_a_nest_leaves_its_loops_as_they_are,
+        (Part::Qemu, Part::Sampling) s07_a_jits_code_is_one_function_with_its_loops_and_its_time,
         (Part::Qemu, Part::Sampling) s03_a_twin_builds_functions_and_loops_are_named_from_its_own_file,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])

@@ -13,6 +13,11 @@ use std::str::FromStr;
 /// with its arguments. `a1` is one of the operations below.
 pub const SYSCALL: i64 = 0xCA7B;
 
+/// The module of code in anonymous memory (a JIT's): the name the kernel's
+/// perf records give it, used by the plugin too. Its offsets are from the
+/// start of the mapping, which the two runs place at different addresses.
+pub const ANONYMOUS: &str = "//anon";
+
 /// The operations of [`SYSCALL`] (its first argument).
 pub mod op {
     /// Part of a region's name: `a2` the region's number, `a3` the offset

@@ -8,7 +8,8 @@
 
 use std::collections::HashMap;
 
-/// A mapping of `/proc/self/maps` backed by a file.
+/// A mapping of `/proc/self/maps` backed by a file, or anonymous
+/// ([`carmbench_counts::protocol::ANONYMOUS`], its offsets from its start).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mapping {
     pub start: u64,
@@ -25,11 +26,14 @@ pub fn mappings(text: &str) -> Vec<Mapping> {
         .filter_map(|line| {
             let mut w = line.splitn(6, ' ');
             let (range, _perms, offset) = (w.next()?, w.next()?, w.next()?);
-            let path = w.nth(2)?.trim_start();
+            let path = w.nth(2).unwrap_or_default().trim();
             let (start, end) = range.split_once('-')?;
-            if !path.starts_with('/') {
-                return None;
-            }
+            // Anonymous memory holds a JIT's code: named as perf names it.
+            let path = match path {
+                "" => carmbench_counts::protocol::ANONYMOUS,
+                p if p.starts_with('/') => p,
+                _ => return None,
+            };
             Some(Mapping {
                 start: u64::from_str_radix(start, 16).ok()?,
                 end: u64::from_str_radix(end, 16).ok()?,
@@ -68,6 +72,13 @@ pub struct Maps {
     /// block was found in it.
     current: Vec<(Mapping, Option<u32>)>,
     read: bool,
+    /// The guest's anonymous mappings (host start to end), as its `mmap`
+    /// calls made them: the host merges neighbours into one mapping, the
+    /// native kernel names each as made (a JIT's code is found from its
+    /// own mapping's start in both runs).
+    anonymous: std::collections::BTreeMap<u64, u64>,
+    /// The index in `all` of each anonymous mapping placed.
+    narrowed: HashMap<(u64, u64), u32>,
 }
 
 impl Maps {
@@ -90,6 +101,23 @@ impl Maps {
         if address >= m.end {
             return None;
         }
+        if m.path == carmbench_counts::protocol::ANONYMOUS
+            && let Some((&s, &e)) = self.anonymous.range(..=address).next_back()
+            && address < e
+        {
+            let (s, e) = (s.max(m.start), e.min(m.end));
+            let all = &mut self.all;
+            let id = *self.narrowed.entry((s, e)).or_insert_with(|| {
+                all.push(Mapping {
+                    start: s,
+                    end: e,
+                    offset: 0,
+                    path: carmbench_counts::protocol::ANONYMOUS.into(),
+                });
+                all.len() as u32 - 1
+            });
+            return Some(id);
+        }
         if id.is_none() {
             self.all.push(m.clone());
             *id = Some(self.all.len() as u32 - 1);
@@ -98,6 +126,24 @@ impl Maps {
     }
 
     /// The mappings from `text`, those unchanged keeping their index.
+    /// The guest mapped anonymous memory at `start..end` (host addresses).
+    pub fn mapped_anonymous(&mut self, start: u64, end: u64) {
+        self.unmapped(start, end);
+        self.anonymous.insert(start, end);
+    }
+
+    /// The guest unmapped `start..end`: the anonymous mappings it overlaps
+    /// are gone.
+    pub fn unmapped(&mut self, start: u64, end: u64) {
+        let gone: Vec<u64> = (self.anonymous.range(..end))
+            .filter(|(_, e)| **e > start)
+            .map(|(s, _)| *s)
+            .collect();
+        gone.iter().for_each(|s| {
+            self.anonymous.remove(s);
+        });
+    }
+
     fn refresh(&mut self, text: &str) {
         let key = |m: &Mapping| (m.start, m.end, m.offset, m.path.clone());
         let known: HashMap<_, u32> = (self.current.iter())
@@ -137,5 +183,27 @@ mod tests {
         assert_eq!(maps.place(0x401020, true, || after.into()), Some(1));
         assert_eq!(maps.place(0x7e0000000000, false, || unreachable!()), None);
         assert_eq!(maps.all.len(), 3);
+    }
+
+    #[test]
+    fn anonymous_code_is_placed_in_the_mapping_the_guest_made() {
+        // The host merged the guest's two anonymous mappings into one.
+        let text = "7f0000000000-7f0000004000 rw-p 00000000 00:00 0 \n";
+        let mut maps = Maps::default();
+        maps.mapped_anonymous(0x7f0000002000, 0x7f0000003000);
+        let jit = maps.place(0x7f0000002010, false, || text.into()).unwrap();
+        let m = &maps.all[jit as usize];
+        assert_eq!((m.start, m.end), (0x7f0000002000, 0x7f0000003000));
+        assert_eq!(m.path, carmbench_counts::protocol::ANONYMOUS);
+        // Outside it: the host's mapping; unmapped, the same.
+        let other = maps
+            .place(0x7f0000000010, false, || unreachable!())
+            .unwrap();
+        assert_eq!(maps.all[other as usize].start, 0x7f0000000000);
+        maps.unmapped(0x7f0000002000, 0x7f0000002001);
+        assert_eq!(
+            maps.place(0x7f0000002010, false, || unreachable!()),
+            Some(other)
+        );
     }
 }

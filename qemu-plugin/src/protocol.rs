@@ -18,6 +18,10 @@ pub const CLONE3: i64 = 435;
 /// `mmap`, `munmap`, `mremap`: the file mappings a block's code is found
 /// in may change.
 pub const REMAPS: [i64; 3] = [9, 11, 25];
+/// `mmap` (with its flag for memory backed by no file) and `munmap`.
+pub const MMAP: i64 = 9;
+pub const MAP_ANONYMOUS: u64 = 0x20;
+pub const MUNMAP: i64 = 11;
 /// `exit`: a thread ends (`exit_group` ends the process).
 pub const EXIT_THREAD: i64 = 60;
 /// `pause`, `nanosleep`, `clock_nanosleep`: a thread that sleeps. When

@@ -435,8 +435,9 @@ mod tests {
              7f0000020000-7f0000030000 rw-p 00000000 00:00 0 \n\
              7ffd00000000-7ffd00001000 rw-p 00000000 00:00 0                          [stack]\n",
         );
-        assert_eq!(maps.len(), 3);
+        assert_eq!(maps.len(), 4);
         assert_eq!(maps[2].path, "/lib/libm.so.6");
+        assert_eq!(maps[3].path, carmbench_counts::protocol::ANONYMOUS);
         let block = |host_address, counts: &[(usize, u64)]| Block {
             host_address,
             map: crate::maps::index_of(&maps, host_address),
@@ -465,7 +466,8 @@ mod tests {
         let none = Edges::default();
         let (modules, sites, edges) = sites(&blocks, [(&a, &none), (&b, &none)], &maps);
         assert!(edges.is_empty());
-        assert_eq!(modules, ["/usr/bin/prog", "/lib/libm.so.6"]);
+        let anonymous = carmbench_counts::protocol::ANONYMOUS;
+        assert_eq!(modules, ["/usr/bin/prog", "/lib/libm.so.6", anonymous]);
         assert_eq!(sites.len(), 3);
         let prog = &sites[0];
         assert_eq!((prog.module, prog.offset), (0, 0x1010));
@@ -476,10 +478,8 @@ mod tests {
         assert_eq!((lib.counts.bytes_loaded, lib.counts.loads), (80, 2));
         assert_eq!(lib.counts.dram_read, 64);
         let anon = &sites[2];
-        assert_eq!(
-            (anon.module, anon.offset),
-            (Site::ANONYMOUS, 0x7f0000020010)
-        );
+        // Anonymous memory's code: from its mapping's start.
+        assert_eq!((anon.module, anon.offset), (2, 0x10));
         a.restart();
         let (_, after, _) = super::sites(&blocks, [(&a, &none)], &maps);
         assert!(after.is_empty());

@@ -166,6 +166,10 @@ pub struct Tally {
     maps: Mutex<crate::maps::Maps>,
     /// The guest mapped or unmapped memory since the mappings were read.
     remapped: std::sync::atomic::AtomicBool,
+    /// Host address less guest address (QEMU's guest base).
+    guest_base: std::sync::atomic::AtomicU64,
+    /// The length of an anonymous `mmap` each vCPU is in.
+    mmapping: Mutex<HashMap<u32, u64>>,
 }
 
 impl Tally {
@@ -226,6 +230,44 @@ impl Tally {
         let mut blocks = self.blocks.lock().unwrap();
         blocks.push(b);
         blocks.len() as u32 - 1
+    }
+
+    /// A block at guest address `guest` is at `host` here.
+    pub fn guest_at(&self, guest: u64, host: u64) {
+        (self.guest_base).store(
+            host.wrapping_sub(guest),
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
+
+    fn host(&self, guest: u64) -> u64 {
+        guest.wrapping_add(self.guest_base.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
+    /// `vcpu` asks for `len` bytes of anonymous memory.
+    pub fn mmap_anonymous(&self, vcpu: u32, len: u64) {
+        self.mmapping.lock().unwrap().insert(vcpu, len);
+    }
+
+    /// `vcpu`'s `mmap` returned `ret`.
+    pub fn mmap_returned(&self, vcpu: u32, ret: i64) {
+        let Some(len) = self.mmapping.lock().unwrap().remove(&vcpu) else {
+            return;
+        };
+        if ret >= 0 {
+            let start = self.host(ret as u64);
+            let end = start + len.div_ceil(4096) * 4096;
+            self.maps.lock().unwrap().mapped_anonymous(start, end);
+        }
+    }
+
+    /// The guest unmapped `len` bytes at `guest`.
+    pub fn munmap(&self, guest: u64, len: u64) {
+        let start = self.host(guest);
+        self.maps
+            .lock()
+            .unwrap()
+            .unmapped(start, start.saturating_add(len));
     }
 
     /// The guest mapped, unmapped or moved memory: the mappings are read

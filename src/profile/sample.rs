@@ -62,6 +62,12 @@ impl Maps {
     /// A new mapping of `pid` (a file's path, or a label like `[vdso]`).
     pub fn mapped(&mut self, pid: u32, start: u64, len: u64, offset: u64, path: &str) {
         if path.starts_with('/') {
+            // Anonymous code's offsets are from its mapping's start, as the
+            // emulated run's are (the kernel gives its address as offset).
+            let offset = match path == carmbench_counts::protocol::ANONYMOUS {
+                true => 0,
+                false => offset,
+            };
             self.by_pid.entry(pid).or_default().push(FileMap {
                 start,
                 end: start.saturating_add(len),

@@ -22,6 +22,10 @@ pub struct Function {
     pub name: String,
 }
 
+/// The function all code in anonymous memory (a JIT's) is one of: its
+/// symbols are nowhere.
+pub const ANONYMOUS_CODE: &str = "[code in anonymous memory]";
+
 /// The file name of a module path, for names and labels.
 pub fn file_name(module: &str) -> &str {
     module.rsplit('/').next().unwrap_or(module)
@@ -194,14 +198,17 @@ impl Symbols {
 
     /// The functions holding each of `offsets` in `module`.
     pub fn functions(&mut self, module: &str, offsets: &[u64]) -> Vec<Function> {
-        if module.is_empty() {
-            return offsets
-                .iter()
-                .map(|_| Function {
-                    module: String::new(),
-                    name: "[code in no file]".into(),
-                })
-                .collect();
+        let whole = match module {
+            "" => Some("[code in no file]"),
+            carmbench_counts::protocol::ANONYMOUS => Some(ANONYMOUS_CODE),
+            _ => None,
+        };
+        if let Some(name) = whole {
+            let f = Function {
+                module: module.to_string(),
+                name: name.into(),
+            };
+            return vec![f; offsets.len()];
         }
         let src = Source::Elf(Elf::new(module));
         // (name, start address) of each offset's symbol.
@@ -236,7 +243,7 @@ impl Symbols {
     /// The source line of each of `offsets` in `module` ("file.c:12"),
     /// when its file has line tables.
     pub fn lines(&mut self, module: &str, offsets: &[u64]) -> Vec<Option<String>> {
-        if module.is_empty() {
+        if module.is_empty() || module == carmbench_counts::protocol::ANONYMOUS {
             return vec![None; offsets.len()];
         }
         let src = Source::Elf(Elf::new(module));

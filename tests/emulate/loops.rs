@@ -10,6 +10,7 @@ const LOOPS: &str = include_str!("../programs/loops.c");
 const MATMUL: &str = include_str!("../programs/matmul.c");
 const PAGE_CROSS: &str = include_str!("../programs/page_cross.c");
 const SIGPROF: &str = include_str!("../programs/sigprof.c");
+const JIT: &str = include_str!("../programs/jit.c");
 
 /// `carmbench profile --loops` of `args` in `dir`, into `dir/apps.yaml`:
 /// every point.
@@ -270,5 +271,28 @@ pub fn s03_a_twin_builds_functions_and_loops_are_named_from_its_own_file() {
         .sum();
     let all: f64 = compute.iter().map(|p| p.seconds).sum();
     assert!(in_loops > 0.8 * all, "{in_loops} of {all} s: {compute:#?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+pub fn s07_a_jits_code_is_one_function_with_its_loops_and_its_time() {
+    let dir = tmpdir("loops-jit");
+    gcc(&dir, "jit", JIT, &["-O1"]);
+    let (n, r) = (1_000_000u64, 100u64);
+    let (n_s, r_s) = (n.to_string(), r.to_string());
+    let points = loop_profile(&dir, &["./jit", &n_s, &r_s]);
+    let jitted = of(&points, "jit", "[code in anonymous memory]");
+    // Its work and its loop, found in the same place as the native run's
+    // samples (both runs put it at other addresses).
+    let w: f64 = jitted.iter().map(|p| fp(p)).sum();
+    assert_eq!(w, (2 * n * r) as f64, "{points:#?}");
+    let l = (jitted.iter().find_map(|p| p.loop_info()))
+        .unwrap_or_else(|| panic!("no loop: {jitted:#?}"));
+    assert_eq!((l.depth, l.entries, l.iterations), (1, r, n * r), "{l:?}");
+    let all: f64 = points.iter().skip(1).map(|p| p.seconds).sum();
+    let in_loop: f64 = (jitted.iter())
+        .filter(|p| p.loop_info().is_some())
+        .map(|p| p.seconds)
+        .sum();
+    assert!(in_loop > 0.8 * all, "{in_loop} of {all} s: {points:#?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -78,8 +78,10 @@ pub(super) extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
     let loops = LOOPS.get().is_some();
     let d = decode(tb, n, loops);
     let counts = sparse(&d.block);
+    let host = host_address(tb, n);
+    tally().guest_at(d.first_ip, host);
     let id = tally().block(crate::sites::Block {
-        host_address: host_address(tb, n),
+        host_address: host,
         map: None,
         counts: counts.clone(),
         size: d.end_ip - d.first_ip,

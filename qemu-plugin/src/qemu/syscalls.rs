@@ -34,6 +34,13 @@ pub(super) extern "C" fn on_syscall(
     if protocol::REMAPS.contains(&num) {
         tally().remapped();
     }
+    // Anonymous mappings as the guest makes them (a JIT's code is found
+    // from its own mapping's start).
+    match num {
+        protocol::MMAP if a4 & protocol::MAP_ANONYMOUS != 0 => tally().mmap_anonymous(vcpu, region),
+        protocol::MUNMAP => tally().munmap(op, region),
+        _ => {}
+    }
     if waits(num, op) {
         // A thread seen first here (inline-counted code) counts as live.
         mine(vcpu);
@@ -59,6 +66,9 @@ pub(super) extern "C" fn on_syscall(
 }
 
 pub(super) extern "C" fn on_syscall_return(_id: PluginId, vcpu: c_uint, num: i64, ret: i64) {
+    if num == protocol::MMAP {
+        tally().mmap_returned(vcpu, ret);
+    }
     if waited(num) {
         WAITS.back();
     }
