@@ -587,3 +587,106 @@ fn an_mpi_programs_ranks_are_drawn_on_request_and_listed_in_the_report() {
     // Rank 1's runtime share of its Q: 2e9 of 4e9.
     assert!(section.contains(">50%<"), "{section}");
 }
+
+/// `carmbench ARGS` in `dir` with the system's fonts hidden (a mount
+/// namespace with an empty `/usr/share/fonts`); `None` (said in a line,
+/// failed under CI) where this machine makes no namespace.
+fn without_fonts(dir: &Path, args: &[&str]) -> Option<std::process::Output> {
+    let hide = "mount -t tmpfs none /usr/share/fonts && exec \"$@\"";
+    let ns = std::process::Command::new("unshare")
+        .args(["-rm", "sh", "-c", hide, "sh", "true"])
+        .output();
+    if !ns.is_ok_and(|o| o.status.success()) {
+        assert!(
+            !crate::common::parts::under_ci(),
+            "unshare -rm: no namespace under CI"
+        );
+        println!("skipped: no user and mount namespace here (unshare -rm) to hide the fonts");
+        return None;
+    }
+    let o = std::process::Command::new("unshare")
+        .args([
+            "-rm",
+            "sh",
+            "-c",
+            hide,
+            "sh",
+            env!("CARGO_BIN_EXE_carmbench"),
+        ])
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CARMBENCH_FONT")
+        .output()
+        .unwrap();
+    Some(o)
+}
+
+#[test]
+fn charts_and_curves_are_drawn_with_their_text_where_no_font_is_installed() {
+    let dir = tmpdir("no-fonts");
+    let vm = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/emr-xeon-16vcpu-vm.yaml");
+    let vm = vm.to_str().unwrap();
+    for (args, file) in [
+        (vec!["plot", vm, "-o", "c.svg"], "c.svg"),
+        (vec!["plot", vm, "-o", "c.png"], "c.png"),
+        (vec!["plot", vm, "--curve", "-o", "cu.svg"], "cu.svg"),
+        (vec!["plot", vm, "--curve", "-o", "cu.png"], "cu.png"),
+    ] {
+        let Some(o) = without_fonts(&dir, &args) else {
+            return;
+        };
+        success(&o);
+        assert!(dir.join(file).exists(), "{file}: {}", stderr(&o));
+    }
+    let svg = std::fs::read_to_string(dir.join("c.svg")).unwrap();
+    assert!(
+        svg.contains("<text") && svg.contains("L1"),
+        "no text in the SVG"
+    );
+    // The PNG's text is the carried font's: the same pixels as with that
+    // file named, others with another font.
+    let carried = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/fonts/DejaVuSans.ttf");
+    let bold = dir.join("bold.ttf");
+    let base = carmbench::chart::font::CANDIDATES[0].replace(".ttf", "-Bold.ttf");
+    for (font, png, same) in [
+        (carried, "named.png", true),
+        (bold.clone(), "bold.png", false),
+    ] {
+        if !same && std::fs::copy(&base, &bold).is_err() {
+            continue;
+        }
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_carmbench"))
+            .args(["plot", vm, "-o", png])
+            .env("CARMBENCH_FONT", &font)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        success(&o);
+        let a = std::fs::read(dir.join("c.png")).unwrap();
+        assert_eq!(a == std::fs::read(dir.join(png)).unwrap(), same, "{png}");
+    }
+    // `run` writes its charts and curve too.
+    let run = [
+        "run",
+        "--quick",
+        "--isa",
+        "scalar",
+        "--levels",
+        "L1",
+        "--mixes",
+        "load",
+        "--ops",
+        "add",
+        "--precision",
+        "dp",
+        "--threads",
+        "1",
+        "-o",
+        "r",
+    ];
+    success(&without_fonts(&dir, &run).unwrap());
+    for f in ["carm.svg", "carm.png", "carm-curve.svg", "carm-curve.png"] {
+        assert!(dir.join("r").join(f).exists(), "{f}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

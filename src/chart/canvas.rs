@@ -88,8 +88,8 @@ pub(crate) fn dash(series: usize) -> &'static [u32] {
 }
 
 /// Draw into `path`, SVG or PNG by its extension: `$draw` is called with
-/// the root drawing area of the chosen backend. PNG text needs a font
-/// ([`font::ensure`]); SVG text works without one. The chart is drawn into
+/// the root drawing area of the chosen backend. Text is laid out and drawn
+/// with [`font::ensure`]'s font. The chart is drawn into
 /// a temporary file beside `path` and renamed over it, so a chart already
 /// there is replaced whole or not at all.
 macro_rules! draw_to_file {
@@ -113,7 +113,7 @@ macro_rules! draw_to_file {
         ));
         let drawn = match ext.as_deref() {
             Some("svg") => {
-                let _ = crate::chart::font::ensure();
+                crate::chart::font::ensure()?;
                 let $root = plotters::prelude::SVGBackend::new(&tmp, $size).into_drawing_area();
                 $draw.map_err(err)?;
                 $root.present().map_err(|e| err(e.to_string()))
@@ -169,8 +169,8 @@ pub(crate) fn svg_with_tips(
     what: &str,
     draw: impl FnOnce(&DrawingArea<SVGBackend, Shift>) -> std::result::Result<Vec<Tip>, String>,
 ) -> Result<String> {
-    // Laid out with the font PNG uses when there is one.
-    let _ = font::ensure();
+    // Laid out with the font PNG uses.
+    font::ensure()?;
     let err = |e: String| Error::Io(format!("cannot draw {what}: {e}"));
     let mut out = String::new();
     let tips = {
