@@ -2,7 +2,7 @@
 
 use crate::common::*;
 
-use carmbench::compare::{self, machine_roofs, ridges};
+use carmbench::compare::{self, Threads, machine_roofs, ridges};
 use carmbench::machine::Level;
 use carmbench::machine::isa::Isa;
 use carmbench::results::{self, Document};
@@ -45,26 +45,28 @@ fn roofs_match_across_machines_with_ratios_and_missing_ones_kept() {
     assert!(!l1.contains("missing"), "{l1}");
     // Each file's widest ISA.
     let rows = compare::match_roofs(&[&z, &b], true);
-    let row = |thr: usize, label: &str| {
+    let row = |thr: Threads, label: &str| {
         rows.iter()
             .find(|r| r.key.threads == thr && r.key.label() == label)
             .unwrap()
     };
-    let l1 = row(1, "L1 2ld1st");
+    let l1 = row(Threads::One, "L1 2ld1st");
     let (a, c) = (l1.cells[0].unwrap(), l1.cells[1].unwrap());
     assert_eq!((a.isa, c.isa), (Isa::Avx512, Isa::Avx2));
     assert_eq!(a.ratio, Some(1.0));
     assert!((c.ratio.unwrap() - c.value / a.value).abs() < 1e-12);
     // The extra level of one machine is shown, missing in the other.
-    let l4 = row(1, "L4 load");
+    let l4 = row(Threads::One, "L4 load");
     assert!(l4.cells[0].is_none() && l4.cells[1].is_some() && l4.cells[1].unwrap().ratio.is_none());
-    // Thread counts only one machine ran.
-    assert!(row(2, "fma dp").cells[1].is_none());
-    assert!(row(4, "fma dp").cells[0].is_none());
+    // Each machine's all-core roofs side by side (2 and 4 threads).
+    let all = row(Threads::All, "fma dp");
+    let (a, c) = (all.cells[0].unwrap(), all.cells[1].unwrap());
+    assert_eq!((a.threads, c.threads), (2, 4));
+    assert_eq!(c.per_thread(), c.value / 4.0);
     // Hierarchy order: L1 before L4 before DRAM.
     let pos = |l: &str| {
         rows.iter()
-            .position(|r| r.key.threads == 1 && r.key.label() == l)
+            .position(|r| r.key.threads == Threads::One && r.key.label() == l)
             .unwrap()
     };
     assert!(pos("L1 load") < pos("L4 load") && pos("L4 load") < pos("DRAM load"));
@@ -227,4 +229,38 @@ fn files_it_cannot_read_are_refused() {
     let out = carmbench(&["compare", ZEN5]);
     assert_eq!(out.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn machines_of_different_sizes_show_their_all_core_roofs_side_by_side() {
+    let fixture = |f: &str| format!("{}/tests/fixtures/{f}", env!("CARGO_MANIFEST_DIR"));
+    let (two, vm) = (
+        fixture("emr-xeon-2core-int.yaml"),
+        fixture("emr-xeon-16vcpu-vm.yaml"),
+    );
+    let out = success(&carmbench(&["compare", &two, &vm]));
+    // Both named as sold, with their core family and all-core thread count.
+    let heads: Vec<&str> = out.lines().take(2).collect();
+    for (h, n) in heads.iter().zip([2, 16]) {
+        assert!(h.contains("Emerald Rapids, sapphire_rapids cores"), "{h}");
+        assert!(h.contains(&format!("all = {n} thread(s)")), "{h}");
+    }
+    // Every all-core row has both machines' values, and their ratio.
+    let all: Vec<&str> = out.lines().filter(|l| l.starts_with("all ")).collect();
+    assert!(all.len() >= 20, "{out}");
+    for l in &all {
+        assert!(!l.contains("missing"), "{l}");
+    }
+    let fma = all.iter().find(|l| l.contains("fma dp")).unwrap();
+    let v: Vec<f64> = fma
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    // [1] value, per thread, per cycle, ratio; [2] the same.
+    assert_eq!(v.len(), 8, "{fma}");
+    assert!(
+        (v[1] - v[0] / 2.0).abs() < 0.1 && (v[5] - v[4] / 16.0).abs() < 0.1,
+        "{fma}"
+    );
+    assert!((v[7] - v[4] / v[0]).abs() < 0.01, "{fma}");
 }

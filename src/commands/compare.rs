@@ -118,6 +118,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
             "the files share no ISA: each is compared at its widest ISA (as with --best-isa)"
         );
     }
+    let about: Vec<String> = refs.iter().map(|d| compare::about(d)).collect();
     let rows = compare::match_roofs(&refs, best_isa);
     let ridges = compare::ridge_table(&names, &refs);
     if a.quadrant {
@@ -125,6 +126,7 @@ pub fn run(a: &CompareArgs) -> Result<()> {
     }
     let table = Comparison {
         names: &names,
+        about: &about,
         rows: &rows,
         ridges: &ridges,
     };

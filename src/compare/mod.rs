@@ -19,12 +19,46 @@ use crate::roofline;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+/// The threads of a roof across files: one, a count, or all a machine has
+/// (each file's most), so that machines of different sizes line up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Threads {
+    /// One thread.
+    One,
+    /// This many, neither one nor the file's most.
+    Count(usize),
+    /// The file's most: its all-core roofs.
+    All,
+}
+
+impl Threads {
+    /// The class of `threads` in a file whose most is `most`.
+    pub fn of(threads: usize, most: usize) -> Threads {
+        match threads {
+            1 => Threads::One,
+            t if t == most => Threads::All,
+            t => Threads::Count(t),
+        }
+    }
+}
+
+impl fmt::Display for Threads {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Threads::One => write!(f, "1"),
+            Threads::Count(n) => write!(f, "{n}"),
+            Threads::All => write!(f, "all"),
+        }
+    }
+}
+
 /// What identifies a roof across files; orders as the tables list roofs:
 /// threads, ISA, bandwidth by level before compute, mix, op, precision.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct RoofKey {
     /// Threads.
-    pub threads: usize,
+    pub threads: Threads,
     /// ISA (None: each file's widest, see [`match_roofs`]).
     pub isa: Option<Isa>,
     /// Bandwidth (0) before compute (1).
@@ -40,10 +74,10 @@ pub struct RoofKey {
 }
 
 impl RoofKey {
-    /// The key of a roof.
-    pub fn of(r: &Roof) -> Self {
+    /// The key of a roof of a file whose most threads are `most`.
+    pub fn of(r: &Roof, most: usize) -> Self {
         RoofKey {
-            threads: r.threads,
+            threads: Threads::of(r.threads, most),
             isa: Some(r.isa),
             kind_order: if r.kind == Kind::Bandwidth { 0 } else { 1 },
             level: r.level,
@@ -84,6 +118,15 @@ pub struct Cell {
     pub ratio: Option<f64>,
     /// ISA of the roof.
     pub isa: Isa,
+    /// Its threads.
+    pub threads: usize,
+}
+
+impl Cell {
+    /// Its value per thread (per core, one thread a core).
+    pub fn per_thread(&self) -> f64 {
+        self.value / self.threads.max(1) as f64
+    }
 }
 
 /// A roof across files; a file without it has None.
@@ -114,6 +157,13 @@ impl Row {
     }
 }
 
+/// A file's machine for a comparison's header: its CPU as sold, and the
+/// threads its all-core roofs ("all") were measured with.
+pub fn about(doc: &Document) -> String {
+    let most = doc.thread_counts().last().copied().unwrap_or(1);
+    format!("{}; all = {most} thread(s)", doc.cpu_title())
+}
+
 /// Whether some ISA has roofs in every file (if not, matching by ISA would
 /// leave every row with one file only).
 pub fn share_an_isa(docs: &[&Document]) -> bool {
@@ -128,30 +178,31 @@ pub fn share_an_isa(docs: &[&Document]) -> bool {
 }
 
 /// Every roof present in any file, matched by kind, level, mix, op, ISA,
-/// precision and threads; roofs missing from a file are kept as None. With
-/// `best_isa`, each file contributes only its widest ISA's roofs and the ISA
-/// is left out of the match (machines with different ISAs line up).
+/// precision and threads (one, each file's most as "all", or a count
+/// between); roofs missing from a file are kept as None. With `best_isa`,
+/// each file contributes only its widest ISA's roofs and the ISA is left out
+/// of the match (machines with different ISAs line up).
 pub fn match_roofs(docs: &[&Document], best_isa: bool) -> Vec<Row> {
-    let key_of = |r: &Roof| {
-        let mut k = RoofKey::of(r);
+    let key_of = |r: &Roof, most: usize| {
+        let mut k = RoofKey::of(r, most);
         if best_isa {
             k.isa = None;
         }
         k
     };
-    let roofs: Vec<Vec<&Roof>> = docs
+    let roofs: Vec<Vec<(&Roof, RoofKey)>> = docs
         .iter()
         .map(|d| {
             let widest = d.roofs.iter().map(|r| r.isa).max();
-            d.roofs
-                .iter()
+            let most = d.thread_counts().last().copied().unwrap_or(1);
+            (d.roofs.iter())
                 .filter(|r| !best_isa || Some(r.isa) == widest)
+                .map(|r| (r, key_of(r, most)))
                 .collect()
         })
         .collect();
-    let mut keys: Vec<RoofKey> = roofs
-        .iter()
-        .flat_map(|rs| rs.iter().map(|r| key_of(r)))
+    let mut keys: Vec<RoofKey> = (roofs.iter())
+        .flat_map(|rs| rs.iter().map(|(_, k)| k.clone()))
         .collect();
     keys.sort();
     keys.dedup();
@@ -159,7 +210,7 @@ pub fn match_roofs(docs: &[&Document], best_isa: bool) -> Vec<Row> {
         .map(|key| {
             let vals: Vec<Option<&Roof>> = roofs
                 .iter()
-                .map(|rs| rs.iter().copied().find(|r| key_of(r) == key))
+                .map(|rs| rs.iter().find(|(_, k)| *k == key).map(|(r, _)| *r))
                 .collect();
             let first = vals.first().copied().flatten().map(Roof::value);
             let cells = vals
@@ -170,6 +221,7 @@ pub fn match_roofs(docs: &[&Document], best_isa: bool) -> Vec<Row> {
                         per_cycle: r.per_cycle,
                         ratio: first.filter(|f| *f > 0.0).map(|f| r.value() / f),
                         isa: r.isa,
+                        threads: r.threads,
                     })
                 })
                 .collect();

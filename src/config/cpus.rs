@@ -27,6 +27,10 @@ pub struct Cpu {
     /// Inclusive model ranges.
     #[serde(default)]
     pub model_ranges: Vec<[u32; 2]>,
+    /// The name each model is sold under, where the models of one core
+    /// family are different products (Sapphire and Emerald Rapids).
+    #[serde(default)]
+    pub sold_as: std::collections::BTreeMap<u32, String>,
 }
 
 #[derive(Deserialize)]
@@ -61,6 +65,12 @@ impl Cpu {
         }
         .matches(id)
     }
+}
+
+/// The name `id` is sold under, where the table gives one.
+pub fn sold_as(id: &CpuId) -> Option<&'static str> {
+    let c = all().iter().find(|c| c.matches(id))?;
+    c.sold_as.get(&id.model).map(String::as_str)
 }
 
 /// Whether the CPU named `name` covers `id` (an unknown name covers none).

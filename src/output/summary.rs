@@ -20,10 +20,8 @@ pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
         s,
         "{} | {} | clock {:.2} GHz ({} {:.2} GHz){}",
         doc.cpu_name(),
-        doc.machine
-            .microarchitecture
-            .as_deref()
-            .unwrap_or("unknown microarchitecture"),
+        doc.family()
+            .unwrap_or_else(|| "unknown microarchitecture".into()),
         c.core_ghz(),
         doc.machine.isa.counter_name(),
         doc.machine.clock.tsc_ghz,

@@ -77,11 +77,13 @@ fn comparison(docs: &[(String, Document)]) -> String {
     let refs: Vec<&Document> = docs.iter().map(|(_, d)| d).collect();
     let names: Vec<String> = docs.iter().map(|(n, _)| n.clone()).collect();
     let best_isa = !compare::share_an_isa(&refs);
+    let about: Vec<String> = refs.iter().map(|d| compare::about(d)).collect();
     let rows = compare::match_roofs(&refs, best_isa);
     let ridges = compare::ridge_table(&names, &refs);
     render(
         &Comparison {
             names: &names,
+            about: &about,
             rows: &rows,
             ridges: &ridges,
         },

@@ -468,12 +468,19 @@ impl Document {
         format!(
             "{}{}",
             self.cpu_name(),
-            self.machine
-                .microarchitecture
-                .as_deref()
-                .map(|u| format!(" ({u})"))
-                .unwrap_or_default()
+            self.family().map(|u| format!(" ({u})")).unwrap_or_default()
         )
+    }
+
+    /// "Emerald Rapids, sapphire_rapids cores": the name the CPU is sold
+    /// under with its core family, or the core family alone.
+    pub fn family(&self) -> Option<String> {
+        let arch = self.machine.microarchitecture.as_deref();
+        match (crate::config::cpus::sold_as(&self.machine.cpuid), arch) {
+            (Some(s), Some(a)) => Some(format!("{s}, {a} cores")),
+            (Some(s), None) => Some(s.to_string()),
+            (None, a) => a.map(String::from),
+        }
     }
 
     /// The CPU model, or "unknown CPU".

@@ -7,7 +7,7 @@ pub(super) fn render(c: &Comparison) -> String {
     let mut s = String::new();
     let _ = write!(s, "threads,isa,roof,unit");
     for n in c.names {
-        let _ = write!(s, ",{n} value,{n} per_cycle,{n} ratio");
+        let _ = write!(s, ",{n} value,{n} per_thread,{n} per_cycle,{n} ratio");
     }
     s.push('\n');
     for r in c.rows {

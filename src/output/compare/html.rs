@@ -9,7 +9,7 @@ pub(super) fn render(c: &Comparison) -> String {
             table.compare {
                 thead { tr {
                     th { "Threads" } th { "ISA" } th { "Roof" } th { "Unit" }
-                    @for n in c.names { th { (n) } th { "per cycle" } th { "ratio" } }
+                    @for n in c.names { th { (n) } th { "per thread" } th { "per cycle" } th { "ratio" } }
                 } }
                 tbody {
                     @for r in c.rows {

@@ -7,6 +7,7 @@ use serde::Serialize;
 #[derive(Serialize)]
 struct Out<'a> {
     files: &'a [String],
+    machines: &'a [String],
     roofs: &'a [Row],
     ridges: &'a [RidgeTable],
 }
@@ -14,6 +15,7 @@ struct Out<'a> {
 pub(super) fn render(c: &Comparison) -> String {
     serde_json::to_string_pretty(&Out {
         files: c.names,
+        machines: c.about,
         roofs: c.rows,
         ridges: c.ridges,
     })

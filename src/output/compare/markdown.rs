@@ -8,11 +8,11 @@ pub(super) fn render(c: &Comparison) -> String {
     let mut s = String::new();
     let _ = write!(s, "| threads | ISA | roof | unit |");
     for n in c.names {
-        let _ = write!(s, " {} | per cycle | ratio |", escape(n));
+        let _ = write!(s, " {} | per thread | per cycle | ratio |", escape(n));
     }
     let _ = write!(s, "\n|---|---|---|---|");
     for _ in c.names {
-        s.push_str("---:|---:|---:|");
+        s.push_str("---:|---:|---:|---:|");
     }
     s.push('\n');
     for r in c.rows {

@@ -14,6 +14,8 @@ use crate::compare::{Cell, RidgeTable, Row};
 pub struct Comparison<'a> {
     /// The files' short names, in order.
     pub names: &'a [String],
+    /// Each file's machine ([`crate::compare::about`]).
+    pub about: &'a [String],
     /// The roofs across the files.
     pub rows: &'a [Row],
     /// The ridges per thread count.
@@ -46,12 +48,13 @@ pub fn render(c: &Comparison, format: CompareFormat) -> String {
     }
 }
 
-/// A cell as text: value, per cycle, ratio ("missing" where the file lacks
-/// the roof; the first file's ratio is 1).
-fn cell_text(c: &Option<Cell>, first: bool) -> [String; 3] {
+/// A cell as text: value, per thread, per cycle, ratio ("missing" where
+/// the file lacks the roof; the first file's ratio is 1).
+fn cell_text(c: &Option<Cell>, first: bool) -> [String; 4] {
     match c {
         Some(c) => [
             format!("{:.1}", c.value),
+            format!("{:.1}", c.per_thread()),
             format!("{:.2}", c.per_cycle),
             if first {
                 "1.00".into()
@@ -59,13 +62,13 @@ fn cell_text(c: &Option<Cell>, first: bool) -> [String; 3] {
                 c.ratio.map_or("-".into(), |r| format!("{r:.2}"))
             },
         ],
-        None => ["missing".into(), "-".into(), "-".into()],
+        None => ["missing".into(), "-".into(), "-".into(), "-".into()],
     }
 }
 
-/// A row as text: threads, ISA, roof, unit; then value, per cycle and
-/// ratio per file. Each format lays these out its own way.
-fn row_text(r: &Row) -> ([String; 4], Vec<[String; 3]>) {
+/// A row as text: threads, ISA, roof, unit; then value, per thread, per
+/// cycle and ratio per file. Each format lays these out its own way.
+fn row_text(r: &Row) -> ([String; 4], Vec<[String; 4]>) {
     (
         [
             r.key.threads.to_string(),

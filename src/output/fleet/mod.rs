@@ -112,11 +112,13 @@ pub fn compared(f: &Fleet, nodes: &[NodeResult], format: FleetFormat) -> Vec<(St
             let pair = f.slowest_pair(g, nodes)?;
             let names: Vec<String> = pair.iter().map(|p| p.0.clone()).collect();
             let docs: Vec<&crate::results::Document> = pair.iter().map(|p| p.1).collect();
+            let about: Vec<String> = docs.iter().map(|d| compare::about(d)).collect();
             let rows = compare::match_roofs(&docs, false);
             let ridges = compare::ridge_table(&names, &docs);
             let table = super::compare::render(
                 &Comparison {
                     names: &names,
+                    about: &about,
                     rows: &rows,
                     ridges: &ridges,
                 },
