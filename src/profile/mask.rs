@@ -17,6 +17,10 @@ static ORIGINAL: OnceLock<libc::sigset_t> = OnceLock::new();
 /// Set once carmbench stops on a signal.
 static STOPPING: AtomicBool = AtomicBool::new(false);
 
+/// Set in an MPI rank's wrapper, which never stops on a signal before its
+/// record is written: a run a signal ended does not wait for it.
+static WRAPPER: AtomicBool = AtomicBool::new(false);
+
 /// How long a run a signal ended waits for carmbench to take that signal:
 /// the terminal sends it to both at once.
 const GRACE: Duration = Duration::from_millis(500);
@@ -42,6 +46,11 @@ pub fn restore_in(cmd: &mut Command) {
     }
 }
 
+/// This process is a rank's wrapper: see [`WRAPPER`].
+pub fn wrapper() {
+    WRAPPER.store(true, Ordering::SeqCst);
+}
+
 /// Carmbench is stopping on a signal.
 pub fn stopping() {
     STOPPING.store(true, Ordering::SeqCst);
@@ -54,6 +63,9 @@ pub fn wait_if_stopping(status: &ExitStatus) {
     let Some(s) = status.signal() else {
         return;
     };
+    if WRAPPER.load(Ordering::SeqCst) {
+        return;
+    }
     if ![libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGKILL].contains(&s) {
         return;
     }

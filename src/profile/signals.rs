@@ -64,6 +64,7 @@ pub fn catch() {
 /// [`exit_if_stopped`] exits once the rank's record is written.
 pub fn catch_for_rank(rank: u32) {
     let _ = RANK.set(rank);
+    super::mask::wrapper();
     catch();
 }
 
