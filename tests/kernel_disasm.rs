@@ -176,6 +176,15 @@ fn count_integer(c: &mut Counts, m: &str, operands: &str) -> bool {
     if !(vector || gpr) {
         return false;
     }
+    // Golden Cove's renamer adds and subtracts immediates to 64-bit
+    // registers itself: such an op would use no ALU.
+    let src = operands.split(',').nth(1).unwrap_or("").trim();
+    let immediate = src.starts_with("0x") || src.parse::<i64>().is_ok();
+    let gpr64 = dst.starts_with('r') && !dst.ends_with(['d', 'w', 'b']);
+    assert!(
+        !(matches!(m, "add" | "sub") && immediate && gpr64),
+        "{m} {operands}: an immediate added to a 64-bit register needs no ALU on Golden Cove"
+    );
     c.precisions.push('q');
     c.fp_widths
         .push(if vector { reg_width(operands) } else { 8 });
@@ -612,6 +621,27 @@ fn a_stride_that_differs_from_the_declaration_fails() {
     add.operands = "r10,0x400".into();
     let r = std::panic::catch_unwind(|| check_validation(&v.decl, &insns));
     assert!(r.is_err(), "a validation kernel's doubled stride must fail");
+}
+
+#[test]
+fn an_alu_op_the_renamer_does_itself_fails() {
+    let insn = |m: &str, o: &str| Insn {
+        addr: 0,
+        mnemonic: m.into(),
+        operands: o.into(),
+    };
+    // Counted: a 32-bit subtract, a 64-bit xor, a register add.
+    let c = count(
+        &[
+            insn("sub", "eax,0x33"),
+            insn("xor", "rax,0x22"),
+            insn("add", "rdi,rdi"),
+        ],
+        true,
+    );
+    assert_eq!((c.adds, c.alus), (1, 2));
+    let r = std::panic::catch_unwind(|| count(&[insn("sub", "rax,0x33")], true));
+    assert!(r.is_err(), "sub rax, 0x33 must fail");
 }
 
 #[test]
