@@ -324,3 +324,60 @@ fn results_load_refuses_other_schemas_and_empty_files() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A cgroup of its own with a quota of one CPU (v1's cpu controller, else
+/// v2's), for `sh -c` to join; `None` where the tests cannot make one.
+fn one_cpu_cgroup(tag: &str) -> Option<std::path::PathBuf> {
+    let v1 = Path::new("/sys/fs/cgroup/cpu");
+    let v2 = Path::new("/sys/fs/cgroup");
+    let name = format!("carmbench-{tag}-{}", std::process::id());
+    if v1.join("cpu.cfs_quota_us").exists() {
+        let g = v1.join(&name);
+        std::fs::create_dir(&g).ok()?;
+        std::fs::write(g.join("cpu.cfs_period_us"), "100000").ok()?;
+        std::fs::write(g.join("cpu.cfs_quota_us"), "100000").ok()?;
+        return Some(g);
+    }
+    let controllers = std::fs::read_to_string(v2.join("cgroup.subtree_control")).ok()?;
+    if !controllers.split_whitespace().any(|c| c == "cpu") {
+        return None;
+    }
+    let g = v2.join(&name);
+    std::fs::create_dir(&g).ok()?;
+    std::fs::write(g.join("cpu.max"), "100000 100000").ok()?;
+    Some(g)
+}
+
+#[test]
+fn under_a_quota_of_one_cpu_two_threads_are_said_to_get_one_cores_worth() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let Some(g) = (cores >= 2).then(|| one_cpu_cgroup("quota")).flatten() else {
+        // A cgroup of one's own needs root and a writable cpu controller.
+        println!("skipped: no cgroup with a CPU quota can be made here (root, cpu controller)");
+        return;
+    };
+    let dir = tmpdir("quota");
+    let line = format!(
+        "echo $$ > '{}/cgroup.procs' && exec '{}' run --quick --isa scalar --levels L1 --mixes load --ops add --precision dp --threads 1,2 -o '{}'",
+        g.display(),
+        env!("CARGO_BIN_EXE_carmbench"),
+        dir.display()
+    );
+    let out = std::process::Command::new("sh")
+        .args(["-c", &line])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir(&g);
+    let stdout = success(&out);
+    assert!(
+        stdout.contains("2 threads get 1.0 cores' worth (the CPU quota"),
+        "{stdout}"
+    );
+    let doc = results::load(&dir.join("carm.yaml")).unwrap();
+    let e = doc
+        .machine
+        .effective_cores
+        .expect("the cores' worth recorded");
+    assert_eq!((e.threads, e.cores), (2, 1.0));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -11,6 +11,7 @@
 pub mod cpuid;
 pub mod isa;
 pub mod level;
+pub mod quota;
 pub mod sizing;
 
 pub use level::{Level, Scope};

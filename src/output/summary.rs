@@ -31,6 +31,9 @@ pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
             ""
         }
     );
+    if let Some(e) = &doc.machine.effective_cores {
+        let _ = writeln!(s, "{}", e.sentence());
+    }
     let _ = writeln!(
         s,
         "bandwidths count the bytes the cores request (loads + stores), not write-allocate traffic"

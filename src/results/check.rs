@@ -229,6 +229,10 @@ pub fn results(d: &Document, doc: &str) -> Result<()> {
         d.machine.clock.measured.core_ghz(),
     )?;
     m.non_negative("clock.tsc_ghz", d.machine.clock.tsc_ghz)?;
+    if let Some(e) = &d.machine.effective_cores {
+        m.at_least("effective_cores.threads", e.threads as u64, 2)?;
+        m.positive("effective_cores.cores", e.cores)?;
+    }
     let p = Entry::new(doc, "plan", RESULTS_FIX);
     for &t in &d.plan.threads {
         p.at_least("threads", t as u64, 1)?;

@@ -5,6 +5,7 @@
 
 pub mod assemble;
 pub mod cost;
+pub mod effective;
 pub mod plan;
 pub mod plateau;
 pub mod remeasure;

@@ -158,10 +158,21 @@ pub fn run(a: &PlanArgs, dir: &Path, format: DocFormat) -> Result<Done> {
     let bar = campaign::progress(steps.sum(), "");
     let mut rig = Cores::new(&machine.core_first_pu);
     let measured = roofs::measure_all(&mut rig, &todo, settings, uarch.as_ref(), &bar)?;
+    bar.finish_and_clear();
+    let effective = match interrupt::requested() {
+        true => None,
+        false => {
+            let quota = crate::machine::quota::cpu_quota();
+            roofs::effective::find(&mut rig, &todo, &measured.roofs, quota, settings)?
+        }
+    };
     // Its buffers go back before validation makes its own.
     drop(rig);
-    bar.finish_and_clear();
     doc.roofs = measured.roofs;
+    if let Some(e) = &effective {
+        roofs::effective::apply(&mut doc.roofs, e);
+    }
+    doc.machine.effective_cores = effective;
     doc.curves = measured.curves;
     let mut validation = None;
     let mut roofs_saved = false;
