@@ -11,14 +11,12 @@ use std::fmt::Write as _;
 /// Flags explained under the table when a roof carries them.
 const EXPLAINED: [Flag; 3] = [Flag::SharedCore, Flag::Steal, Flag::MemoryCapped];
 
-/// The summary of `doc`; `skipped` are kernels of the plan this CPU cannot
-/// run.
-pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
-    let mut s = String::new();
+/// The machine's line, and what it gives its threads when that is fewer
+/// cores than threads.
+fn head(doc: &Document) -> String {
     let c = &doc.machine.clock.measured;
-    let _ = writeln!(
-        s,
-        "{} | {} | clock {:.2} GHz ({} {:.2} GHz){}",
+    let mut s = format!(
+        "{} | {} | clock {:.2} GHz ({} {:.2} GHz){}\n",
         doc.cpu_name(),
         doc.family()
             .unwrap_or_else(|| "unknown microarchitecture".into()),
@@ -34,6 +32,13 @@ pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
     if let Some(e) = &doc.machine.effective_cores {
         let _ = writeln!(s, "{}", e.sentence());
     }
+    s
+}
+
+/// The summary of `doc`; `skipped` are kernels of the plan this CPU cannot
+/// run.
+pub fn summary(doc: &Document, skipped: &[&Kernel]) -> String {
+    let mut s = head(doc);
     let _ = writeln!(
         s,
         "bandwidths count the bytes the cores request (loads + stores), not write-allocate traffic"
