@@ -46,7 +46,7 @@ pub fn restore_in(cmd: &mut Command) {
     }
 }
 
-/// This process is a rank's wrapper: see [`WRAPPER`].
+/// This process is a rank's wrapper: a run a signal ended does not wait.
 pub fn wrapper() {
     WRAPPER.store(true, Ordering::SeqCst);
 }
