@@ -60,6 +60,24 @@ fn s02_a_program_starts_with_the_signal_mask_it_would_have_had() {
     let out = manual(&dir, &[exe.to_str().unwrap(), f.to_str().unwrap()]);
     success(&out);
     assert_eq!(states(&f), alone, "natively under carmbench");
+    // Started by a parent that ignores SIGPIPE and SIGHUP (as nohup does).
+    let ignoring = |cmd: &str| {
+        let line = format!("trap '' PIPE HUP; exec {cmd} '{}'", f.display());
+        let st = Command::new("sh")
+            .args(["-c", &line])
+            .current_dir(&dir)
+            .status();
+        assert!(st.unwrap().success());
+        states(&f)
+    };
+    let alone = ignoring(&format!("'{}'", exe.display()));
+    assert!(alone[0].contains("ignored=HUP,PIPE,"), "{alone:?}");
+    let under = format!(
+        "'{}' profile --flops 1e6 --bytes 1e6 -- '{}'",
+        env!("CARGO_BIN_EXE_carmbench"),
+        exe.display()
+    );
+    assert_eq!(ignoring(&under), alone, "under carmbench, from that parent");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

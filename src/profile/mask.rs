@@ -30,17 +30,44 @@ pub fn keep_original(mask: libc::sigset_t) {
     let _ = ORIGINAL.set(mask);
 }
 
+/// Whether carmbench was started with SIGPIPE ignored (by `nohup`'s kind
+/// of parent): read before the standard library ignores it in carmbench,
+/// which then sets it back to its default in every child.
+static PIPE_IGNORED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn read_pipe_disposition() {
+    // SAFETY: sigaction only reads the disposition into `old`.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(libc::SIGPIPE, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_IGN
+        {
+            PIPE_IGNORED.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Run before `main`, so before the standard library's start-up code.
+#[used]
+#[unsafe(link_section = ".init_array")]
+static READ_PIPE_DISPOSITION: extern "C" fn() = read_pipe_disposition;
+
 /// The program `cmd` starts gets the mask carmbench was started with (the
-/// one it has when carmbench took no signals).
+/// one it has when carmbench took no signals), and SIGPIPE ignored when
+/// carmbench was started so.
 pub fn restore_in(cmd: &mut Command) {
-    let Some(mask) = ORIGINAL.get().copied() else {
-        return;
-    };
-    // SAFETY: sigprocmask is async-signal-safe, as the child between fork
-    // and exec needs.
+    let mask = ORIGINAL.get().copied();
+    let ignore_pipe = PIPE_IGNORED.load(Ordering::SeqCst);
+    // SAFETY: sigprocmask and signal are async-signal-safe, as the child
+    // between fork and exec needs.
     unsafe {
         cmd.pre_exec(move || {
-            libc::sigprocmask(libc::SIG_SETMASK, &mask, std::ptr::null_mut());
+            if let Some(mask) = &mask {
+                libc::sigprocmask(libc::SIG_SETMASK, mask, std::ptr::null_mut());
+            }
+            if ignore_pipe {
+                libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+            }
             Ok(())
         });
     }
