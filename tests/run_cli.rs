@@ -326,8 +326,19 @@ fn results_load_refuses_other_schemas_and_empty_files() {
 }
 
 /// A cgroup of its own with a quota of one CPU (v1's cpu controller, else
-/// v2's), for `sh -c` to join; `None` where the tests cannot make one.
+/// v2's) that a shell can join; `None` where the tests cannot make one.
 fn one_cpu_cgroup(tag: &str) -> Option<std::path::PathBuf> {
+    let g = cgroup_with_quota(tag)?;
+    let join = format!("echo $$ > '{}/cgroup.procs'", g.display());
+    let joined = Command::new("sh").args(["-c", &join]).status();
+    if !joined.is_ok_and(|s| s.success()) {
+        let _ = std::fs::remove_dir(&g);
+        return None;
+    }
+    Some(g)
+}
+
+fn cgroup_with_quota(tag: &str) -> Option<std::path::PathBuf> {
     let v1 = Path::new("/sys/fs/cgroup/cpu");
     let v2 = Path::new("/sys/fs/cgroup");
     let name = format!("carmbench-{tag}-{}", std::process::id());
