@@ -589,8 +589,9 @@ fn an_mpi_programs_ranks_are_drawn_on_request_and_listed_in_the_report() {
 }
 
 /// `carmbench ARGS` in `dir` with the system's fonts hidden (a mount
-/// namespace with an empty `/usr/share/fonts`); `None` (said in a line,
-/// failed under CI) where this machine makes no namespace.
+/// namespace with an empty `/usr/share/fonts`); `None` (said in a line)
+/// where this machine makes no namespace: it needs root or user
+/// namespaces, which no package brings.
 fn without_fonts(dir: &Path, args: &[&str]) -> Option<std::process::Output> {
     let hide = "mount -t tmpfs none /usr/share/fonts && exec \"$@\"";
     let ns = std::process::Command::new("unshare")
