@@ -593,6 +593,15 @@ fn an_mpi_programs_ranks_are_drawn_on_request_and_listed_in_the_report() {
 /// where this machine makes no namespace: it needs root or user
 /// namespaces, which no package brings.
 fn without_fonts(dir: &Path, args: &[&str]) -> Option<std::process::Output> {
+    if !Path::new("/usr/share/fonts").exists() {
+        // No fonts to hide.
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_carmbench"))
+            .args(args)
+            .current_dir(dir)
+            .env_remove("CARMBENCH_FONT")
+            .output();
+        return Some(o.unwrap());
+    }
     let hide = "mount -t tmpfs none /usr/share/fonts && exec \"$@\"";
     let ns = std::process::Command::new("unshare")
         .args(["-rm", "sh", "-c", hide, "sh", "true"])
