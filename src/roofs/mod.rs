@@ -23,7 +23,7 @@ use crate::results::{Curve, CurvePoint, Flag, Roof};
 use crate::units::human_bytes;
 use indicatif::ProgressBar;
 use plan::RoofTask;
-use remeasure::{ROUND_SAMPLES, ROUNDS, poorly_scaling, suspect};
+use remeasure::{ROUND_SAMPLES, ROUNDS, ROUNDS_SHARE, poorly_scaling, suspect};
 use std::time::Duration;
 
 /// What measuring the roofs gave.
@@ -48,7 +48,7 @@ struct Ctx<'a> {
 
 /// Measure every task, then up to [`ROUNDS`] rounds of the ones that look
 /// disturbed ([`suspect`]) with [`ROUND_SAMPLES`] times the samples, within
-/// as long again as the first measurement of all took, keeping the faster
+/// [`ROUNDS_SHARE`] of the time the first measurement of all took, keeping the faster
 /// per cycle of each; flag the all-core roofs that still scale badly.
 /// Stops early, keeping what it has, on Ctrl-C.
 pub fn measure_all(
@@ -70,7 +70,7 @@ pub fn measure_all(
         measure_tasks(rig, todo, &first, &[], &mut guard)?
             .into_iter()
             .unzip();
-    let deadline = rig.now() + (rig.now() - started);
+    let deadline = rig.now() + (rig.now() - started).mul_f64(ROUNDS_SHARE);
     let rounds = Ctx {
         settings: Settings::new(settings.min_sample, settings.samples * ROUND_SAMPLES),
         until: Some(deadline),
@@ -529,7 +529,7 @@ mod tests {
         // The first pass: each roof twice (two noisy attempts that agree).
         let first_pass = 2 * n;
         let first_end = calls[first_pass].at;
-        let deadline = first_end * 2;
+        let deadline = first_end + first_end.mul_f64(ROUNDS_SHARE);
         assert!(calls.len() > first_pass, "rounds ran");
         // No measurement started after the deadline: a round's last task may
         // finish past it, none begins.

@@ -14,6 +14,11 @@ pub const SCALING_FLOOR: f64 = SHARED_BELOW;
 /// Rounds of measuring disturbed roofs again at most.
 pub const ROUNDS: usize = 3;
 
+/// The rounds take at most this share of the first measurement's time
+/// (docs/methodology.md: as long again took half the default plan's time
+/// on a shared 2-core guest).
+pub const ROUNDS_SHARE: f64 = 0.4;
+
 /// Those rounds take this many times the plan's samples: with several
 /// threads every core must be left alone at the same moment, which a shared
 /// host does less often than it leaves one.
