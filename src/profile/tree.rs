@@ -26,8 +26,13 @@ const IDLE: Duration = Duration::from_millis(500);
 const LOOK: Duration = Duration::from_millis(20);
 
 /// How often the threads running at once are counted while the command's
-/// own process runs (a look reads every process's `/proc` entry).
+/// own process runs, at most: a look reads every process's `/proc` entry,
+/// so on a node of many processes the looks are spaced to take at most
+/// 1 / [`LOOKS_SHARE`] of one CPU beside the program.
 const COUNT_EVERY: Duration = Duration::from_millis(50);
+
+/// See [`COUNT_EVERY`].
+const LOOKS_SHARE: u32 = 100;
 
 /// How long stopped processes get to end (and, under emulation, write
 /// their counts) before they are killed.
@@ -145,12 +150,13 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
         let _ = tx.send((child.wait(), Instant::now()));
     });
     let over = |now: Instant| rules.timeout.is_some_and(|t| now - t0 > t);
-    let (mut at_once, mut counted) = (AtOnce::default(), t0);
+    let (mut at_once, mut next_look) = (AtOnce::default(), t0 + COUNT_EVERY);
     let (status, end) = loop {
         tick();
-        if counted.elapsed() >= COUNT_EVERY {
+        if Instant::now() >= next_look {
+            let looked = Instant::now();
             at_once.look(&alive(&tag, root));
-            counted = Instant::now();
+            next_look = Instant::now() + COUNT_EVERY.max(looked.elapsed() * LOOKS_SHARE);
         }
         match rx.recv_timeout(Duration::from_millis(5)) {
             Ok((s, at)) => break (s.map_err(|e| Error::Io(format!("cannot wait: {e}")))?, at),
