@@ -19,6 +19,9 @@ pub struct Settings {
     pub samples: usize,
     /// Attempts of [`measure_steady`] at most.
     pub attempts: usize,
+    /// The buffer is beyond the caches (DRAM): a pass longer than a sample
+    /// needs no whole pass first to warm them, one part finds its length.
+    pub from_memory: bool,
 }
 
 /// Attempts per measurement at most, by default.
@@ -31,6 +34,15 @@ impl Settings {
             min_sample,
             samples,
             attempts: ATTEMPTS,
+            from_memory: false,
+        }
+    }
+
+    /// These settings for a buffer at `level`.
+    pub fn at(self, level: Option<crate::machine::Level>) -> Self {
+        Settings {
+            from_memory: level.is_some_and(|l| l.is_memory()),
+            ..self
         }
     }
 }

@@ -256,6 +256,12 @@ struct Shared {
     alloc_failed: AtomicBool,
 }
 
+thread_local! {
+    /// Inner iterations each worker ran in the runs this thread asked a
+    /// pool for: what its measurements cost.
+    static ITERATIONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
 /// Pinned worker threads, one per CPU, each owning a buffer of `alloc`
 /// bytes allocated and touched after pinning; measurements reuse them.
 pub struct Pool<'a> {
@@ -425,6 +431,9 @@ fn worker(tid: usize, cpu: usize, alloc: usize, sh: &Shared, kept: &Kept) {
 
 impl Pool<'_> {
     fn step(&self, step: Step) {
+        if let Step::Run { iters, passes, .. } = step {
+            ITERATIONS.with(|n| n.set(n.get().saturating_add(iters.saturating_mul(passes))));
+        }
         *self.sh.step.lock().unwrap() = step;
         self.sh.start.wait();
         self.sh.done.wait();
@@ -542,23 +551,37 @@ impl Bench for Pool<'_> {
         let min = s.min_sample.as_secs_f64();
         let (steal0, t0) = (super::steal::seconds(self.cpus), Instant::now());
         let mut passes = 1u64;
-        loop {
-            self.step(run(offsets, iters, passes));
-            let t = self.span_of_last_run();
-            if t >= min {
-                break;
+        // From memory, a part of a pass that lasts a sample tells the pass
+        // is long without the whole pass (nothing to warm there).
+        let probed = match lay {
+            Some(l) if s.from_memory && iters >= MAX_PARTS => {
+                self.step(run(l.part_offsets(0, MAX_PARTS), iters / MAX_PARTS, 1));
+                let t = self.span_of_last_run();
+                (t >= 2.0 * min).then_some(t * MAX_PARTS as f64)
             }
-            let grow = (min * 1.25 / t.max(1e-9)).ceil() as u64;
-            passes = passes.saturating_mul(grow.clamp(2, 1000));
-        }
+            _ => None,
+        };
+        let pass = match probed {
+            Some(p) => p,
+            None => loop {
+                self.step(run(offsets, iters, passes));
+                let t = self.span_of_last_run();
+                if t >= min {
+                    break t;
+                }
+                let grow = (min * 1.25 / t.max(1e-9)).ceil() as u64;
+                passes = passes.saturating_mul(grow.clamp(2, 1000));
+            },
+        };
         // A single pass far longer than a sample: samples walk the buffer
-        // part by part (the whole pass above was the warm-up). The first
+        // part by part (the whole pass above, or from memory its first
+        // part, was the warm-up). The first
         // pass over a buffer can be slow (page tables, a disturbed moment),
         // so one part is timed, and the parts merged while it is too short;
         // the samples start after that part, keeping every part's reuse
         // distance a whole buffer.
         let mut parts = match lay {
-            Some(_) if passes == 1 => parts_for(self.span_of_last_run(), min, iters),
+            Some(_) if passes == 1 => parts_for(pass, min, iters),
             _ => 1,
         };
         let mut first = 0;
@@ -704,6 +727,40 @@ mod tests {
                 // A buffer larger than the pool's is refused, not overrun.
                 let mut passes = 0;
                 assert!(pool.quick_rate(load, 1 << 30, min, &mut passes).is_err());
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn from_memory_a_long_pass_is_split_without_a_whole_pass_first() {
+        use crate::kernels::{Mix, Role, find};
+        use crate::machine::isa::Isa;
+        let load = find(Isa::Scalar, Role::Bandwidth(Mix::Load)).unwrap();
+        // 64 MiB: a sixteenth of a pass lasts two samples of 10 us or more
+        // at the 96 GB/s a scalar load kernel reaches at most (3 loads of
+        // 8 bytes a cycle at 4 GHz).
+        let bytes = 64 << 20;
+        let s = Settings {
+            from_memory: true,
+            ..Settings::new(Duration::from_micros(10), 3)
+        };
+        let mut cores = Cores::new(&[0]);
+        cores
+            .with_bench(1, alloc_for(load, bytes, Shape::ONE), |pool| {
+                let before = ITERATIONS.with(|n| n.get());
+                let m = pool.measure(load, bytes, Shape::ONE, &s).unwrap();
+                let ran = ITERATIONS.with(|n| n.get()) - before;
+                assert_eq!(m.passes, 1);
+                assert!(m.parts > 1, "{} parts", m.parts);
+                // A sixteenth to probe, a part timed, three samples: less
+                // than one whole pass.
+                assert!(
+                    ran < m.iters * m.parts,
+                    "{ran} iterations, a pass {}",
+                    m.iters * m.parts
+                );
+                assert!(m.rates.max.is_finite() && m.rates.max > 0.0);
+                assert!(m.seconds.iter().all(|t| *t > 0.0));
             })
             .unwrap();
     }

@@ -232,7 +232,8 @@ fn measure_size(
     ));
     let measure = |b: &dyn Bench| {
         let cv = task.scope.cv_limit();
-        measure_steady(b, kernel, bytes, &ctx.settings, Shape::ONE, cv)
+        let settings = ctx.settings.at(task.level);
+        measure_steady(b, kernel, bytes, &settings, Shape::ONE, cv)
             .map_err(|e| format!("{}: {e}", kernel.decl.name))
     };
     let m = match guard {

@@ -237,7 +237,7 @@ impl Sweeper<'_> {
             self.bench,
             k,
             sweep.bytes,
-            self.settings,
+            &self.settings.at(Some(sweep.level)),
             Shape::ONE,
             sweep.scope.cv_limit(),
         )
@@ -255,9 +255,9 @@ impl Sweeper<'_> {
         k: &'static Kernel,
         s: Shape,
     ) -> Result<(Measurement, bool)> {
-        let settings = self.settings;
+        let settings = self.settings.at(Some(sweep.level));
         let measure = |b: &dyn Bench| {
-            measure_steady(b, k, sweep.bytes, settings, s, sweep.scope.cv_limit())
+            measure_steady(b, k, sweep.bytes, &settings, s, sweep.scope.cv_limit())
                 .map_err(|e| format!("{}: {e}", k.decl.name))
         };
         match self.guard.as_deref_mut() {
