@@ -478,6 +478,37 @@ impl Pool<'_> {
         ))
     }
 
+    /// The passes a run takes to last `min`, and the length of its last
+    /// run (a pass, when one lasts `min`). From memory, a part of a pass
+    /// that lasts two samples tells the pass is long without the whole pass
+    /// (nothing to warm there).
+    fn calibrate(
+        &self,
+        run: &dyn Fn([usize; 3], u64, u64) -> Step,
+        lay: Option<StreamLayout>,
+        (offsets, iters): ([usize; 3], u64),
+        min: f64,
+        from_memory: bool,
+    ) -> (f64, u64) {
+        if let Some(l) = lay.filter(|_| from_memory && iters >= MAX_PARTS) {
+            self.step(run(l.part_offsets(0, MAX_PARTS), iters / MAX_PARTS, 1));
+            let t = self.span_of_last_run();
+            if t >= 2.0 * min {
+                return (t * MAX_PARTS as f64, 1);
+            }
+        }
+        let mut passes = 1u64;
+        loop {
+            self.step(run(offsets, iters, passes));
+            let t = self.span_of_last_run();
+            if t >= min {
+                return (t, passes);
+            }
+            let grow = (min * 1.25 / t.max(1e-9)).ceil() as u64;
+            passes = passes.saturating_mul(grow.clamp(2, 1000));
+        }
+    }
+
     /// Bytes (bandwidth kernels) or flops (the others) all threads move
     /// in one run of `iters` iterations, `passes` times.
     fn work(&self, kernel: &Kernel, shape: Shape, iters: u64, passes: u64) -> f64 {
@@ -550,29 +581,7 @@ impl Bench for Pool<'_> {
         };
         let min = s.min_sample.as_secs_f64();
         let (steal0, t0) = (super::steal::seconds(self.cpus), Instant::now());
-        let mut passes = 1u64;
-        // From memory, a part of a pass that lasts a sample tells the pass
-        // is long without the whole pass (nothing to warm there).
-        let probed = match lay {
-            Some(l) if s.from_memory && iters >= MAX_PARTS => {
-                self.step(run(l.part_offsets(0, MAX_PARTS), iters / MAX_PARTS, 1));
-                let t = self.span_of_last_run();
-                (t >= 2.0 * min).then_some(t * MAX_PARTS as f64)
-            }
-            _ => None,
-        };
-        let pass = match probed {
-            Some(p) => p,
-            None => loop {
-                self.step(run(offsets, iters, passes));
-                let t = self.span_of_last_run();
-                if t >= min {
-                    break t;
-                }
-                let grow = (min * 1.25 / t.max(1e-9)).ceil() as u64;
-                passes = passes.saturating_mul(grow.clamp(2, 1000));
-            },
-        };
+        let (pass, passes) = self.calibrate(&run, lay, (offsets, iters), min, s.from_memory);
         // A single pass far longer than a sample: samples walk the buffer
         // part by part (the whole pass above, or from memory its first
         // part, was the warm-up). The first
