@@ -8,10 +8,10 @@
 //! sit under one instance of each level. NUMA nodes are hwloc "memory
 //! children", not ancestors, so they are collected separately.
 
+pub mod cgroup;
 pub mod cpuid;
 pub mod isa;
 pub mod level;
-pub mod quota;
 pub mod sizing;
 
 pub use level::{Level, Scope};
@@ -134,7 +134,7 @@ impl Machine {
         let topo = build_topology(source)?;
         let mut m = from_hwloc(&topo, source)?;
         if matches!(source, Source::Live) {
-            m.mem_available_bytes = match (read_mem_available(), cgroup_room()) {
+            m.mem_available_bytes = match (read_mem_available(), cgroup::room()) {
                 (Some(a), Some(c)) => Some(a.min(c)),
                 (a, c) => a.or(c),
             };
@@ -470,53 +470,6 @@ pub fn read_mem_available() -> Option<u64> {
     parse_mem_available(&text)
 }
 
-/// The room under this process's cgroup memory limits (v2 `memory.max`
-/// less `memory.current`, the tightest of the cgroup and its parents; v1
-/// `memory.limit_in_bytes` less `memory.usage_in_bytes`); `None` without a
-/// limit.
-pub fn cgroup_room() -> Option<u64> {
-    let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    cgroup_room_in(&own, |p| std::fs::read_to_string(p).ok())
-}
-
-/// [`cgroup_room`] from a /proc/self/cgroup text, files read with `read`.
-pub fn cgroup_room_in(own: &str, read: impl Fn(&std::path::Path) -> Option<String>) -> Option<u64> {
-    let num = |p: std::path::PathBuf| read(&p)?.trim().parse::<u64>().ok();
-    let mut room: Option<u64> = None;
-    let mut tighter = |r: u64| room = Some(room.map_or(r, |x| x.min(r)));
-    for line in own.lines() {
-        let mut f = line.splitn(3, ':');
-        let (_, controllers, path) = (f.next(), f.next().unwrap_or(""), f.next().unwrap_or(""));
-        let rel = path.trim_start_matches('/');
-        if controllers.is_empty() {
-            // v2: the cgroup and each parent up to the root.
-            let mut dir = std::path::Path::new("/sys/fs/cgroup").join(rel);
-            loop {
-                if let (Some(max), Some(cur)) =
-                    (num(dir.join("memory.max")), num(dir.join("memory.current")))
-                {
-                    tighter(max.saturating_sub(cur));
-                }
-                if dir == std::path::Path::new("/sys/fs/cgroup") || !dir.pop() {
-                    break;
-                }
-            }
-        } else if controllers.split(',').any(|c| c == "memory") {
-            let dir = std::path::Path::new("/sys/fs/cgroup/memory").join(rel);
-            if let (Some(max), Some(used)) = (
-                num(dir.join("memory.limit_in_bytes")),
-                num(dir.join("memory.usage_in_bytes")),
-            ) {
-                // v1 writes a page-rounded i64::MAX when there is no limit.
-                if max < 1 << 60 {
-                    tighter(max.saturating_sub(used));
-                }
-            }
-        }
-    }
-    room
-}
-
 /// Parse the MemAvailable line of a /proc/meminfo text.
 pub fn parse_mem_available(text: &str) -> Option<u64> {
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
@@ -527,32 +480,6 @@ pub fn parse_mem_available(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_tightest_cgroup_limit_gives_the_room() {
-        use std::path::Path;
-        let files = |p: &Path| -> Option<String> {
-            Some(
-                match p.to_str()? {
-                    "/sys/fs/cgroup/job/step/memory.max" => "max",
-                    "/sys/fs/cgroup/job/step/memory.current" => "100",
-                    "/sys/fs/cgroup/job/memory.max" => "4294967296",
-                    "/sys/fs/cgroup/job/memory.current" => "1073741824",
-                    "/sys/fs/cgroup/memory/batch/memory.limit_in_bytes" => "9223372036854771712",
-                    "/sys/fs/cgroup/memory/batch/memory.usage_in_bytes" => "5",
-                    _ => return None,
-                }
-                .to_string(),
-            )
-        };
-        assert_eq!(cgroup_room_in("0::/job/step\n", files), Some(3 << 30));
-        assert_eq!(cgroup_room_in("0::/\n", files), None, "the root: no limit");
-        assert_eq!(
-            cgroup_room_in("4:memory:/batch\n", files),
-            None,
-            "v1 without a limit"
-        );
-    }
 
     #[test]
     fn mem_available_parses_kib() {

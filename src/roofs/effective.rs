@@ -2,7 +2,7 @@
 //! roofs of per-core resources fall short: a VM whose host gives its 16
 //! vCPUs about 8 cores' time when all run (any two run together at full
 //! speed, so no pair is SMT siblings), a container under a CPU quota. A
-//! quota is read ([`crate::machine::quota`]); otherwise one compute kernel
+//! quota is read ([`crate::machine::cgroup`]); otherwise one compute kernel
 //! is measured at 1, 2, 4, ... all threads and the most it reaches over its
 //! 1-thread rate is the cores' worth. The limits (and the % of them) of
 //! roofs with more threads count that many cores; the roofs stay as

@@ -162,7 +162,7 @@ pub fn run(a: &PlanArgs, dir: &Path, format: DocFormat) -> Result<Done> {
     let effective = match interrupt::requested() {
         true => None,
         false => {
-            let quota = crate::machine::quota::cpu_quota();
+            let quota = crate::machine::cgroup::cpu_quota();
             roofs::effective::find(&mut rig, &todo, &measured.roofs, quota, settings)?
         }
     };
