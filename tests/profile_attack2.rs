@@ -18,27 +18,27 @@ fn manual(dir: &Path, command: &[&str]) -> std::process::Output {
     carmbench_in(&a, dir)
 }
 
-/// `sigstate` built in `dir`.
-pub fn sigstate(dir: &Path) -> PathBuf {
-    std::fs::write(dir.join("sigstate.c"), SIGSTATE).unwrap();
+/// Program `name` of source `src`, built in `dir` at -O1.
+fn built(dir: &Path, name: &str, src: &str) -> PathBuf {
+    let c = format!("{name}.c");
+    std::fs::write(dir.join(&c), src).unwrap();
     let st = Command::new("gcc")
-        .args(["-O1", "-o", "sigstate", "sigstate.c"])
+        .args(["-O1", "-o", name, &c])
         .current_dir(dir)
         .status()
         .unwrap();
     assert!(st.success());
-    dir.join("sigstate")
+    dir.join(name)
+}
+
+/// `sigstate` built in `dir`.
+pub fn sigstate(dir: &Path) -> PathBuf {
+    built(dir, "sigstate", SIGSTATE)
 }
 
 /// `spin` (busy for the seconds it is given) built in `dir`.
 fn spin(dir: &Path) {
-    std::fs::write(dir.join("spin.c"), include_str!("programs/spin.c")).unwrap();
-    let st = Command::new("gcc")
-        .args(["-O1", "-o", "spin", "spin.c"])
-        .current_dir(dir)
-        .status()
-        .unwrap();
-    assert!(st.success());
+    built(dir, "spin", include_str!("programs/spin.c"));
 }
 
 /// The lines `sigstate` wrote to `f`, the file then removed.
