@@ -258,12 +258,17 @@ pub fn decode(bytes: &[u8], ip: u64, info: &mut InstructionInfoFactory) -> Insn 
     classify(&i, info)
 }
 
-/// Whether `bytes` end before the instruction does: QEMU hands the plugin
-/// such a cut instruction at the end of a block when it crosses into the
-/// next page, then translates it again as the next block's first.
+/// Whether `bytes` end before the instruction does, cut by the next page:
+/// QEMU stops fetching a block's later instruction at the first read that
+/// would cross into the next page (anywhere in it: a prefix, an opcode, a
+/// displacement), hands the plugin the bytes read so far, and translates the
+/// instruction again, whole, as the next block's first.
 pub fn cut_short(bytes: &[u8], ip: u64) -> bool {
+    // No x86 instruction is longer than 15 bytes: one that starts further
+    // from the page's end than that is never cut by it.
+    let crosses = (ip % 4096) + 15 > 4096;
     let mut d = Decoder::with_ip(64, bytes, ip, DecoderOptions::NONE);
-    d.decode().is_invalid() && d.last_error() == iced_x86::DecoderError::NoMoreBytes
+    crosses && d.decode().is_invalid() && d.last_error() == iced_x86::DecoderError::NoMoreBytes
 }
 
 #[cfg(test)]
@@ -285,12 +290,21 @@ mod tests {
     }
 
     #[test]
-    fn an_instruction_cut_at_a_page_end_is_told_from_a_whole_one() {
+    fn an_instruction_cut_by_the_next_page_is_told_from_a_whole_one() {
         // vaddsd xmm2, xmm2, xmm1 without its last byte, then whole.
         assert!(cut_short(&[0xc5, 0xeb, 0x58], 0x3ffd));
         assert!(!cut_short(&[0xc5, 0xeb, 0x58, 0xd1], 0x3ffd));
         // An invalid instruction is whole: it is not cut.
         assert!(!cut_short(&[0x0f, 0x0b], 0x3ffe));
+        // movsd xmm2, [rip+disp32] at 0x2ff9 ends at 0x3001: QEMU stops
+        // before its displacement, 4 bytes short of the page's end.
+        assert!(cut_short(&[0xf2, 0x0f, 0x10, 0x15], 0x2ff9));
+        assert!(!cut_short(
+            &[0xf2, 0x0f, 0x10, 0x15, 0x1f, 0x70, 0x02, 0],
+            0x2ff9
+        ));
+        // The same bytes far from a page's end were not cut by it.
+        assert!(!cut_short(&[0xf2, 0x0f, 0x10, 0x15], 0x2f00));
     }
 
     #[test]

@@ -11,14 +11,14 @@ use carmbench::kernels::Precision;
 const INTEGER: &str = include_str!("../programs/integer.c");
 
 /// One instruction of `objdump -d -M intel`: address, mnemonic, operands.
-struct Line {
-    addr: u64,
-    mnemonic: String,
-    operands: String,
+pub(crate) struct Line {
+    pub addr: u64,
+    pub mnemonic: String,
+    pub operands: String,
 }
 
 /// The instructions of `function` in `exe`.
-fn disassembly(exe: &Path, function: &str) -> Vec<Line> {
+pub(crate) fn disassembly(exe: &Path, function: &str) -> Vec<Line> {
     let out = Command::new("objdump")
         .args(["-d", "--no-show-raw-insn", "-M", "intel"])
         .arg(exe)
