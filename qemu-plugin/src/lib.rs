@@ -19,7 +19,8 @@
 //! wait ([`waits`]), the sums over threads (and per region, and per block
 //! of code, [`sites`]) are written as JSON to a file of the process's own
 //! in DIR ([`process`]); with loops asked for, the control flow between
-//! blocks too ([`edges`]).
+//! blocks too ([`edges`]), a signal handler's run left out of it
+//! ([`signals`]).
 
 pub mod cache;
 pub mod classify;
@@ -29,6 +30,7 @@ pub mod maps;
 pub mod packed;
 pub mod process;
 pub mod protocol;
+pub mod signals;
 pub mod sites;
 pub mod solo;
 pub mod tally;

@@ -24,6 +24,12 @@ pub const MAP_ANONYMOUS: u64 = 0x20;
 pub const MUNMAP: i64 = 11;
 /// `exit`: a thread ends (`exit_group` ends the process).
 pub const EXIT_THREAD: i64 = 60;
+
+/// `rt_sigaction` (its second argument the new action, if any).
+pub const RT_SIGACTION: i64 = 13;
+
+/// `rt_sigreturn`: a signal handler returns.
+pub const RT_SIGRETURN: i64 = 15;
 /// `pause`, `nanosleep`, `clock_nanosleep`: a thread that sleeps. When
 /// every thread of a process sleeps or waits, its counts are written
 /// (marked partial), so that a process stopped there (a `sleep &` the

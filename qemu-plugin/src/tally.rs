@@ -35,6 +35,8 @@ pub struct Thread {
     pub edges: crate::edges::Edges,
     /// The block this thread ran last (loops asked for; `u32::MAX`: none).
     pub last: AtomicU32,
+    /// The block it ran last as each signal handler still running began.
+    pub interrupted: crate::signals::Interrupted,
     /// This thread's simulated L1 and L2 (caches asked for).
     private: Own<Option<Private>>,
 }
@@ -55,6 +57,7 @@ impl Default for Thread {
             runs: Runs::default(),
             edges: crate::edges::Edges::default(),
             last: AtomicU32::new(u32::MAX),
+            interrupted: Default::default(),
             private: Own(UnsafeCell::new(None)),
         }
     }
@@ -170,6 +173,8 @@ pub struct Tally {
     guest_base: std::sync::atomic::AtomicU64,
     /// The length of an anonymous `mmap` each vCPU is in.
     mmapping: Mutex<HashMap<u32, u64>>,
+    /// The signal handlers installed (loops asked for).
+    pub handlers: crate::signals::Handlers,
 }
 
 impl Tally {
@@ -240,7 +245,8 @@ impl Tally {
         );
     }
 
-    fn host(&self, guest: u64) -> u64 {
+    /// Where guest address `guest` is in QEMU's own memory.
+    pub fn host(&self, guest: u64) -> u64 {
         guest.wrapping_add(self.guest_base.load(std::sync::atomic::Ordering::Relaxed))
     }
 

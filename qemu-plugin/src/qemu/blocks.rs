@@ -92,7 +92,24 @@ pub(super) extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
         watch_memory(&d.accessing, on_access, id);
     }
     watch_memory(&d.dynamic, on_memory, id);
+    if loops && n > 0 && tally().handlers.contains(d.first_ip) {
+        // SAFETY: a callback on this block, before the one counting its run
+        // (QEMU calls them in that order).
+        let udata = id as usize as *mut c_void;
+        unsafe { qemu_plugin_register_vcpu_tb_exec_cb(tb, on_handler, CB_NO_REGS, udata) };
+    }
     count_runs(tb, id, counts, loops);
+}
+
+/// A signal handler begins (or is called): the block that ran before it is
+/// kept for its `rt_sigreturn`. A one-block loop at the handler's first
+/// block is not a new handler each trip.
+extern "C" fn on_handler(vcpu: c_uint, udata: *mut c_void) {
+    let me = mine(vcpu);
+    let last = me.last.load(Ordering::Relaxed);
+    if last != udata as usize as u32 {
+        me.interrupted.begins(last);
+    }
 }
 
 /// The block's place: the host address of its code (the guest's under
@@ -136,10 +153,9 @@ fn decode(tb: *mut Tb, n: usize, loops: bool) -> Decoded {
                 qemu_plugin_insn_vaddr(insn),
             )
         };
-        // A cut instruction (k > 0, ending at a page's end) is not run
-        // here: QEMU ends the block before it and runs it as the next one.
-        let page_end = (ip + bytes.len() as u64).is_multiple_of(4096);
-        if k > 0 && page_end && classify::cut_short(&bytes, ip) {
+        // A cut instruction (k > 0) is not run here: QEMU ends the block
+        // before it and runs it as the next one.
+        if k > 0 && classify::cut_short(&bytes, ip) {
             break;
         }
         let i = DECODER_INFO.with(|f| classify::decode(&bytes, ip, &mut f.borrow_mut()));

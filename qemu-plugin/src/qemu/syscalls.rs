@@ -34,6 +34,13 @@ pub(super) extern "C" fn on_syscall(
     if protocol::REMAPS.contains(&num) {
         tally().remapped();
     }
+    if LOOPS.get().is_some() {
+        match num {
+            protocol::RT_SIGACTION if region != 0 => installed(region),
+            protocol::RT_SIGRETURN => handler_returns(vcpu),
+            _ => {}
+        }
+    }
     // Anonymous mappings as the guest makes them (a JIT's code is found
     // from its own mapping's start).
     match num {
@@ -62,6 +69,32 @@ pub(super) extern "C" fn on_syscall(
             with_process(|p| p.preload_says(op, region, a3, [a4, a5, a6]));
         }
         _ => {}
+    }
+}
+
+/// `rt_sigaction` installs the action at guest address `act`: its handler's
+/// first block gets [`on_handler`]. Already translated, it must be again:
+/// QEMU is asked to drop every block (once per handler at most).
+fn installed(act: u64) {
+    let Some(h) = crate::signals::handler_at(tally().host(act)) else {
+        return;
+    };
+    let at = tally().host(h);
+    if tally().handlers.install(h)
+        && tally().with_blocks(|b| b.iter().any(|b| b.host_address == at))
+        && let Some(&id) = PLUGIN.get()
+    {
+        // SAFETY: this plugin's id; `on_reset` is called when it is done.
+        unsafe { qemu_plugin_reset(id, on_reset) };
+    }
+}
+
+/// A handler returns: the code it interrupted goes on from the block that
+/// ran before it.
+fn handler_returns(vcpu: c_uint) {
+    let me = mine(vcpu);
+    if let Some(before) = me.interrupted.returns() {
+        me.last.store(before, Ordering::Relaxed);
     }
 }
 
