@@ -479,9 +479,9 @@ impl Pool<'_> {
     }
 
     /// The passes a run takes to last `min`, and the length of its last
-    /// run (a pass, when one lasts `min`). From memory, a part of a pass
-    /// that lasts two samples tells the pass is long without the whole pass
-    /// (nothing to warm there).
+    /// run (a pass, when one lasts `min`). From memory, a sixteenth of a
+    /// pass that lasts a sample tells the pass is long without the whole
+    /// pass (nothing to warm there).
     fn calibrate(
         &self,
         run: &dyn Fn([usize; 3], u64, u64) -> Step,
@@ -493,7 +493,9 @@ impl Pool<'_> {
         if let Some(l) = lay.filter(|_| from_memory && iters >= MAX_PARTS) {
             self.step(run(l.part_offsets(0, MAX_PARTS), iters / MAX_PARTS, 1));
             let t = self.span_of_last_run();
-            if t >= 2.0 * min {
+            // A sample's length is timed well enough: the pass is split
+            // (more than two samples long), and its first part timed again.
+            if t >= min {
                 return (t * MAX_PARTS as f64, 1);
             }
         }
