@@ -59,6 +59,9 @@ fn check_roof(doc: &str, r: &Roof, m: &crate::machine::Machine) -> Result<()> {
         }
     };
     check_figures(&e, r, value)?;
+    if let Some(t) = r.seconds {
+        e.positive("seconds", t)?;
+    }
     check_sizes(&e, r)
 }
 
@@ -333,6 +336,7 @@ mod tests {
             damaged(|d| d.roofs[0].threads = 0).contains("threads is 0, it must be at least 1")
         );
         assert!(damaged(|d| d.roofs[0].clock_ghz = 0.0).contains("clock_ghz is 0"));
+        assert!(damaged(|d| d.roofs[0].seconds = Some(-1.0)).contains("seconds is -1"));
         let e = damaged(|d| {
             let r = &mut d.roofs[0];
             r.percent_of_theoretical = r.percent_of_theoretical.map(|p| p * 2.0);

@@ -136,6 +136,11 @@ pub struct Roof {
     /// roof, which stays the bare stream's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub paced_gb_per_s: Option<f64>,
+    /// Seconds spent measuring it, every round, the core guard's probes
+    /// included (its bench's buffers made apart): what `roofs::cost`
+    /// predicts per task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<f64>,
 }
 
 impl Roof {

@@ -135,6 +135,7 @@ pub fn roof_of(task: &RoofTask, ms: &[Measurement], uarch: Option<&Uarch>) -> Ro
         flags,
         note: uarch.and_then(|u| u.note(d)).map(String::from),
         paced_gb_per_s: None,
+        seconds: None,
     }
 }
 

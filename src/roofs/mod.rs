@@ -98,7 +98,9 @@ pub fn measure_all(
             let Some(i) = roofs.iter().position(|r| r.same_roof(&new)) else {
                 continue;
             };
+            let spent = roofs[i].seconds.unwrap_or(0.0) + new.seconds.unwrap_or(0.0);
             keep_faster(&mut roofs[i], new);
+            roofs[i].seconds = Some(spent);
             for p in curve {
                 if let Some(old) = points[i]
                     .iter_mut()
@@ -176,6 +178,7 @@ fn measure_group(
         if ctx.until.is_some_and(|u| bench.now() >= u) {
             break;
         }
+        let began = bench.now();
         let mut measure_size = |kernel: &'static Kernel, bytes: u64| {
             measure_size(bench, task, ctx, guard.as_deref_mut(), kernel, bytes)
         };
@@ -204,6 +207,7 @@ fn measure_group(
             ctx.bar.inc_length(1);
             roof = assemble::with_paced(roof, task, &measure_size(paced, bytes)?);
         }
+        roof.seconds = Some((bench.now() - began).as_secs_f64());
         roofs.push((roof, assemble::curve_points(task, &ms, &between)));
     }
     Ok(roofs)
