@@ -13,11 +13,14 @@
    plugin, plain, with the caches simulated one line in 8 (`--traffic`'s default) and every line,
    and under Valgrind's cachegrind simulating every access with the same L1 and last level; RUNS
    times each, medians. Targets: one line in 8 at most 1.5x the plain run; every line no slower
-   than cachegrind.
+   than cachegrind. Cachegrind's last level has a power-of-two number of sets: the L3's, rounded
+   down.
+3. With `--against PATH` (another build of the plugin) instead: the same workloads, one line in 8
+   and every line, under each plugin in turn, RUNS times each, medians and their ratio.
 
 Needs gcc, qemu-user and valgrind (`bash scripts/setup.sh --tests`) and `cargo build --release
 --workspace`.
-Usage: scripts/bench-traffic.py [--runs N] [--only cost] [--plugin PATH]
+Usage: scripts/bench-traffic.py [--runs N] [--only cost] [--plugin PATH] [--against PATH]
 """
 
 import argparse
@@ -107,6 +110,8 @@ def cost(tmp, runs, plugin):
     spec = lambda sample: default.rsplit(":", 1)[0] + f":{sample}"
     g = geometry()
     (l1, w1), (l3, w3) = g["L1d"], g["L3"]
+    sets = l3 // (w3 * 64)
+    l3 = (1 << (sets.bit_length() - 1)) * w3 * 64
     workloads = cost_workloads(tmp)
     print(f"== cost, {runs} runs each, medians (caches {spec(8)}; cachegrind --D1={l1},{w1},64 "
           f"--LL={l3},{w3},64; plugin {plugin})")
@@ -128,17 +133,37 @@ def cost(tmp, runs, plugin):
         shutil.rmtree(out)
 
 
+def against(tmp, runs, plugin, other):
+    """One line in 8 and every line under `plugin` and `other`, in turn: medians and ratios."""
+    out = subprocess.run([BIN, "topology"], capture_output=True, text=True, check=True).stdout
+    default = re.search(r"\(plugin spec (\S+)\)", out).group(1)
+    print(f"== cost, {runs} runs each, medians: {plugin} against {other}")
+    print(f"{'workload':16} {'sample':>6} {'this':>7} {'other':>7} {'ratio':>6}")
+    for name, cmd in cost_workloads(tmp):
+        for sample in (8, 1):
+            env = dict(os.environ, CARMBENCH_CACHE=default.rsplit(":", 1)[0] + f":{sample}")
+            t = {}
+            for k, p in (("this", plugin), ("other", other)):
+                out = tempfile.mkdtemp(dir=tmp)
+                t[k] = median_time(["qemu-x86_64", "-plugin", f"file={p},out={out}"] + cmd, runs, env)
+                shutil.rmtree(out)
+            print(f"{name:16} {sample:>6} {t['this']:7.2f} {t['other']:7.2f} {t['this'] / t['other']:6.3f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", choices=["cost"])
     ap.add_argument("--plugin", default=PLUGIN, help="the counting plugin to time (another build, to compare)")
+    ap.add_argument("--against", help="another build of the plugin to time beside --plugin")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(["gcc", "-O2", "-fopenmp", "-o", os.path.join(tmp, "stream"),
                         os.path.join(PROGRAMS, "stream.c")], check=True)
         subprocess.run(["gcc", "-O2", "-mfma", "-o", os.path.join(tmp, "triad"),
                         os.path.join(PROGRAMS, "triad.c")], check=True)
+        if a.against:
+            return against(tmp, a.runs, os.path.abspath(a.plugin), os.path.abspath(a.against))
         if a.only != "cost":
             traffic(tmp)
         cost(tmp, a.runs, os.path.abspath(a.plugin))

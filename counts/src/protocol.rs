@@ -98,6 +98,9 @@ pub const PROGRAM_ENV: &str = "CARMBENCH_PROGRAM";
 /// In QEMU's environment (QEMU hands it to the guest, so it reaches every
 /// program the command starts): the caches to simulate, a [`CacheSpec`].
 pub const CACHE_ENV: &str = "CARMBENCH_CACHE";
+
+/// The page the simulated caches' memory is placed by, bytes.
+pub const PAGE: u64 = 4096;
 /// In QEMU's environment: set (to anything), the plugin records the
 /// control flow between blocks and splits blocks where another starts, for
 /// carmbench to find loops.
@@ -224,6 +227,14 @@ impl FromStr for CacheSpec {
         {
             return Err(bad());
         }
+        // At most a page's lines: memory moves by whole pages when it is
+        // placed as natively, and the lines sampled stay the same.
+        if spec.sample.saturating_mul(spec.line) > PAGE {
+            return Err(format!(
+                "{CACHE_ENV}={s}: one line in {} at most (a page's lines)",
+                PAGE / spec.line
+            ));
+        }
         Ok(spec)
     }
 }
@@ -278,5 +289,13 @@ mod tests {
         ] {
             assert!(bad.parse::<CacheSpec>().is_err(), "{bad}");
         }
+        // One line in a page's 64 at most: memory is placed by pages.
+        assert!(
+            "64:65536/4:1048576/8:33554432/16:nine:64"
+                .parse::<CacheSpec>()
+                .is_ok()
+        );
+        let e = "64:65536/4:1048576/8:33554432/16:nine:128".parse::<CacheSpec>();
+        assert!(e.unwrap_err().contains("one line in 64 at most"));
     }
 }

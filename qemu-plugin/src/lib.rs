@@ -28,6 +28,7 @@ pub mod edges;
 pub mod integer;
 pub mod maps;
 pub mod packed;
+pub mod placement;
 pub mod process;
 pub mod protocol;
 pub mod signals;

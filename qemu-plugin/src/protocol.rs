@@ -22,6 +22,13 @@ pub const REMAPS: [i64; 3] = [9, 11, 25];
 pub const MMAP: i64 = 9;
 pub const MAP_ANONYMOUS: u64 = 0x20;
 pub const MUNMAP: i64 = 11;
+
+/// `mremap`.
+pub const MREMAP: i64 = 25;
+
+/// `mmap`'s flags that put the mapping where the program says
+/// (`MAP_FIXED`, `MAP_FIXED_NOREPLACE`).
+pub const MAP_FIXED: u64 = 0x10 | 0x10_0000;
 /// `exit`: a thread ends (`exit_group` ends the process).
 pub const EXIT_THREAD: i64 = 60;
 

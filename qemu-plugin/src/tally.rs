@@ -37,6 +37,8 @@ pub struct Thread {
     pub last: AtomicU32,
     /// The block it ran last as each signal handler still running began.
     pub interrupted: crate::signals::Interrupted,
+    /// Its last lookups of where memory is placed (caches asked for).
+    pub recent: crate::placement::Recent,
     /// This thread's simulated L1 and L2 (caches asked for).
     private: Own<Option<Private>>,
 }
@@ -58,6 +60,7 @@ impl Default for Thread {
             edges: crate::edges::Edges::default(),
             last: AtomicU32::new(u32::MAX),
             interrupted: Default::default(),
+            recent: Default::default(),
             private: Own(UnsafeCell::new(None)),
         }
     }
@@ -171,8 +174,15 @@ pub struct Tally {
     remapped: std::sync::atomic::AtomicBool,
     /// Host address less guest address (QEMU's guest base).
     guest_base: std::sync::atomic::AtomicU64,
-    /// The length of an anonymous `mmap` each vCPU is in.
-    mmapping: Mutex<HashMap<u32, u64>>,
+    /// The length of an anonymous `mmap` each vCPU is in, and whether it is
+    /// fixed.
+    mmapping: Mutex<HashMap<u32, (u64, bool)>>,
+    /// The old address and length and the new length of the `mremap` each
+    /// vCPU is in (caches asked for).
+    remapping: Mutex<HashMap<u32, [u64; 3]>>,
+    /// The guest's anonymous memory as Linux would place it (caches asked
+    /// for).
+    pub placement: crate::placement::Placement,
     /// The signal handlers installed (loops asked for).
     pub handlers: crate::signals::Handlers,
 }
@@ -250,20 +260,40 @@ impl Tally {
         guest.wrapping_add(self.guest_base.load(std::sync::atomic::Ordering::Relaxed))
     }
 
-    /// `vcpu` asks for `len` bytes of anonymous memory.
-    pub fn mmap_anonymous(&self, vcpu: u32, len: u64) {
-        self.mmapping.lock().unwrap().insert(vcpu, len);
+    /// `vcpu` asks for `len` bytes of anonymous memory (`fixed`: where it
+    /// says).
+    pub fn mmap_anonymous(&self, vcpu: u32, len: u64, fixed: bool) {
+        self.mmapping.lock().unwrap().insert(vcpu, (len, fixed));
     }
 
-    /// `vcpu`'s `mmap` returned `ret`.
-    pub fn mmap_returned(&self, vcpu: u32, ret: i64) {
-        let Some(len) = self.mmapping.lock().unwrap().remove(&vcpu) else {
+    /// `vcpu`'s `mmap` returned `ret`; `placed`: the simulated caches want
+    /// it placed.
+    pub fn mmap_returned(&self, vcpu: u32, ret: i64, placed: bool) {
+        let Some((len, fixed)) = self.mmapping.lock().unwrap().remove(&vcpu) else {
             return;
         };
         if ret >= 0 {
             let start = self.host(ret as u64);
             let end = start + len.div_ceil(4096) * 4096;
             self.maps.lock().unwrap().mapped_anonymous(start, end);
+            if placed {
+                self.placement.mapped(ret as u64, len, fixed);
+            }
+        }
+    }
+
+    /// `vcpu` moves `old_len` bytes at `old` to `new_len` bytes.
+    pub fn mremap(&self, vcpu: u32, old: u64, old_len: u64, new_len: u64) {
+        (self.remapping.lock().unwrap()).insert(vcpu, [old, old_len, new_len]);
+    }
+
+    /// `vcpu`'s `mremap` returned `ret`.
+    pub fn mremap_returned(&self, vcpu: u32, ret: i64) {
+        let Some([old, old_len, new_len]) = self.remapping.lock().unwrap().remove(&vcpu) else {
+            return;
+        };
+        if ret >= 0 {
+            (self.placement).remapped(old, old_len, ret as u64, new_len);
         }
     }
 

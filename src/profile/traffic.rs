@@ -42,12 +42,15 @@ pub fn caches(m: &Machine, sample: u64) -> Result<Caches> {
     };
     let line = l1.line_bytes.unwrap_or(64);
     // Sampling by line keeps one set in `sample` exact; past the L1's sets
-    // every simulated line falls in one set, and the count is a guess.
+    // every simulated line falls in one set, and the count is a guess. And
+    // memory is placed by whole pages (as natively): past a page's lines
+    // the lines sampled would move with it.
     let sets =
         (l1.size_bytes / line / u64::from(l1.associativity.filter(|w| *w > 0).unwrap_or(8))).max(1);
-    if sample > sets {
+    let most = sets.min(carmbench_counts::protocol::PAGE / line).max(1);
+    if sample > most {
         return Err(Error::input(format!(
-            "--traffic-sample {sample} leaves less than one of the L1d's {sets} sets simulated; give a power of two of at most {sets} (default {SAMPLE}; 1 simulates every line)"
+            "--traffic-sample {sample} leaves less than one of the L1d's {sets} sets or of a page's lines simulated; give a power of two of at most {most} (default {SAMPLE}; 1 simulates every line)"
         )));
     }
     // Unknown ways: 8; fully associative (0): every line of the cache.

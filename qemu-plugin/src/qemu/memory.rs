@@ -64,7 +64,10 @@ pub(super) extern "C" fn on_access(vcpu: c_uint, info: u32, vaddr: u64, udata: *
     let Some(h) = CACHES.get() else { return };
     let (shift, store) = meminfo(info);
     let size = 1u64 << shift;
-    // Most accesses touch one line that sampling leaves out: done here.
+    // Most accesses touch one line that sampling leaves out: done here. A
+    // line is simulated where it would be natively ([`crate::placement`]),
+    // moved by whole pages: the same lines are sampled at either address
+    // (one in a page's lines at most, `CacheSpec`).
     if h.samples(vaddr, size) {
         simulate(h, vcpu, vaddr, size, store, udata as usize as u32);
     }
@@ -75,6 +78,7 @@ pub(super) extern "C" fn on_access(vcpu: c_uint, info: u32, vaddr: u64, udata: *
 #[inline(never)]
 pub(super) fn simulate(h: &Hierarchy, vcpu: c_uint, vaddr: u64, size: u64, store: bool, id: u32) {
     let me = mine(vcpu);
+    let vaddr = tally().placement.at(&me.recent, vaddr);
     // SAFETY: this thread's own caches, in a callback that does not nest.
     let p = unsafe { me.private(|| h.private()) };
     // Most sampled accesses: one line, in L1, one counter.

@@ -43,9 +43,19 @@ pub(super) extern "C" fn on_syscall(
     }
     // Anonymous mappings as the guest makes them (a JIT's code is found
     // from its own mapping's start).
+    // And, the caches simulated, placed as Linux would place them.
+    let placed = CACHES.get().is_some();
     match num {
-        protocol::MMAP if a4 & protocol::MAP_ANONYMOUS != 0 => tally().mmap_anonymous(vcpu, region),
-        protocol::MUNMAP => tally().munmap(op, region),
+        protocol::MMAP if a4 & protocol::MAP_ANONYMOUS != 0 => {
+            tally().mmap_anonymous(vcpu, region, a4 & protocol::MAP_FIXED != 0)
+        }
+        protocol::MUNMAP => {
+            tally().munmap(op, region);
+            if placed {
+                tally().placement.unmapped(op, region);
+            }
+        }
+        protocol::MREMAP if placed => tally().mremap(vcpu, op, region, a3),
         _ => {}
     }
     if waits(num, op) {
@@ -99,8 +109,10 @@ fn handler_returns(vcpu: c_uint) {
 }
 
 pub(super) extern "C" fn on_syscall_return(_id: PluginId, vcpu: c_uint, num: i64, ret: i64) {
-    if num == protocol::MMAP {
-        tally().mmap_returned(vcpu, ret);
+    match num {
+        protocol::MMAP => tally().mmap_returned(vcpu, ret, CACHES.get().is_some()),
+        protocol::MREMAP => tally().mremap_returned(vcpu, ret),
+        _ => {}
     }
     if waited(num) {
         WAITS.back();
