@@ -106,9 +106,8 @@ struct Span {
     delta: u64,
 }
 
-/// A thread's last spans looked up, replaced in turn: a loop over up to
-/// [`SLOTS`] arrays finds each one's span. Only its own thread touches
-/// them.
+/// A thread's last spans looked up, replaced in turn: a loop over up to 8
+/// arrays finds each one's span. Only its own thread touches them.
 #[derive(Default)]
 pub struct Recent(UnsafeCell<Slots>);
 
