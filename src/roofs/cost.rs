@@ -239,10 +239,6 @@ mod tests {
         default_plan_on(doc).unwrap()
     }
 
-    fn settings_of(p: &plan::Plan) -> Settings {
-        super::settings_of(p)
-    }
-
     fn doc(text: &str, name: &str) -> Document {
         crate::results::parse(text, name).unwrap()
     }

@@ -222,6 +222,20 @@ fn cachegrind(exe: &Path, args: &[&str], spec: &CacheSpec) -> (u64, u64) {
     (total("D1  misses:"), total("LLd misses:"))
 }
 
+/// The counts of `exe args` under the plugin, its caches simulated as `spec`.
+fn simulated(exe: &Path, args: &[&str], spec: &CacheSpec) -> Counts {
+    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    let env = spec.to_string();
+    emulator()
+        .count_with_env(
+            exe.to_str().unwrap(),
+            &args,
+            &[(carmbench_counts::protocol::CACHE_ENV, env.as_str())],
+        )
+        .unwrap()
+        .total
+}
+
 /// Every line simulated (`--traffic-sample 1`), with cachegrind's caches
 /// as L1 and L3 (its two-level model has no L2): the lines L1 missed and
 /// those read from DRAM within 2 % of cachegrind's D1 and last-level data
@@ -237,20 +251,11 @@ pub fn the_simulated_misses_agree_with_cachegrind() {
         &["-O2"],
     );
     let spec: CacheSpec = "64:32768/8:262144/8:2097152/16:nine:1".parse().unwrap();
-    let env = spec.to_string();
     for (exe, args) in [
         (&stream, &["read", "1", "500000", "4"][..]),
         (&matmul, &["300"][..]),
     ] {
-        let owned: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-        let ours = emulator()
-            .count_with_env(
-                exe.to_str().unwrap(),
-                &owned,
-                &[(carmbench_counts::protocol::CACHE_ENV, env.as_str())],
-            )
-            .unwrap()
-            .total;
+        let ours = simulated(exe, args, &spec);
         let (l1, dram) = (ours.l2_read / spec.line, ours.dram_read / spec.line);
         let (d1, ll) = cachegrind(exe, args, &spec);
         let what = format!("{} {args:?}", exe.display());
@@ -287,21 +292,12 @@ pub fn buffers_freed_and_allocated_again_meet_the_lines_they_left() {
         let spec: CacheSpec = format!("64:32768/8:262144/8:8388608/16:{model}:1")
             .parse()
             .unwrap();
-        let env = spec.to_string();
-        let ours = emulator()
-            .count_with_env(
-                exe.to_str().unwrap(),
-                &args,
-                &[(carmbench_counts::protocol::CACHE_ENV, env.as_str())],
-            )
-            .unwrap()
-            .total;
-        let dram = ours.dram_read / spec.line;
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let dram = simulated(&exe, &args, &spec).dram_read / spec.line;
         assert!(
             dram < 2 * round,
             "{model}: {dram} lines, one round is {round}"
         );
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let (_, ll) = cachegrind(&exe, &args, &spec);
         let ratio = dram as f64 / ll as f64;
         assert!(
