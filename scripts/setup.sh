@@ -12,9 +12,11 @@ set -euo pipefail
 # links -ludev), pkg-config (finds hwloc), fonts (text in PNG charts), binutils
 # (objdump, for the kernel disassembly tests).
 groups=("the main job|libhwloc-dev libudev-dev pkg-config binutils fonts-dejavu-core")
+tests=0
 for arg in "$@"; do
     case $arg in
     --tests)
+        tests=1
         # gcc builds the programs profiled (python3 launches some of them,
         # as users' scripts do; numpy on OpenBLAS picks its kernels by CPU),
         # qemu-user runs them under the counting plugin, Valgrind's cachegrind is the reference for the
@@ -26,7 +28,8 @@ for arg in "$@"; do
             "the cache simulation's reference|valgrind"
             "the browser test|chromium chromium-driver"
             "the Slurm test|slurmctld slurmd slurm-client munge"
-            "the MPI tests|openmpi-bin libopenmpi-dev mpich libmpich-dev")
+            "the MPI tests|openmpi-bin libopenmpi-dev mpich libmpich-dev"
+            "pip, for NVIDIA's ptxas and nvdisasm|python3-pip")
         ;;
     --aarch64)
         groups+=("AArch64 cross tools|gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-user")
@@ -76,6 +79,28 @@ if [ ${#all[@]} -gt 0 ]; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y ${t#*|} \
             >>"$log" 2>&1 || fail "installing ${t#*|}"
     done
+fi
+
+# The GPU kernels' machine-code test needs NVIDIA's ptxas and nvdisasm, not a GPU: the CUDA
+# toolkit's, or pip's (looked for where tests/common/parts.rs looks).
+cuda_tool() {
+    command -v "$1" >/dev/null 2>&1 || [ -x "/usr/local/cuda/bin/$1" ] ||
+        python3 -c 'import glob, os, sys
+sys.exit(0 if any(glob.glob(os.path.join(p, "nvidia", "*", "bin", sys.argv[1])) for p in sys.path) else 1)' "$1" 2>/dev/null
+}
+if [ "$tests" -eq 1 ] && ! { cuda_tool ptxas && cuda_tool nvdisasm; }; then
+    pip_install="python3 -m pip install --quiet nvidia-cuda-nvcc nvidia-cuda-nvdisasm"
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "carmbench setup: NVIDIA's ptxas and nvdisasm are missing (for the GPU kernels' test)" >&2
+        echo "run:  $pip_install" >&2
+        exit 1
+    fi
+    echo "carmbench setup: installing NVIDIA's ptxas and nvdisasm (pip)" >&2
+    # Debian's own Python refuses installs beside its packages unless told.
+    $pip_install 2>/dev/null || $pip_install --break-system-packages || {
+        echo "carmbench setup: pip could not install them; retry as root:  $pip_install" >&2
+        exit 1
+    }
 fi
 
 if ! command -v cargo >/dev/null 2>&1; then

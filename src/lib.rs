@@ -32,6 +32,7 @@ pub mod fleet;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod gpu;
 pub mod kernels;
 pub mod machine;
 pub mod measure;

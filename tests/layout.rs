@@ -15,7 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["arch"],
     &["machine"],
     &["kernels"],
-    &["measure"],
+    &["measure", "gpu"],
     &["config", "roofline"],
     &["results"],
     &["roofs"],

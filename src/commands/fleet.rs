@@ -137,11 +137,7 @@ fn fleet_run(a: &FleetRunArgs) -> Result<()> {
 fn task(a: &FleetTaskArgs) -> Result<()> {
     let (node, out) = run::task_folder(&a.dir);
     println!("node {node}");
-    let result = crate::commands::run::run(&RunArgs {
-        plan: a.plan.clone(),
-        output: out.clone(),
-        format: crate::results::DocFormat::Yaml,
-    });
+    let result = crate::commands::run::run(&RunArgs::for_node(a.plan.clone(), out.clone()));
     if let Err(e) = &result {
         run::task_failed(&out, e);
     }

@@ -76,6 +76,44 @@ pub struct WidthRates {
 #[serde(deny_unknown_fields)]
 struct LimitsFile {
     microarchitectures: Vec<Uarch>,
+    #[serde(default)]
+    gpus: Vec<GpuLimits>,
+}
+
+/// What an SM of one compute capability does per clock, by the vendor's
+/// documents (`configs/limits.yaml`, `gpus`).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GpuLimits {
+    /// The compute capability, as "9.0".
+    pub capability: String,
+    /// The GPUs it covers, in words.
+    pub description: String,
+    /// Where the figures come from.
+    pub source: String,
+    /// Lanes an SM runs per clock, by type (an FMA lane does 2 flops, an
+    /// add or a multiply 1; fp16 and bf16 count halves, two to a register).
+    pub lanes: BTreeMap<String, f64>,
+    /// Integer lanes per clock by instruction, where they differ from
+    /// `lanes` (`add_int32`, `mad_int32`).
+    #[serde(default)]
+    pub int32: BTreeMap<String, f64>,
+    /// Dense tensor-core operations an SM does per clock, by input type.
+    #[serde(default)]
+    pub tensor_ops: BTreeMap<String, f64>,
+    /// Bytes an SM's shared memory and L1 move per clock.
+    pub shared_bytes: f64,
+    /// What was measured where a rate falls short of (or passes) the
+    /// documented one, keyed `op_type` (`fma_fp16`); the roof carries it.
+    #[serde(default)]
+    pub notes: BTreeMap<String, String>,
+}
+
+/// The GPU limits of capability `cap` ("9.0"), if documented.
+pub fn gpu(cap: &str) -> Option<GpuLimits> {
+    let f: LimitsFile =
+        serde_yaml::from_str(LIMITS_YAML).expect("embedded configs/limits.yaml is valid");
+    f.gpus.into_iter().find(|g| g.capability == cap)
 }
 
 /// All known microarchitectures.

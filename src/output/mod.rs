@@ -4,6 +4,7 @@
 
 pub mod compare;
 pub mod fleet;
+pub mod gpu;
 pub mod profile;
 pub mod summary;
 pub mod topology;

@@ -22,6 +22,7 @@ pub mod cores;
 mod entry;
 mod file;
 pub mod flag;
+pub mod gpu;
 pub mod placement;
 pub mod sweep;
 pub mod verdict;
@@ -235,6 +236,9 @@ pub struct Document {
     /// Each validation sweep's summary and verdict.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sweeps: Vec<SweepSummary>,
+    /// Each GPU's roofs (`run --gpu`); none in a CPU-only document.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpus: Vec<gpu::GpuResults>,
 }
 
 /// Overlaps below this are partial: a finding, and an expected value that
@@ -448,6 +452,7 @@ impl Document {
             curves: Vec::new(),
             coissue: Vec::new(),
             sweeps: Vec::new(),
+            gpus: Vec::new(),
         }
     }
 

@@ -6,6 +6,7 @@
 pub mod assemble;
 pub mod cost;
 pub mod effective;
+pub mod gpu;
 pub mod plan;
 pub mod plateau;
 pub mod remeasure;

@@ -20,6 +20,8 @@ use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+pub mod gpu;
+
 /// What `run` measures, as flags (`fleet run` passes them on to each node).
 #[derive(Debug, Clone, Args)]
 pub struct PlanArgs {
@@ -120,7 +122,7 @@ pub struct Done {
 
 /// `DIR/carm.yaml` (or `.json`), the directory made when missing and
 /// checked writable before anything is measured.
-fn output_path(dir: &Path, format: DocFormat) -> Result<PathBuf> {
+pub(crate) fn output_path(dir: &Path, format: DocFormat) -> Result<PathBuf> {
     crate::files::writable_folder(dir, "-o")?;
     Ok(dir.join(crate::files::names::results_file(format.extension())))
 }

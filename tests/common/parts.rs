@@ -29,6 +29,31 @@ pub enum Part {
     Mpi,
     /// Debian's MPICH: mpiexec.mpich (Hydra) and mpicc.mpich.
     Mpich,
+    /// NVIDIA's `ptxas` and `nvdisasm` (no GPU needed): from the CUDA toolkit or
+    /// pip's `nvidia-cuda-nvcc` and `nvidia-cuda-nvdisasm`.
+    CudaTools,
+}
+
+/// A CUDA tool: on `PATH`, in the toolkit's `/usr/local/cuda/bin`, or in a `bin`
+/// folder of the pip packages of `python3` (`nvidia/cu13/bin`, `nvidia/cuda_nvcc/bin`).
+pub fn cuda_tool(name: &str) -> Option<PathBuf> {
+    if let Some(p) = program(name, false) {
+        return Some(p);
+    }
+    let toolkit = PathBuf::from("/usr/local/cuda/bin").join(name);
+    if toolkit.is_file() {
+        return Some(toolkit);
+    }
+    let out = Command::new("python3")
+        .args(["-c", "import sys; print('\\n'.join(sys.path))"])
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|d| PathBuf::from(d).join("nvidia"))
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flat_map(|entries| entries.flatten().map(|e| e.path().join("bin").join(name)))
+        .find(|p| p.is_file())
 }
 
 /// Debian's own Python, the one `python3-numpy` is built for (a `python3`
@@ -57,6 +82,7 @@ impl Part {
             Part::Valgrind => "Valgrind (cachegrind)",
             Part::Mpi => "Open MPI (mpirun, mpicc)",
             Part::Mpich => "MPICH (mpiexec.mpich, mpicc.mpich)",
+            Part::CudaTools => "NVIDIA's ptxas and nvdisasm",
         }
     }
 
@@ -73,6 +99,7 @@ impl Part {
             Part::Valgrind => "apt-get install valgrind",
             Part::Mpi => "apt-get install openmpi-bin libopenmpi-dev",
             Part::Mpich => "apt-get install mpich libmpich-dev",
+            Part::CudaTools => "python3 -m pip install nvidia-cuda-nvcc nvidia-cuda-nvdisasm",
         }
     }
 
@@ -108,6 +135,7 @@ impl Part {
             Part::Mpich => {
                 program("mpicc.mpich", false).is_some() && program("mpiexec.mpich", false).is_some()
             }
+            Part::CudaTools => cuda_tool("ptxas").is_some() && cuda_tool("nvdisasm").is_some(),
             Part::Valgrind => program("valgrind", false).is_some_and(|v| {
                 Command::new(v)
                     .args(["--tool=cachegrind", "--cache-sim=yes"])

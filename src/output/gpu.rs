@@ -1,0 +1,60 @@
+//! The GPUs' roofs as `run` prints them: one table per GPU, each roof with
+//! its rate per SM per clock, its limit and the % of it, at the clock
+//! measured while it ran.
+
+use crate::results::gpu::GpuResults;
+use std::fmt::Write as _;
+
+/// The tables of every GPU measured.
+pub fn tables(gpus: &[GpuResults]) -> String {
+    let mut out = String::new();
+    for g in gpus {
+        let d = &g.device;
+        let _ = writeln!(
+            out,
+            "\nGPU {}: {} (sm_{}{}, {} SMs, L2 {} MiB, memory {:.0} GB/s by its specification)",
+            d.index,
+            d.name,
+            d.capability.major,
+            d.capability.minor,
+            d.sms,
+            d.l2_bytes >> 20,
+            d.spec_gb_per_s()
+        );
+        let _ = writeln!(
+            out,
+            "  {:<14} {:>11} {:<8} {:>9} {:>9} {:>7} {:>7}",
+            "roof", "value", "unit", "per SM·clk", "limit", "%", "GHz"
+        );
+        for r in &g.roofs {
+            let limit = r
+                .limit_per_sm_cycle
+                .map_or("-".to_string(), |l| format!("{l:.1}"));
+            let pct = r
+                .percent_of_limit
+                .map_or("-".to_string(), |p| format!("{p:.1}"));
+            let _ = writeln!(
+                out,
+                "  {:<14} {:>11.1} {:<8} {:>9.1} {:>9} {:>7} {:>7.3}",
+                r.label(),
+                r.value,
+                r.unit(),
+                r.per_sm_cycle,
+                limit,
+                pct,
+                r.clock_ghz
+            );
+        }
+        if let Some(m) = g.memcpy_gb_per_s {
+            let _ = writeln!(
+                out,
+                "  the driver's device-to-device copy: {m:.1} GB/s (read and write counted)"
+            );
+        }
+        for f in &g.failed {
+            let _ = writeln!(out, "  not measured: {f}");
+        }
+        let _ = writeln!(out, "  ({} roofs in {:.1} s)", g.roofs.len(), g.seconds);
+    }
+    out
+}

@@ -1,0 +1,119 @@
+//! A GPU's part of the results document: what the device is and each roof
+//! measured on it, with the clock it ran at and its documented limit.
+
+use crate::gpu::{GpuInfo, GpuLevel, GpuMix, GpuOp, GpuType};
+use serde::{Deserialize, Serialize};
+
+/// One GPU's roofs.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GpuResults {
+    /// The device.
+    pub device: GpuInfo,
+    /// Every roof measured, memory first.
+    pub roofs: Vec<GpuRoof>,
+    /// The driver's own device-to-device copy, GB/s with its read and its
+    /// write counted (as the copy roof counts them): the rate a copy
+    /// kernel should reach.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memcpy_gb_per_s: Option<f64>,
+    /// Kernels that could not be measured, each with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<String>,
+    /// Seconds the GPU's roofs took, compilation included.
+    #[serde(default)]
+    pub seconds: f64,
+}
+
+/// The rate at one buffer size (the L2's sizes).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GpuSize {
+    /// The buffer, bytes.
+    pub bytes: u64,
+    /// Its fastest sample, GB/s.
+    pub gb_per_s: f64,
+}
+
+/// Another kernel measuring the same roof, slower than the roof's.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GpuVariant {
+    /// Its name.
+    pub kernel: String,
+    /// Its fastest sample, in the roof's unit.
+    pub value: f64,
+}
+
+/// One GPU roof.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GpuRoof {
+    /// The kernel that measured it (`asm/ptx/`).
+    pub kernel: String,
+    /// Memory roofs: the level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<GpuLevel>,
+    /// Memory roofs: the access.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mix: Option<GpuMix>,
+    /// Compute roofs: the instruction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<GpuOp>,
+    /// Compute roofs: the type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ty: Option<GpuType>,
+    /// The fastest sample, in the roof's unit (GB/s, GFLOP/s or GOP/s):
+    /// other work only slows a sample down.
+    pub value: f64,
+    /// Median of the samples.
+    pub median: f64,
+    /// Coefficient of variation of the samples.
+    pub cv: f64,
+    /// Samples taken.
+    pub samples: usize,
+    /// The SM clock while the fastest sample ran, GHz: its cycles (`%clock64`)
+    /// over its time (`%globaltimer`), the median of its blocks.
+    pub clock_ghz: f64,
+    /// Per SM per clock (bytes or operations).
+    pub per_sm_cycle: f64,
+    /// The documented limit per SM per clock (`configs/limits.yaml`); for
+    /// device memory, the specification's bandwidth over the SMs and clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit_per_sm_cycle: Option<f64>,
+    /// The value as % of the limit at the measured clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percent_of_limit: Option<f64>,
+    /// Memory roofs: the buffer the value came from, bytes (per block for
+    /// L1 and shared memory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// The L2's rates at each size measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<GpuSize>,
+    /// The other kernels of the same roof (`asm/ptx/`: cache operators,
+    /// instruction shapes), each slower.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<GpuVariant>,
+    /// What was measured on this GPU where the rate falls short of the
+    /// documented limit (`configs/limits.yaml`, `notes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Blocks and threads a block of the launch.
+    pub grid: [u32; 2],
+}
+
+impl GpuRoof {
+    /// Its unit.
+    pub fn unit(&self) -> &'static str {
+        match (self.level, self.ty) {
+            (Some(_), _) => "GB/s",
+            (None, Some(t)) if t.is_integer() => "GOP/s",
+            _ => "GFLOP/s",
+        }
+    }
+    /// "HBM load", "fma fp64", "wgmma bf16".
+    pub fn label(&self) -> String {
+        match (self.level, self.mix, self.op, self.ty) {
+            (Some(l), Some(m), _, _) => format!("{l} {m}"),
+            (_, _, Some(o), Some(t)) => format!("{o} {t}"),
+            _ => self.kernel.clone(),
+        }
+    }
+}
