@@ -6,7 +6,7 @@
 mod common;
 use common::parts::{Part, cuda_tool};
 
-use carmbench::gpu::kernels::{self, GpuKernel};
+use carmbench::gpu::kernels::{self, GpuKernel, Role};
 use carmbench::gpu::sass;
 use std::process::{Command, ExitCode};
 
@@ -49,9 +49,21 @@ fn loop_of(k: &GpuKernel, sm: &str) -> Vec<String> {
     sass::innermost_loop(&text).unwrap_or_else(|| panic!("{} for {sm}: no loop in\n{text}", k.name))
 }
 
+/// Every kernel; the validation kernels at a few FMA counts (fewer FMAs
+/// than loaded values, and many more).
+fn instances() -> Vec<GpuKernel> {
+    kernels::all()
+        .into_iter()
+        .flat_map(|k| match k.role {
+            Role::Validation { .. } => [2, 64, 1024].map(|f| k.with_fmas(f)).to_vec(),
+            _ => vec![k],
+        })
+        .collect()
+}
+
 fn every_kernel_is_the_machine_code_it_declares() {
     let mut wrong = Vec::new();
-    for k in kernels::all() {
+    for k in instances() {
         for sm in ["sm_80", "sm_90"].into_iter().filter(|sm| k.runs_on(sm)) {
             let ops = loop_of(&k, sm);
             wrong.extend(
@@ -69,8 +81,8 @@ fn every_kernel_is_the_machine_code_it_declares() {
 }
 
 fn a_declaration_off_by_one_instruction_is_caught() {
-    for name in ["fma_sp", "hbm_copy", "mma_bf16"] {
-        let mut k = kernels::named(name).unwrap();
+    for name in ["fma_sp", "hbm_copy", "mma_bf16", "validate_l2_fp64"] {
+        let mut k = kernels::named(name).unwrap().with_fmas(16);
         let ops = loop_of(&k, "sm_90");
         assert!(sass::disagreements(&k, &ops).is_empty(), "{name}");
         k.sass[0].1 += 1;

@@ -49,10 +49,13 @@ impl RunArgs {
 pub fn run(a: &RunArgs) -> Result<()> {
     let started = Instant::now();
     if let Some(choice) = &a.gpu {
-        let (path, doc) =
-            gpus::into_results(&a.output, a.format, gpus::chosen(Some(choice))?, |l| {
-                println!("{l}")
-            })?;
+        let (path, doc) = gpus::into_results(
+            &a.output,
+            a.format,
+            gpus::chosen(Some(choice))?,
+            a.plan.validate,
+            |l| println!("{l}"),
+        )?;
         print!("{}", gpu::tables(&doc.gpus));
         println!(
             "wrote {} ({:.1} s)",
@@ -74,7 +77,7 @@ pub fn run(a: &RunArgs) -> Result<()> {
     }
     let mut done = crate::run::run(&a.plan, &a.output, a.format)?;
     if !found.is_empty() && !done.doc.interrupted {
-        done.doc.gpus = gpus::measure(found, |l| println!("{l}"))?;
+        done.doc.gpus = gpus::measure(found, a.plan.validate, |l| println!("{l}"))?;
         crate::results::save(&done.doc, &done.path, a.format)?;
     }
     let doc = &done.doc;

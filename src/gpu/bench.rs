@@ -26,7 +26,7 @@ pub struct Sample {
 pub struct Samples {
     /// Every sample.
     pub samples: Vec<Sample>,
-    /// Bytes or operations one launch does.
+    /// Bytes or operations one launch does (a validation kernel's: flops).
     pub work: f64,
     /// Blocks and threads a block.
     pub grid: [u32; 2],
@@ -84,6 +84,7 @@ pub fn measure(gpu: &Gpu, k: &GpuKernel, f: &Function, setup: &Setup) -> Result<
     let threads = f64::from(setup.grid) * f64::from(setup.block);
     let per_trip = match k.role {
         Role::Memory { .. } => k.bytes_per_trip(),
+        Role::Validation { fmas, .. } => 2.0 * f64::from(fmas),
         Role::Compute { ops_per_trip, .. } => ops_per_trip,
     };
     Ok(Samples {
@@ -95,7 +96,7 @@ pub fn measure(gpu: &Gpu, k: &GpuKernel, f: &Function, setup: &Setup) -> Result<
 
 fn launch(gpu: &Gpu, k: &GpuKernel, f: &Function, s: &Setup, trips: u32) -> Result<Sample, String> {
     let args: Vec<Arg> = match k.role {
-        Role::Memory { .. } => vec![
+        Role::Memory { .. } | Role::Validation { .. } => vec![
             Arg::U64(s.src.map_or(s.dst.ptr, |b| b.ptr)),
             Arg::U64(s.dst.ptr),
             Arg::U64(s.size),

@@ -7,11 +7,15 @@ use super::{GpuLevel, GpuMix, GpuOp, GpuType};
 
 /// The files, with their names (the templates are carried in the binary:
 /// the driver compiles the PTX for the device it runs on).
-const FILES: [(&str, &str); 4] = [
+const FILES: [(&str, &str); 5] = [
     ("compute.ptx", include_str!("../../asm/ptx/compute.ptx")),
     ("memory.ptx", include_str!("../../asm/ptx/memory.ptx")),
     ("tensor.ptx", include_str!("../../asm/ptx/tensor.ptx")),
     ("wgmma.ptx", include_str!("../../asm/ptx/wgmma.ptx")),
+    (
+        "validation.ptx",
+        include_str!("../../asm/ptx/validation.ptx"),
+    ),
 ];
 
 /// Independent chains a thread (or a warp, on the tensor cores) runs.
@@ -25,6 +29,8 @@ pub const STEPS: u32 = 32;
 pub const MEMORY_BLOCK: u32 = 256;
 /// Bytes one memory access moves (a `.v4.u32` vector).
 pub const VECTOR: u64 = 16;
+/// A validation kernel's SASS count of FMAs before its count is given.
+const FMAS: u32 = u32::MAX;
 
 /// What a kernel measures, with what its declaration says of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,6 +46,20 @@ pub enum Role {
         block_local: bool,
         /// Vectors a thread loads or stores a trip.
         unroll: u32,
+    },
+    /// A memory kernel's walk with FMAs on what it loads (seed 001's
+    /// variable-intensity kernels).
+    Validation {
+        /// The level its buffer sits in.
+        level: GpuLevel,
+        /// The FMAs' type (fp32 or fp64).
+        ty: GpuType,
+        /// Every block walks the same bytes, or the grid the buffer.
+        block_local: bool,
+        /// Vectors a thread loads a trip.
+        unroll: u32,
+        /// FMAs a thread does a trip (0 until [`GpuKernel::with_fmas`]).
+        fmas: u32,
     },
     /// An instruction's throughput.
     Compute {
@@ -135,11 +155,20 @@ fn parse_decl(file: &'static str, template: &'static str, decl: &str) -> Result<
                 ops_per_trip,
             }
         }
+        "validation" => Role::Validation {
+            level: GpuLevel::parse(need("level")?)?,
+            ty: GpuType::parse(need("type")?)?,
+            block_local: need("walk")? == "block",
+            unroll: num("unroll")?,
+            fmas: 0,
+        },
         k => return Err(format!("{name}: unknown kind {k}")),
     };
     let sass = need("sass")?
         .split(',')
         .map(|s| match s.split_once(':') {
+            // A validation kernel's FMAs: as many as its PTX is made with.
+            Some((op, "fmas")) => Ok((op.to_string(), FMAS)),
             Some((op, n)) => n
                 .parse()
                 .map(|n| (op.to_string(), n))
@@ -186,6 +215,7 @@ impl GpuKernel {
                 let sides = if mix == GpuMix::Copy { 2.0 } else { 1.0 };
                 sides * f64::from(unroll) * VECTOR as f64
             }
+            Role::Validation { unroll, .. } => f64::from(unroll) * VECTOR as f64,
             Role::Compute { .. } => 0.0,
         }
     }
@@ -193,7 +223,9 @@ impl GpuKernel {
     /// Bytes one block covers a trip (memory kernels): the stride of the walk.
     pub fn block_span(&self) -> u64 {
         match self.role {
-            Role::Memory { unroll, .. } => u64::from(MEMORY_BLOCK) * u64::from(unroll) * VECTOR,
+            Role::Memory { unroll, .. } | Role::Validation { unroll, .. } => {
+                u64::from(MEMORY_BLOCK) * u64::from(unroll) * VECTOR
+            }
             Role::Compute { .. } => 0,
         }
     }
@@ -226,6 +258,7 @@ impl GpuKernel {
             .replace("${STEPS}", &self.steps().to_string());
         let parts = match &self.role {
             Role::Memory { .. } => self.memory_parts(),
+            Role::Validation { .. } => self.validation_parts(),
             Role::Compute { op, .. } if op.is_tensor() => self.tensor_parts(),
             Role::Compute { .. } => self.compute_parts(),
         };
@@ -322,16 +355,9 @@ impl GpuKernel {
         ]
     }
 
-    fn memory_parts(&self) -> Vec<(&'static str, String)> {
-        let Role::Memory {
-            mix,
-            block_local,
-            unroll,
-            level,
-        } = self.role
-        else {
-            unreachable!()
-        };
+    /// The walk's parts of the memory and validation templates: the buffers'
+    /// base, where a thread starts and the step a trip.
+    fn walk_parts(&self, level: GpuLevel, block_local: bool) -> Vec<(&'static str, String)> {
         let span = self.block_span();
         let base = if level == GpuLevel::Shared {
             "    mov.u64 %rd0, smem;\n    mov.u64 %rd1, smem;\n".to_string()
@@ -344,6 +370,24 @@ impl GpuKernel {
             "    mov.u32 %r4, %ctaid.x;\n    mul.wide.u32 %rd8, %r4, SPAN;\n    add.s64 %rd4, %rd4, %rd8;\n    \
              mov.u32 %r5, %nctaid.x;\n    mul.wide.u32 %rd5, %r5, SPAN;\n"
                 .replace("SPAN", &span.to_string())
+        };
+        let span_text = if block_local {
+            span.to_string()
+        } else {
+            "0".to_string()
+        };
+        vec![("BASE", base), ("WALK", walk), ("SPAN", span_text)]
+    }
+
+    fn memory_parts(&self) -> Vec<(&'static str, String)> {
+        let Role::Memory {
+            mix,
+            block_local,
+            unroll,
+            level,
+        } = self.role
+        else {
+            unreachable!()
         };
         let (ld, st) = (
             self.field("ld").unwrap_or_default(),
@@ -383,17 +427,95 @@ impl GpuKernel {
                 ));
             }
         }
-        let span_text = if block_local {
-            span.to_string()
-        } else {
-            "0".to_string()
+        let mut parts = self.walk_parts(level, block_local);
+        parts.push(("BODY", body));
+        parts
+    }
+
+    /// This validation kernel with `fmas` FMAs a thread a trip.
+    pub fn with_fmas(&self, fmas: u32) -> GpuKernel {
+        let mut k = self.clone();
+        if let Role::Validation { fmas: f, .. } = &mut k.role {
+            *f = fmas;
+        }
+        for (_, n) in k.sass.iter_mut().filter(|(_, n)| *n == FMAS) {
+            *n = fmas;
+        }
+        k
+    }
+
+    fn validation_parts(&self) -> Vec<(&'static str, String)> {
+        let Role::Validation {
+            level,
+            ty,
+            block_local,
+            unroll,
+            fmas,
+        } = self.role
+        else {
+            unreachable!()
         };
-        vec![
-            ("BASE", base),
-            ("WALK", walk),
-            ("SPAN", span_text),
+        let (reg, lanes) = self
+            .field("vec")
+            .and_then(|v| v.split_once(':'))
+            .unwrap_or(("f32", "4"));
+        let lanes: u32 = lanes.parse().unwrap_or(4);
+        let (bits, size) = if reg == "f64" { ("b64", 8) } else { ("b32", 4) };
+        let vregs = unroll * lanes;
+        let (ld, inst) = (
+            self.field("ld").unwrap_or_default(),
+            self.field("inst").unwrap_or_default(),
+        );
+        let mut init: String = (0..CHAINS)
+            .map(|i| {
+                format!(
+                    "    mov.{reg} %a{i}, {};\n",
+                    constant(ty, 1.0 + f64::from(i) / 64.0)
+                )
+            })
+            .collect();
+        init.push_str(&format!(
+            "    mov.{reg} %k0, {};\n    mov.{bits} %x0, 0;\n",
+            constant(ty, 0.999_969_482_421_875)
+        ));
+        let mut body = String::new();
+        for u in 0..unroll {
+            let regs: Vec<String> = (0..lanes).map(|l| format!("%v{}", u * lanes + l)).collect();
+            let off = u64::from(u) * u64::from(MEMORY_BLOCK) * VECTOR;
+            body.push_str(&format!(
+                "    {ld} {{{}}}, [%rd6+{off}];\n",
+                regs.join(", ")
+            ));
+        }
+        for j in 0..fmas {
+            let line = inst
+                .replace("<a>", &format!("%a{}", j % CHAINS))
+                .replace("<v>", &format!("%v{}", j % vregs))
+                .replace("<k0>", "%k0");
+            body.push_str(&format!("    {line}\n"));
+        }
+        // Values no FMA read: xored in, so that each load stays whole.
+        for v in fmas..vregs {
+            body.push_str(&format!("    xor.{bits} %x0, %x0, %v{v};\n"));
+        }
+        let mut keep: String = (0..CHAINS)
+            .map(|i| format!("    st.global.{reg} [%rd9+{}], %a{i};\n", i * size))
+            .collect();
+        keep.push_str(&format!(
+            "    st.global.{bits} [%rd9+{}], %x0;\n",
+            CHAINS * size
+        ));
+        let mut parts = self.walk_parts(level, block_local);
+        parts.extend([
+            ("REG", reg.to_string()),
+            ("XREG", bits.to_string()),
+            ("VREGS", vregs.to_string()),
+            ("FMAS", fmas.to_string()),
+            ("INIT", init),
             ("BODY", body),
-        ]
+            ("KEEP", keep),
+        ]);
+        parts
     }
 }
 

@@ -51,10 +51,41 @@ pub fn tables(gpus: &[GpuResults]) -> String {
                 "  the driver's device-to-device copy: {m:.1} GB/s (read and write counted)"
             );
         }
+        if !g.validation.is_empty() {
+            let _ = writeln!(
+                out,
+                "  validation: each level's loads with FMAs against min(P, AI x B), deviation by flop/B"
+            );
+        }
+        for v in &g.validation {
+            let pts: Vec<String> = v
+                .points
+                .iter()
+                .map(|p| format!("{}:{:+.0}%", ai_text(p.ai), p.deviation * 100.0))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {:<7} {:<5} median |deviation| {:5.1} %  {}\n      {}",
+                v.level.name(),
+                v.ty.name(),
+                v.median_deviation * 100.0,
+                v.verdict,
+                pts.join(" ")
+            );
+        }
         for f in &g.failed {
             let _ = writeln!(out, "  not measured: {f}");
         }
         let _ = writeln!(out, "  ({} roofs in {:.1} s)", g.roofs.len(), g.seconds);
     }
     out
+}
+
+/// An intensity as a user writes it: 1/16, 0.5 as 1/2, 4.
+fn ai_text(ai: f64) -> String {
+    if ai >= 1.0 {
+        format!("{ai:.0}")
+    } else {
+        format!("1/{:.0}", 1.0 / ai)
+    }
 }

@@ -7,6 +7,7 @@ use crate::machine::isa::{self, IsaReport};
 use crate::machine::sizing::{self, ThreadRanges};
 use crate::machine::{Machine, Source};
 use crate::measure::clock::ClockReport;
+use crate::gpu::GpuInfo;
 use crate::units::human_bytes;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -22,6 +23,9 @@ pub struct TopologyReport {
     pub isa: Option<IsaReport>,
     /// Clock of the CPU running carmbench (live machine only).
     pub clock: Option<ClockReport>,
+    /// The GPUs the CUDA driver sees (live machine only; none without a driver).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gpus: Vec<GpuInfo>,
 }
 
 impl TopologyReport {
@@ -36,6 +40,7 @@ impl TopologyReport {
             buffer_ranges,
             isa: live.then(isa::detect),
             clock: live.then(ClockReport::measure),
+            gpus: if live { crate::gpu::driver::devices().unwrap_or_default() } else { Vec::new() },
         })
     }
 }
@@ -103,6 +108,10 @@ pub fn render_text(r: &TopologyReport) -> String {
     }
     buffer_ranges(&mut s, r);
     isa_and_clock(&mut s, r);
+    if !r.gpus.is_empty() {
+        s.push('\n');
+        s.push_str(&render_gpus(&r.gpus));
+    }
     s
 }
 
@@ -187,4 +196,29 @@ fn isa_and_clock(s: &mut String, r: &TopologyReport) {
                 .unwrap_or_default()
         );
     }
+}
+
+/// One line per GPU: what it is, its SMs and clock, its caches and memory.
+pub fn render_gpus(gpus: &[GpuInfo]) -> String {
+    let mut s = String::new();
+    for g in gpus {
+        let _ = writeln!(
+            s,
+            "GPU {}      {} (sm_{}{}, driver {}): {} SMs at up to {:.0} MHz, L2 {}, shared memory {} an SM, memory {} on a {}-bit bus at {:.0} MHz ({:.0} GB/s by its specification)",
+            g.index,
+            g.name,
+            g.capability.major,
+            g.capability.minor,
+            g.driver,
+            g.sms,
+            g.clock_mhz,
+            human_bytes(g.l2_bytes),
+            human_bytes(g.shared_per_sm),
+            human_bytes(g.memory_bytes),
+            g.bus_bits,
+            g.memory_clock_mhz,
+            g.spec_gb_per_s()
+        );
+    }
+    s
 }

@@ -2,6 +2,7 @@
 //! measured on it, with the clock it ran at and its documented limit.
 
 use crate::gpu::{GpuInfo, GpuLevel, GpuMix, GpuOp, GpuType};
+use crate::results::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 
 /// One GPU's roofs.
@@ -22,6 +23,46 @@ pub struct GpuResults {
     /// Seconds the GPU's roofs took, compilation included.
     #[serde(default)]
     pub seconds: f64,
+    /// The roofs validated (`run --gpu --validate`): a sweep per level and type.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub validation: Vec<GpuSweep>,
+}
+
+/// One validation sweep: a level's load walk with FMAs of one type at
+/// intensities from 1/16 to 64 flop/B, each point against min(P, AI x B).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GpuSweep {
+    /// The level walked.
+    pub level: GpuLevel,
+    /// The FMAs' type.
+    pub ty: GpuType,
+    /// The kernel (its FMA count by point).
+    pub kernel: String,
+    /// The bandwidth roof, GB/s, and the FMA roof, GFLOP/s, the points are held to.
+    pub roofs: [f64; 2],
+    /// Every point, lowest intensity first.
+    pub points: Vec<GpuPoint>,
+    /// The median |deviation| of the points.
+    pub median_deviation: f64,
+    /// Whether the roofs hold, or why not.
+    pub verdict: Verdict,
+    /// Seconds the sweep took.
+    pub seconds: f64,
+}
+
+/// A validation point.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GpuPoint {
+    /// Flops per byte loaded.
+    pub ai: f64,
+    /// Its fastest sample, GFLOP/s.
+    pub gflop_per_s: f64,
+    /// min(P, AI x B), GFLOP/s.
+    pub expected: f64,
+    /// gflop_per_s / expected - 1.
+    pub deviation: f64,
+    /// The SM clock during it, GHz.
+    pub clock_ghz: f64,
 }
 
 /// The rate at one buffer size (the L2's sizes).

@@ -29,36 +29,18 @@ pub fn measure(info: GpuInfo, mut each: impl FnMut(&str)) -> Result<GpuResults, 
     let gpu = Gpu::open(info.clone())?;
     let sm = info.capability.sm();
     let limits = limits::gpu(&info.capability.to_string());
-    let device_bytes = (info.l2_bytes * 8)
-        .max(MIN_DEVICE_BYTES)
-        .min(info.memory_bytes / 4);
-    let buf = |n: u64| {
-        gpu.alloc(n as usize).map_err(|e| {
-            Missing(format!(
-                "GPU {}: no memory for the buffers: {e}",
-                info.index
-            ))
-        })
-    };
-    // Slack past the walked bytes: a thread's last vectors of a trip may pass the end.
-    let (src, dst) = (buf(device_bytes + SLACK)?, buf(device_bytes + SLACK)?);
-    let stamps = buf(u64::from(info.sms) * 64 * 32)?;
+    let bufs = buffers(&gpu)?;
     let mut out = GpuResults {
         device: info.clone(),
         roofs: Vec::new(),
         memcpy_gb_per_s: None,
         failed: Vec::new(),
         seconds: 0.0,
-    };
-    let bufs = Buffers {
-        src: &src,
-        dst: &dst,
-        stamps: &stamps,
-        device_bytes,
+        validation: Vec::new(),
     };
     let runnable: Vec<GpuKernel> = kernels::all()
         .into_iter()
-        .filter(|k| runs(k, &sm))
+        .filter(|k| runs(k, &sm) && !matches!(k.role, Role::Validation { .. }))
         .collect();
     for group in variants(runnable) {
         let mut done: Vec<GpuRoof> = Vec::new();
@@ -82,7 +64,7 @@ pub fn measure(info: GpuInfo, mut each: impl FnMut(&str)) -> Result<GpuResults, 
             out.roofs.push(r);
         }
     }
-    out.memcpy_gb_per_s = memcpy_rate(&gpu, &src, &dst, device_bytes).ok();
+    out.memcpy_gb_per_s = memcpy_rate(&gpu, &bufs.src, &bufs.dst, bufs.device_bytes).ok();
     out.seconds = start.elapsed().as_secs_f64();
     Ok(out)
 }
@@ -93,6 +75,7 @@ fn variants(all: Vec<GpuKernel>) -> Vec<Vec<GpuKernel>> {
     let key = |k: &GpuKernel| match k.role {
         Role::Memory { level, mix, .. } => format!("{level} {mix}"),
         Role::Compute { op, ty, .. } => format!("{op} {ty}"),
+        Role::Validation { .. } => k.name.clone(),
     };
     let mut groups: Vec<(String, Vec<GpuKernel>)> = Vec::new();
     for k in all {
@@ -126,7 +109,7 @@ fn percent(r: &GpuRoof) -> String {
 
 /// Whether the device runs `k`: its capability at least the kernel's, and
 /// exactly it for architecture-specific (`sm_90a`) kernels.
-fn runs(k: &GpuKernel, sm: &str) -> bool {
+pub(crate) fn runs(k: &GpuKernel, sm: &str) -> bool {
     if k.target.ends_with('a') {
         k.target.trim_end_matches('a') == sm
     } else {
@@ -134,11 +117,39 @@ fn runs(k: &GpuKernel, sm: &str) -> bool {
     }
 }
 
-struct Buffers<'a> {
-    src: &'a Buffer,
-    dst: &'a Buffer,
-    stamps: &'a Buffer,
-    device_bytes: u64,
+/// The buffers every kernel of a GPU runs on.
+pub(crate) struct Buffers {
+    /// What is read (device memory's size, and slack).
+    pub src: Buffer,
+    /// Where stores and kept results go.
+    pub dst: Buffer,
+    /// Each block's clock and time.
+    pub stamps: Buffer,
+    /// The bytes device memory's kernels walk: 8 x the L2, at least 1 GiB.
+    pub device_bytes: u64,
+}
+
+/// Allocate the buffers of `gpu`'s kernels.
+pub(crate) fn buffers(gpu: &Gpu) -> Result<Buffers, Missing> {
+    let info = &gpu.info;
+    let device_bytes = (info.l2_bytes * 8)
+        .max(MIN_DEVICE_BYTES)
+        .min(info.memory_bytes / 4);
+    let buf = |n: u64| {
+        gpu.alloc(n as usize).map_err(|e| {
+            Missing(format!(
+                "GPU {}: no memory for the buffers: {e}",
+                info.index
+            ))
+        })
+    };
+    // Slack past the walked bytes: a thread's last vectors of a trip may pass the end.
+    Ok(Buffers {
+        src: buf(device_bytes + SLACK)?,
+        dst: buf(device_bytes + SLACK)?,
+        stamps: buf(u64::from(info.sms) * 64 * 32)?,
+        device_bytes,
+    })
 }
 
 fn roof_of(
@@ -156,9 +167,9 @@ fn roof_of(
                 block: COMPUTE_BLOCK,
                 shared: 0,
                 src: None,
-                dst: b.dst,
+                dst: &b.dst,
                 size: 0,
-                stamps: b.stamps,
+                stamps: &b.stamps,
             };
             (bench::measure(gpu, k, &f, &s)?, None, Vec::new())
         }
@@ -171,15 +182,23 @@ fn roof_of(
             (m, Some(size), Vec::new())
         }
         Role::Memory { level, .. } => {
-            let (m, size, sizes) = walked(gpu, k, &f, b, level)?;
+            let wanted = match level {
+                GpuLevel::L2 => L2_FRACTIONS
+                    .iter()
+                    .map(|x| (gpu.info.l2_bytes as f64 * x) as u64)
+                    .collect(),
+                _ => vec![b.device_bytes],
+            };
+            let (m, size, sizes) = walked(gpu, k, &f, b, wanted)?;
             (m, Some(size), sizes)
         }
+        Role::Validation { .. } => return Err("a validation kernel measures no roof".into()),
     };
     Ok(assemble(k, &gpu.info, &samples, bytes, sizes, limits))
 }
 
 /// L1 and shared memory: every block walks the same 2 trips' worth.
-fn block_local(
+pub(crate) fn block_local(
     gpu: &Gpu,
     k: &GpuKernel,
     f: &Function,
@@ -200,31 +219,24 @@ fn block_local(
         grid: gpu.info.sms * per_sm,
         block: MEMORY_BLOCK,
         shared,
-        src: Some(b.src),
-        dst: b.dst,
+        src: Some(&b.src),
+        dst: &b.dst,
         size,
-        stamps: b.stamps,
+        stamps: &b.stamps,
     };
     Ok((bench::measure(gpu, k, f, &s)?, size))
 }
 
 /// Device memory and the L2: the grid walks a buffer together, of each
-/// size the level is measured at; the fastest size kept.
-fn walked(
+/// size `wanted`; the fastest size kept.
+pub(crate) fn walked(
     gpu: &Gpu,
     k: &GpuKernel,
     f: &Function,
     b: &Buffers,
-    level: GpuLevel,
+    wanted: Vec<u64>,
 ) -> Result<(Samples, u64, Vec<GpuSize>), String> {
     let info = &gpu.info;
-    let wanted: Vec<u64> = match level {
-        GpuLevel::L2 => L2_FRACTIONS
-            .iter()
-            .map(|x| (info.l2_bytes as f64 * x) as u64)
-            .collect(),
-        _ => vec![b.device_bytes],
-    };
     let occupancy = gpu.blocks_per_sm(f, MEMORY_BLOCK, 0)?;
     let span = k.block_span();
     let mut best: Option<(Samples, u64, f64)> = None;
@@ -244,10 +256,10 @@ fn walked(
             grid: info.sms * per_sm,
             block: MEMORY_BLOCK,
             shared: 0,
-            src: Some(b.src),
-            dst: b.dst,
+            src: Some(&b.src),
+            dst: &b.dst,
             size,
-            stamps: b.stamps,
+            stamps: &b.stamps,
         };
         let m = bench::measure(gpu, k, f, &s)?;
         let rate = m.rates().into_iter().fold(0.0, f64::max);
@@ -280,6 +292,7 @@ fn assemble(
     let (level, mix, op, ty) = match k.role {
         Role::Memory { level, mix, .. } => (Some(level), Some(mix), None, None),
         Role::Compute { op, ty, .. } => (None, None, Some(op), Some(ty)),
+        Role::Validation { .. } => (None, None, None, None),
     };
     let limit = match (level, op, ty) {
         (Some(GpuLevel::Hbm), _, _) => {

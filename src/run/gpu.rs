@@ -12,6 +12,9 @@ use crate::results::{self, DocFormat, Document};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+/// A sweep fails when its median |deviation| passes this (the CPU's).
+const THRESHOLD: f64 = 0.10;
+
 /// Which GPUs `--gpu` asks for.
 #[derive(Debug, Clone, PartialEq)]
 pub enum GpuChoice {
@@ -68,16 +71,32 @@ pub fn chosen(choice: Option<&GpuChoice>) -> Result<Vec<GpuInfo>> {
     }
 }
 
-/// Measure each GPU's roofs, telling `say` of each roof.
-pub fn measure(gpus: Vec<GpuInfo>, mut say: impl FnMut(&str)) -> Result<Vec<GpuResults>> {
+/// Measure each GPU's roofs, and validate them when asked (`--validate`),
+/// telling `say` of each roof and sweep.
+pub fn measure(
+    gpus: Vec<GpuInfo>,
+    validate: bool,
+    mut say: impl FnMut(&str),
+) -> Result<Vec<GpuResults>> {
     let mut out = Vec::new();
     for g in gpus {
         say(&format!(
             "GPU {} ({}, {} SMs, sm_{}{}):",
             g.index, g.name, g.sms, g.capability.major, g.capability.minor
         ));
-        let r = crate::roofs::gpu::measure(g, |line| say(&format!("  {line}")))
+        let mut r = crate::roofs::gpu::measure(g, |line| say(&format!("  {line}")))
             .map_err(|m| Error::Io(m.0))?;
+        if validate {
+            let t = std::time::Instant::now();
+            say("  validation (each level's loads with FMAs, 1/16 to 64 flop/B):");
+            r.validation =
+                crate::validate::gpu::validate(&r, THRESHOLD, |line| say(&format!("  {line}")))
+                    .map_err(|m| Error::Io(m.0))?;
+            say(&format!(
+                "  validation took {:.1} s",
+                t.elapsed().as_secs_f64()
+            ));
+        }
         out.push(r);
     }
     Ok(out)
@@ -90,6 +109,7 @@ pub fn into_results(
     dir: &Path,
     format: DocFormat,
     gpus: Vec<GpuInfo>,
+    validate: bool,
     say: impl FnMut(&str),
 ) -> Result<(PathBuf, Document)> {
     let path = super::output_path(dir, format)?;
@@ -101,7 +121,7 @@ pub fn into_results(
             Document::for_run(machine, plan, limits::detect().map(|u| u.name))
         }
     };
-    let fresh = measure(gpus, say)?;
+    let fresh = measure(gpus, validate, say)?;
     doc.gpus
         .retain(|g| !fresh.iter().any(|f| f.device.index == g.device.index));
     doc.gpus.extend(fresh);

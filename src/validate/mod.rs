@@ -11,6 +11,7 @@
 
 pub mod evaluate;
 pub mod fit;
+pub mod gpu;
 pub mod shapes;
 pub mod sweep;
 pub mod verdict;
