@@ -1,6 +1,6 @@
 //! Bad input: exit status 2, one line naming the problem, no panic.
 
-use crate::common::{carmbench, success};
+use crate::common::{carmbench, success, tmpdir};
 fn assert_input_error(out: &Output, needles: &[&str]) {
     crate::common::assert_input_error(out, needles);
     assert!(out.stdout.is_empty(), "nothing on stdout");
@@ -189,4 +189,24 @@ fn numbers_out_of_range_on_the_command_line_are_named() {
     ] {
         assert_input_error(&carmbench(&args), needles);
     }
+}
+
+#[test]
+fn gpu_flags_name_what_is_missing_or_wrong_in_one_line() {
+    let dir = tmpdir("gpu-flags");
+    let o = dir.to_str().unwrap();
+    if carmbench::gpu::driver::driver_present() {
+        // A machine with a driver: a GPU it does not have.
+        let out = carmbench(&["run", "--gpu", "99", "-o", o]);
+        assert_input_error(&out, &["--gpu", "no GPU 99"]);
+    } else {
+        // No driver (CI's machines): the cause and the fix, nothing written.
+        let out = carmbench(&["run", "--gpu", "-o", o]);
+        assert_input_error(&out, &["--gpu", "libcuda", "LD_LIBRARY_PATH"]);
+        assert!(!dir.join("carm.yaml").exists());
+    }
+    let out = carmbench(&["run", "--gpu", "one", "-o", o]);
+    assert_input_error(&out, &["'one' is not a GPU number"]);
+    let out = carmbench(&["run", "--gpu", "--no-gpu", "-o", o]);
+    assert_eq!(out.status.code(), Some(2));
 }

@@ -89,3 +89,38 @@ fn ai_text(ai: f64) -> String {
         format!("1/{:.0}", 1.0 / ai)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_h100s_roofs_print_with_their_limits_and_validation() {
+        let text = include_str!("../../tests/fixtures/gpu/h100.yaml");
+        let doc = crate::results::parse(text, "the H100 fixture").expect("the fixture reads");
+        let t = tables(&doc.gpus);
+        assert!(
+            t.contains("NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, L2 50 MiB, memory 3352 GB/s"),
+            "{t}"
+        );
+        let wgmma = t
+            .lines()
+            .find(|l| l.trim_start().starts_with("wgmma bf16"))
+            .unwrap();
+        assert!(wgmma.contains("4096.0"), "{wgmma}");
+        assert!(t.contains("HBM     fp32  median |deviation|"), "{t}");
+        assert!(t.contains("1/16:"), "{t}");
+        assert_eq!(ai_text(0.0625), "1/16");
+        assert_eq!(ai_text(4.0), "4");
+    }
+
+    #[test]
+    fn a_gpu_roof_that_is_not_a_number_is_refused_when_read() {
+        let text = include_str!("../../tests/fixtures/gpu/h100.yaml");
+        let bad = text.replacen("clock_ghz: 1.", "clock_ghz: -1.", 1);
+        let e = crate::results::parse(&bad, "a damaged file")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("GPU 0 roof") && e.contains("clock_ghz"), "{e}");
+    }
+}

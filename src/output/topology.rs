@@ -3,11 +3,11 @@
 //! document and as the text it prints.
 
 use super::ghz;
+use crate::gpu::GpuInfo;
 use crate::machine::isa::{self, IsaReport};
 use crate::machine::sizing::{self, ThreadRanges};
 use crate::machine::{Machine, Source};
 use crate::measure::clock::ClockReport;
-use crate::gpu::GpuInfo;
 use crate::units::human_bytes;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -40,7 +40,11 @@ impl TopologyReport {
             buffer_ranges,
             isa: live.then(isa::detect),
             clock: live.then(ClockReport::measure),
-            gpus: if live { crate::gpu::driver::devices().unwrap_or_default() } else { Vec::new() },
+            gpus: if live {
+                crate::gpu::driver::devices().unwrap_or_default()
+            } else {
+                Vec::new()
+            },
         })
     }
 }

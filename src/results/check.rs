@@ -273,6 +273,38 @@ pub fn results(d: &Document, doc: &str) -> Result<()> {
     for s in &d.sweeps {
         check_sweep(doc, s)?;
     }
+    for g in &d.gpus {
+        check_gpu(doc, g)?;
+    }
+    Ok(())
+}
+
+fn check_gpu(doc: &str, g: &crate::results::gpu::GpuResults) -> Result<()> {
+    let d = &g.device;
+    let m = Entry::new(doc, format!("GPU {}", d.index), RESULTS_FIX);
+    m.at_least("device.sms", u64::from(d.sms), 1)?;
+    for r in &g.roofs {
+        let e = Entry::new(
+            doc,
+            format!("GPU {} roof {}", d.index, r.label()),
+            RESULTS_FIX,
+        );
+        e.positive("value", r.value)?;
+        e.positive("clock_ghz", r.clock_ghz)?;
+        e.positive("per_sm_cycle", r.per_sm_cycle)?;
+        e.at_least("samples", r.samples as u64, 1)?;
+    }
+    for s in &g.validation {
+        let e = Entry::new(
+            doc,
+            format!("GPU {} validation {} {}", d.index, s.level, s.ty),
+            RESULTS_FIX,
+        );
+        for p in &s.points {
+            e.positive("points.ai", p.ai)?;
+            e.positive("points.expected", p.expected)?;
+        }
+    }
     Ok(())
 }
 

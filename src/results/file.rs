@@ -58,7 +58,7 @@ pub fn load(path: &Path) -> Result<Document> {
 
 /// The sections a results file keeps after its roofs, in the order this
 /// version writes them.
-const AFTER_ROOFS: [&str; 4] = ["validation:", "curves:", "coissue:", "sweeps:"];
+const AFTER_ROOFS: [&str; 5] = ["validation:", "curves:", "coissue:", "sweeps:", "gpus:"];
 
 /// A results file's machine, plan and roofs, without what follows its roofs
 /// (validation points, curves, co-issue, sweeps): what `fleet` reads of

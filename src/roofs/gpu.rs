@@ -236,33 +236,25 @@ pub(crate) fn walked(
     b: &Buffers,
     wanted: Vec<u64>,
 ) -> Result<(Samples, u64, Vec<GpuSize>), String> {
-    let info = &gpu.info;
     let occupancy = gpu.blocks_per_sm(f, MEMORY_BLOCK, 0)?;
-    let span = k.block_span();
     let mut best: Option<(Samples, u64, f64)> = None;
     let mut sizes = Vec::new();
     for want in wanted {
-        // A trip's span of the grid must fit the buffer: fewer blocks for a small one.
-        // The walk wraps within the buffer's size; a thread's last vectors may pass its
-        // end by less than a block's span, inside the allocation's slack.
-        let per_sm = occupancy
-            .min((want / (u64::from(info.sms) * span)) as u32)
-            .max(1);
-        let size = want / span * span;
-        if size > b.device_bytes || size < u64::from(info.sms * per_sm) * span {
-            continue;
+        let mut at_size: Option<(Samples, f64)> = None;
+        // Fewer blocks than fit can move more: the L2 serves fewer requests in
+        // flight better (docs/evidence.md, "GPU roofs").
+        for per_sm in grid_shapes(occupancy) {
+            let Some(s) = walk_setup(gpu, k, b, want, per_sm) else {
+                continue;
+            };
+            let m = bench::measure(gpu, k, f, &s)?;
+            let rate = m.rates().into_iter().fold(0.0, f64::max);
+            if at_size.as_ref().is_none_or(|(_, r)| *r < rate) {
+                at_size = Some((m, rate));
+            }
         }
-        let s = Setup {
-            grid: info.sms * per_sm,
-            block: MEMORY_BLOCK,
-            shared: 0,
-            src: Some(&b.src),
-            dst: &b.dst,
-            size,
-            stamps: &b.stamps,
-        };
-        let m = bench::measure(gpu, k, f, &s)?;
-        let rate = m.rates().into_iter().fold(0.0, f64::max);
+        let Some((m, rate)) = at_size else { continue };
+        let size = want / k.block_span() * k.block_span();
         sizes.push(GpuSize {
             bytes: size,
             gb_per_s: rate / 1e9,
@@ -273,6 +265,39 @@ pub(crate) fn walked(
     }
     let (m, size, _) = best.ok_or("no buffer size fits the device's memory")?;
     Ok((m, size, if sizes.len() > 1 { sizes } else { Vec::new() }))
+}
+
+/// The blocks an SM runs that a walk is tried with: as many as fit, half
+/// and a quarter of them.
+pub fn grid_shapes(occupancy: u32) -> Vec<u32> {
+    let mut v: Vec<u32> = [occupancy, occupancy.div_ceil(2), occupancy.div_ceil(4)].to_vec();
+    v.dedup();
+    v
+}
+
+/// A walk of `want` bytes with `per_sm` blocks an SM, or None where the
+/// grid's span of a trip does not fit it. The walk wraps within the size; a
+/// thread's last vectors may pass its end by less than a block's span,
+/// inside the allocation's slack.
+fn walk_setup<'a>(
+    gpu: &Gpu,
+    k: &GpuKernel,
+    b: &'a Buffers,
+    want: u64,
+    per_sm: u32,
+) -> Option<Setup<'a>> {
+    let (sms, span) = (gpu.info.sms, k.block_span());
+    let size = want / span * span;
+    let fits = size <= b.device_bytes && size >= u64::from(sms * per_sm) * span;
+    fits.then(|| Setup {
+        grid: sms * per_sm,
+        block: MEMORY_BLOCK,
+        shared: 0,
+        src: Some(&b.src),
+        dst: &b.dst,
+        size,
+        stamps: &b.stamps,
+    })
 }
 
 /// A roof from a kernel's samples: the fastest, its clock, its limit.
@@ -356,6 +381,13 @@ fn memcpy_rate(gpu: &Gpu, src: &Buffer, dst: &Buffer, bytes: u64) -> Result<f64,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn walks_are_tried_with_all_half_and_a_quarter_of_the_blocks_that_fit() {
+        assert_eq!(grid_shapes(8), vec![8, 4, 2]);
+        assert_eq!(grid_shapes(1), vec![1]);
+        assert_eq!(grid_shapes(3), vec![3, 2, 1]);
+    }
 
     #[test]
     fn the_h100s_limits_are_its_documented_lanes() {
