@@ -10,6 +10,7 @@ use std::fmt;
 pub mod bench;
 pub mod driver;
 pub mod kernels;
+pub mod ptx;
 pub mod sass;
 
 macro_rules! words {
