@@ -24,6 +24,11 @@ pub mod names {
     pub const CHARTS: [&str; 2] = ["carm.svg", "carm.png"];
     /// The memory curve beside a results file, as SVG and PNG.
     pub const CURVES: [&str; 2] = ["carm-curve.svg", "carm-curve.png"];
+
+    /// GPU `index`'s CARM chart beside a results file (`ext`: svg or png).
+    pub fn gpu_chart(index: usize, ext: &str) -> String {
+        format!("carm-gpu{index}.{ext}")
+    }
     /// The HTML report beside a results file.
     pub const REPORT: &str = "carm.html";
     /// The apps file `profile` writes by default.

@@ -9,6 +9,7 @@ pub mod discs;
 pub mod fleet;
 pub mod font;
 pub mod geometry;
+pub mod gpu;
 pub mod labels;
 pub mod legend;
 pub mod levels;
@@ -53,6 +54,21 @@ pub fn write_beside(doc: &Document, results_path: &Path) -> (Vec<std::path::Path
                 Ok(()) => written.push(p),
                 Err(e) => failed.push(format!("{name} not written: {e}")),
             }
+        }
+    }
+    // Each GPU's chart.
+    for g in &doc.gpus {
+        match gpu::GpuChart::of(g) {
+            Ok(c) => {
+                for ext in ["svg", "png"] {
+                    let p = dir.join(crate::files::names::gpu_chart(g.device.index, ext));
+                    match c.render(&p) {
+                        Ok(()) => written.push(p),
+                        Err(e) => failed.push(format!("{} not written: {e}", p.display())),
+                    }
+                }
+            }
+            Err(e) => failed.push(format!("no chart of GPU {}: {e}", g.device.index)),
         }
     }
     (written, failed)

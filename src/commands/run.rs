@@ -57,10 +57,11 @@ pub fn run(a: &RunArgs) -> Result<()> {
             |l| println!("{l}"),
         )?;
         print!("{}", gpu::tables(&doc.gpus));
+        let seconds = started.elapsed().as_secs_f64();
         println!(
-            "wrote {} ({:.1} s)",
+            "wrote {} ({seconds:.1} s){}",
             path.display(),
-            started.elapsed().as_secs_f64()
+            print_charts(&doc, &path)
         );
         return Ok(());
     }
