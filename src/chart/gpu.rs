@@ -102,6 +102,31 @@ impl<'a> GpuChart<'a> {
         .draw()
         .map_err(e)?;
         let px = |x: f64, y: f64| chart.backend_coord(&(x, y));
+        self.draw_memory(root, &px, top)?;
+        self.draw_compute(root, &px)?;
+        for s in self.gpu.validation.iter().filter(|s| s.ty == GpuType::Fp32) {
+            for p in &s.points {
+                root.draw(&Circle::new(
+                    px(p.ai, p.gflop_per_s),
+                    5,
+                    level_colour(s.level).filled(),
+                ))
+                .map_err(e)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Each level's load roof, from the chart's left edge to the top roof.
+    fn draw_memory<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        px: &impl Fn(f64, f64) -> (i32, i32),
+        top: f64,
+    ) -> std::result::Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
         for (i, r) in self.memory.iter().enumerate() {
             let level = r.level.expect("memory roofs have a level");
             let ridge = (top / r.value).min(AI.1);
@@ -109,18 +134,30 @@ impl<'a> GpuChart<'a> {
             draw_px_line(root, a, b, level_colour(level), &[]).map_err(e)?;
             let at = px(AI.0 * 1.6, r.value * AI.0 * 1.6);
             let text = format!("{} {:.0} GB/s", level.name(), r.value);
+            let place = (at.0 + 6, at.1 - 8 - 18 * (i as i32 % 2));
             draw_text(
                 root,
                 &text,
-                (at.0 + 6, at.1 - 8 - 18 * (i as i32 % 2)),
+                place,
                 level_colour(level),
                 (HPos::Left, VPos::Bottom),
                 true,
             )
             .map_err(e)?;
         }
-        // Labels right-aligned at the end of their roof; one too near the one above goes below
-        // its line, and lower still while it meets another.
+        Ok(())
+    }
+
+    /// Each compute roof from its first ridge to the right edge. Labels sit at
+    /// the end of their roof; one too near another goes lower until it is apart.
+    fn draw_compute<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        px: &impl Fn(f64, f64) -> (i32, i32),
+    ) -> std::result::Result<(), String>
+    where
+        DB::ErrorType: 'static,
+    {
         let mut taken: Vec<i32> = Vec::new();
         for r in &self.compute {
             let ridge = self
@@ -151,13 +188,6 @@ impl<'a> GpuChart<'a> {
                 true,
             )
             .map_err(e)?;
-        }
-        for s in self.gpu.validation.iter().filter(|s| s.ty == GpuType::Fp32) {
-            for p in &s.points {
-                let c = px(p.ai, p.gflop_per_s);
-                root.draw(&Circle::new(c, 5, level_colour(s.level).filled()))
-                    .map_err(e)?;
-            }
         }
         Ok(())
     }
