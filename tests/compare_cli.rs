@@ -264,3 +264,54 @@ fn machines_of_different_sizes_show_their_all_core_roofs_side_by_side() {
     );
     assert!((v[7] - v[4] / v[0]).abs() < 0.01, "{fma}");
 }
+
+const H100: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/gpu/h100.yaml");
+const H100_AGAIN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/gpu/h100-run2.yaml"
+);
+
+#[test]
+fn gpus_compare_roof_by_roof_and_sit_beside_the_cpu_in_the_quadrant_split() {
+    // Two runs of one H100: every roof matched, ratios near 1.
+    let out = carmbench(&["compare", H100, H100_AGAIN]);
+    let o = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{o}");
+    let wgmma = o
+        .lines()
+        .find(|l| l.trim_start().starts_with("wgmma bf16"))
+        .expect("a wgmma row");
+    assert_eq!(wgmma.matches(" x1.00").count(), 2, "{wgmma}");
+    assert!(
+        !o.contains("share no ISA"),
+        "no CPU table for files without CPU roofs: {o}"
+    );
+    // A CPU's file and a GPU's: both in the quadrant split, the GPU's levels its own.
+    let dir = tmpdir("gpu-quadrant");
+    let q = dir.join("q.svg");
+    let out = carmbench(&[
+        "compare",
+        ZEN5,
+        H100,
+        "--quadrant",
+        "--quadrant-output",
+        q.to_str().unwrap(),
+    ]);
+    let o = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{o}");
+    assert!(
+        o.contains("gpu/h100.yaml GPU 0 HBM: 3413.1 GB/s, peak 33468.2 GFLOP/s"),
+        "{o}"
+    );
+    assert!(o.contains("gpu/h100.yaml GPU 0 shared:"), "{o}");
+    assert!(
+        o.lines()
+            .any(|l| l.contains("zen5-avx512") && l.contains(" DRAM: ")),
+        "{o}"
+    );
+    let svg = std::fs::read_to_string(&q).unwrap();
+    assert!(
+        svg.contains(">HBM<") || svg.contains("HBM"),
+        "the GPU's levels are labelled"
+    );
+}

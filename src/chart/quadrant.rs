@@ -5,7 +5,7 @@
 //! where that application is memory bound, points below compute bound.
 
 use super::canvas::{FONT, LABEL_PX, level_colour};
-use crate::compare::QuadrantPoint as Point;
+use crate::compare::{QuadrantLevel, QuadrantPoint as Point};
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -75,13 +75,16 @@ where
         }
     }
     for pt in points {
-        let c = level_colour(pt.level);
+        let c = match pt.level {
+            QuadrantLevel::Cpu(l) => level_colour(l),
+            QuadrantLevel::Gpu(l) => super::gpu::level_colour(l),
+        };
         let p = px(pt.gb_per_s, pt.gflop_per_s);
         let mi = machines.iter().position(|m| **m == pt.machine).unwrap_or(0);
         marker(root, mi, p, c).map_err(e)?;
         let anchor = Pos::new(HPos::Center, VPos::Bottom);
         let style = (FONT, LABEL_PX).into_font().color(&c).pos(anchor);
-        (root.draw(&Text::new(pt.level.name(), (p.0, p.1 - 12), style))).map_err(e)?;
+        (root.draw(&Text::new(pt.level.to_string(), (p.0, p.1 - 12), style))).map_err(e)?;
     }
     legend(root, px(x0, y1), &machines).map_err(e)
 }

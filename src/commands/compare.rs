@@ -5,8 +5,7 @@ use crate::chart::{self, Filter, quadrant};
 use crate::compare::{self, QuadrantPoint};
 use crate::error::{Error, Result};
 use crate::files::{self, OutputKind};
-use crate::output::compare::CompareFormat;
-use crate::output::compare::{Comparison, render};
+use crate::output::compare::{CompareFormat, Comparison, render};
 use crate::results::Document;
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -50,13 +49,9 @@ fn quadrant_file(a: &CompareArgs) -> PathBuf {
 /// The quadrant chart and its verdicts, one line per machine level.
 fn quadrant_split(a: &CompareArgs, names: &[String], docs: &[Document]) -> Result<String> {
     let ais = compare::quadrant_ais(a.ai.as_deref())?;
-    let points: Vec<QuadrantPoint> = names
-        .iter()
-        .zip(docs)
-        .flat_map(|(n, d)| {
-            let most = d.thread_counts().last().copied().unwrap_or(1);
-            compare::quadrant_points(n, d, a.threads.unwrap_or(most))
-        })
+    let most = |d: &Document| d.thread_counts().last().copied().unwrap_or(1);
+    let points: Vec<QuadrantPoint> = (names.iter().zip(docs))
+        .flat_map(|(n, d)| compare::quadrant_points(n, d, a.threads.unwrap_or(most(d))))
         .collect();
     let lines = crate::output::compare::quadrant_lines(&points, &ais);
     let out = quadrant_file(a);
@@ -112,8 +107,9 @@ pub fn run(a: &CompareArgs) -> Result<()> {
     // Machines with no ISA in common (AVX2 against AVX-512) are compared
     // each at its widest, as `--best-isa` asks: matched by ISA, every row
     // would hold one machine only.
+    let cpu = refs.iter().any(|d| !d.roofs.is_empty());
     let best_isa = a.best_isa || !compare::share_an_isa(&refs);
-    if best_isa && !a.best_isa {
+    if cpu && best_isa && !a.best_isa {
         eprintln!(
             "the files share no ISA: each is compared at its widest ISA (as with --best-isa)"
         );
@@ -130,7 +126,10 @@ pub fn run(a: &CompareArgs) -> Result<()> {
         rows: &rows,
         ridges: &ridges,
     };
-    print!("{}", render(&table, a.format));
+    if cpu {
+        print!("{}", render(&table, a.format));
+    }
+    print!("{}", crate::output::gpu::compared(&names, &refs));
     if let Some(out) = &a.output {
         let pairs: Vec<(String, Document)> = names.iter().cloned().zip(docs).collect();
         let sel = chart::select(

@@ -450,14 +450,32 @@ pub fn predict(app: &AppPoint, m: &MachineRoofs, level: Option<Level>) -> Result
 /// machine level where that application is memory bound.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QuadrantPoint {
-    /// The machine (results file).
+    /// The machine (results file), and the GPU's number for a GPU.
     pub machine: String,
     /// The level.
-    pub level: Level,
+    pub level: QuadrantLevel,
     /// Its bandwidth, GB/s.
     pub gb_per_s: f64,
     /// The machine's peak, GFLOP/s.
     pub gflop_per_s: f64,
+}
+
+/// A CPU's memory level or a GPU's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum QuadrantLevel {
+    /// A CPU's cache or DRAM.
+    Cpu(Level),
+    /// A GPU's shared memory, L1, L2 or device memory.
+    Gpu(crate::gpu::GpuLevel),
+}
+
+impl fmt::Display for QuadrantLevel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QuadrantLevel::Cpu(l) => f.write_str(&l.name()),
+            QuadrantLevel::Gpu(l) => f.write_str(l.name()),
+        }
+    }
 }
 
 impl QuadrantPoint {
@@ -468,23 +486,49 @@ impl QuadrantPoint {
 }
 
 /// The quadrant chart's points of a file: each level of its default view
-/// at (bandwidth, peak) for `threads`; none without both.
+/// at (bandwidth, peak) for `threads`, then each GPU's levels at (load
+/// roof, FMA roof of the CPU view's precision, FP64 without one).
 pub fn quadrant_points(name: &str, doc: &Document, threads: usize) -> Vec<QuadrantPoint> {
-    let Some(m) = machine_roofs(doc, threads) else {
-        return Vec::new();
-    };
-    let Some((_, p)) = m.peak else {
-        return Vec::new();
-    };
-    m.levels
-        .iter()
-        .map(|&(level, b)| QuadrantPoint {
+    let mut out = Vec::new();
+    let view = machine_roofs(doc, threads);
+    if let Some((m, (_, p))) = view.as_ref().and_then(|m| Some((m, m.peak?))) {
+        out.extend(m.levels.iter().map(|&(level, b)| QuadrantPoint {
             machine: name.to_string(),
-            level,
+            level: QuadrantLevel::Cpu(level),
             gb_per_s: b,
             gflop_per_s: p,
-        })
-        .collect()
+        }));
+    }
+    let single = View::of_precision(doc, threads, None)
+        .and_then(|v| v.compute.first().and_then(|r| r.precision))
+        .is_some_and(|p| p == Precision::Sp);
+    let ty = if single {
+        crate::gpu::GpuType::Fp32
+    } else {
+        crate::gpu::GpuType::Fp64
+    };
+    for g in &doc.gpus {
+        let fma = g
+            .roofs
+            .iter()
+            .find(|r| r.op == Some(crate::gpu::GpuOp::Fma) && r.ty == Some(ty));
+        let Some(peak) = fma.map(|r| r.value) else {
+            continue;
+        };
+        for r in g
+            .roofs
+            .iter()
+            .filter(|r| r.mix == Some(crate::gpu::GpuMix::Load))
+        {
+            out.push(QuadrantPoint {
+                machine: format!("{name} GPU {}", g.device.index),
+                level: QuadrantLevel::Gpu(r.level.expect("load roofs have a level")),
+                gb_per_s: r.value,
+                gflop_per_s: peak,
+            });
+        }
+    }
+    out
 }
 
 /// The application intensities the quadrant chart judges each machine
@@ -515,12 +559,13 @@ pub fn load(
         .map(|p| crate::results::short_name(p))
         .collect();
     for (n, d) in names.iter().zip(&docs) {
-        if d.roofs.is_empty() {
+        if d.roofs.is_empty() && d.gpus.is_empty() {
             return Err(Error::input(format!(
                 "{n} holds no roofs; re-run `carmbench run`"
             )));
         }
-        if let Some(t) = threads.filter(|t| !d.thread_counts().contains(t)) {
+        let cpu = !d.roofs.is_empty();
+        if let Some(t) = threads.filter(|t| cpu && !d.thread_counts().contains(t)) {
             let has: Vec<String> = d.thread_counts().iter().map(|t| t.to_string()).collect();
             return Err(Error::input(format!(
                 "{n} has no roofs with {t} thread(s) (it has {}); give --threads with a count every file has",

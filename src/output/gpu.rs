@@ -81,6 +81,46 @@ pub fn tables(gpus: &[GpuResults]) -> String {
     out
 }
 
+/// The GPUs of several results side by side: each roof of the first GPU
+/// with every GPU's value and its ratio to the first's (empty without GPUs).
+pub fn compared(names: &[String], docs: &[&crate::results::Document]) -> String {
+    let gpus: Vec<(String, &GpuResults)> = names
+        .iter()
+        .zip(docs)
+        .flat_map(|(n, d)| {
+            d.gpus
+                .iter()
+                .map(move |g| (format!("{n} GPU {}", g.device.index), g))
+        })
+        .collect();
+    let Some((_, first)) = gpus.first() else {
+        return String::new();
+    };
+    let mut out = String::from("\nGPUs (value, and its ratio to the first's):\n");
+    for (n, g) in &gpus {
+        let _ = writeln!(out, "  {n}: {} ({} SMs)", g.device.name, g.device.sms);
+    }
+    for r in &first.roofs {
+        let cells: Vec<String> = gpus
+            .iter()
+            .map(
+                |(_, g)| match g.roofs.iter().find(|x| x.label() == r.label()) {
+                    Some(x) => format!("{:>11.1} x{:.2}", x.value, x.value / r.value),
+                    None => format!("{:>17}", "-"),
+                },
+            )
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {:<14} {:<8} {}",
+            r.label(),
+            r.unit(),
+            cells.join(" ")
+        );
+    }
+    out
+}
+
 /// An intensity as a user writes it: 1/16, 0.5 as 1/2, 4.
 fn ai_text(ai: f64) -> String {
     if ai >= 1.0 {
