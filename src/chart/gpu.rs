@@ -63,6 +63,13 @@ impl<'a> GpuChart<'a> {
         super::canvas::draw_to_file!(path, |root| self.draw(&root))
     }
 
+    /// Draw as SVG text (the HTML report's).
+    pub fn svg(&self) -> Result<String> {
+        super::canvas::svg_with_tips(super::canvas::SIZE, "the GPU's chart", |root| {
+            self.draw(root).map(|()| Vec::new())
+        })
+    }
+
     fn draw<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,

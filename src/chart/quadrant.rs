@@ -178,8 +178,8 @@ mod tests {
             gflop_per_s,
         };
         let pts = vec![
-            pt("a", Level::L1, 640.0, 176.0),
-            pt("b", Level::Dram, 20.0, 50.0),
+            pt("a", QuadrantLevel::Cpu(Level::L1), 640.0, 176.0),
+            pt("b", QuadrantLevel::Cpu(Level::Dram), 20.0, 50.0),
         ];
         let ((x0, x1), (y0, y1)) = ranges(&pts);
         assert!(x0 <= 20.0 && x1 >= 640.0 && y0 <= 50.0 && y1 >= 176.0);

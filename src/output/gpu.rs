@@ -30,9 +30,9 @@ pub fn tables(gpus: &[GpuResults]) -> String {
             let limit = r
                 .limit_per_sm_cycle
                 .map_or("-".to_string(), |l| format!("{l:.1}"));
-            let pct = r
-                .percent_of_limit
-                .map_or("-".to_string(), |p| format!("{p:.1}"));
+            let pct = r.percent_of_limit.map_or("-".to_string(), |p| {
+                format!("{p:.1}{}", if p > 100.0 { "!" } else { "" })
+            });
             let _ = writeln!(
                 out,
                 "  {:<14} {:>11.1} {:<8} {:>9.1} {:>9} {:>7} {:>7.3}",
@@ -45,40 +45,55 @@ pub fn tables(gpus: &[GpuResults]) -> String {
                 r.clock_ghz
             );
         }
+        if g.roofs
+            .iter()
+            .any(|r| r.percent_of_limit.is_some_and(|p| p > 100.0))
+        {
+            let _ = writeln!(
+                out,
+                "  !: above its limit, though the kernel moves what it declares (docs/evidence.md, \"GPU roofs\")"
+            );
+        }
         if let Some(m) = g.memcpy_gb_per_s {
             let _ = writeln!(
                 out,
                 "  the driver's device-to-device copy: {m:.1} GB/s (read and write counted)"
             );
         }
-        if !g.validation.is_empty() {
-            let _ = writeln!(
-                out,
-                "  validation: each level's loads with FMAs against min(P, AI x B), deviation by flop/B"
-            );
-        }
-        for v in &g.validation {
-            let pts: Vec<String> = v
-                .points
-                .iter()
-                .map(|p| format!("{}:{:+.0}%", ai_text(p.ai), p.deviation * 100.0))
-                .collect();
-            let _ = writeln!(
-                out,
-                "  {:<7} {:<5} median |deviation| {:5.1} %  {}\n      {}",
-                v.level.name(),
-                v.ty.name(),
-                v.median_deviation * 100.0,
-                v.verdict,
-                pts.join(" ")
-            );
-        }
+        validation(&mut out, g);
         for f in &g.failed {
             let _ = writeln!(out, "  not measured: {f}");
         }
         let _ = writeln!(out, "  ({} roofs in {:.1} s)", g.roofs.len(), g.seconds);
     }
     out
+}
+
+/// A GPU's validation sweeps: each level and type, its median deviation
+/// and verdict, and every point's deviation by intensity.
+fn validation(out: &mut String, g: &GpuResults) {
+    if !g.validation.is_empty() {
+        let _ = writeln!(
+            out,
+            "  validation: each level's loads with FMAs against min(P, AI x B), deviation by flop/B"
+        );
+    }
+    for v in &g.validation {
+        let pts: Vec<String> = v
+            .points
+            .iter()
+            .map(|p| format!("{}:{:+.0}%", ai_text(p.ai), p.deviation * 100.0))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {:<7} {:<5} median |deviation| {:5.1} %  {}\n      {}",
+            v.level.name(),
+            v.ty.name(),
+            v.median_deviation * 100.0,
+            v.verdict,
+            pts.join(" ")
+        );
+    }
 }
 
 /// The GPUs of several results side by side: each roof of the first GPU
@@ -150,6 +165,13 @@ mod tests {
         assert!(wgmma.contains("4096.0"), "{wgmma}");
         assert!(t.contains("HBM     fp32  median |deviation|"), "{t}");
         assert!(t.contains("1/16:"), "{t}");
+        // The fixture's device memory load passed its specification: marked, and said why.
+        let hbm = t
+            .lines()
+            .find(|l| l.trim_start().starts_with("HBM load"))
+            .unwrap();
+        assert!(hbm.contains("101.8!"), "{hbm}");
+        assert!(t.contains("!: above its limit"), "{t}");
         assert_eq!(ai_text(0.0625), "1/16");
         assert_eq!(ai_text(4.0), "4");
     }

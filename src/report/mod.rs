@@ -6,6 +6,7 @@
 //! alone, as every reader of them is.
 
 mod apps;
+mod gpu;
 mod machine;
 mod roofs;
 mod validation;
@@ -59,6 +60,12 @@ fn file_sections(name: &str, doc: &Document, several: bool) -> Markup {
         section.roofs {
             h2 { (of("Roofs")) }
             (roofs::table(doc))
+        }
+        @for g in &doc.gpus {
+            section.gpu {
+                h2 { (of(&format!("GPU {}", g.device.index))) }
+                (gpu::section(g))
+            }
         }
         @if !doc.sweeps.is_empty() {
             section.validation {

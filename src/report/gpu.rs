@@ -1,0 +1,76 @@
+//! A GPU's part of the report: its chart, its roofs against their limits
+//! and its validation sweeps.
+
+use crate::chart::gpu::GpuChart;
+use crate::results::gpu::GpuResults;
+use maud::{Markup, html};
+
+/// The section of one GPU.
+pub fn section(g: &GpuResults) -> Markup {
+    let d = &g.device;
+    let pct = |p: Option<f64>| p.map_or("-".to_string(), |p| format!("{p:.1} %"));
+    html! {
+        p {
+            (d.name) ", sm_" (d.capability.major) (d.capability.minor) ", " (d.sms) " SMs, L2 "
+            (d.l2_bytes >> 20) " MiB, memory " (format!("{:.0}", d.spec_gb_per_s())) " GB/s by its specification"
+        }
+        (super::figure(
+            GpuChart::of(g).and_then(|c| c.svg()),
+            "Each level's load roof, the FP64 and FP32 FMA roofs and each tensor type's best; the dots are the FP32 validation points.",
+        ))
+        div.scroll {
+            table.roofs {
+                thead { tr {
+                    th { "Roof" } th { "Value" } th { "Unit" } th { "Per SM and clock" } th { "Limit" }
+                    th { "Of the limit" } th { "Clock (GHz)" } th { "Kernel" }
+                } }
+                tbody {
+                    @for r in &g.roofs {
+                        tr title=[r.note.as_deref()] {
+                            td { (r.label()) } td { (format!("{:.1}", r.value)) } td { (r.unit()) }
+                            td { (format!("{:.1}", r.per_sm_cycle)) }
+                            td { (r.limit_per_sm_cycle.map_or("-".to_string(), |l| format!("{l:.1}"))) }
+                            td { (pct(r.percent_of_limit)) } td { (format!("{:.3}", r.clock_ghz)) } td { (r.kernel) }
+                        }
+                    }
+                }
+            }
+        }
+        @if let Some(m) = g.memcpy_gb_per_s {
+            p { "The driver's device-to-device copy: " (format!("{m:.1}")) " GB/s (read and write counted)." }
+        }
+        @if !g.validation.is_empty() {
+            table.validation {
+                thead { tr { th { "Level" } th { "Type" } th { "Median |deviation|" } th { "Verdict" } } }
+                tbody {
+                    @for v in &g.validation {
+                        tr {
+                            td { (v.level.name()) } td { (v.ty.name()) }
+                            td { (format!("{:.1} %", v.median_deviation * 100.0)) } td { (v.verdict.to_string()) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_h100s_section_holds_its_chart_roofs_and_validation() {
+        let doc = crate::results::parse(
+            include_str!("../../tests/fixtures/gpu/h100.yaml"),
+            "the H100 fixture",
+        )
+        .unwrap();
+        let html = section(&doc.gpus[0]).into_string();
+        assert!(
+            html.contains("<svg") && html.contains("wgmma bf16") && html.contains("wgmma_bf16"),
+            "{html}"
+        );
+        assert!(html.contains("Median |deviation|") && html.contains("shared"));
+    }
+}
