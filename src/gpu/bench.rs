@@ -84,8 +84,7 @@ pub fn measure(gpu: &Gpu, k: &GpuKernel, f: &Function, setup: &Setup) -> Result<
     let threads = f64::from(setup.grid) * f64::from(setup.block);
     let per_trip = match k.role {
         Role::Memory { .. } => k.bytes_per_trip(),
-        Role::Validation { fmas, .. } => 2.0 * f64::from(fmas),
-        Role::Compute { ops_per_trip, .. } => ops_per_trip,
+        Role::Validation { .. } | Role::Compute { .. } => k.ops_per_trip(),
     };
     Ok(Samples {
         samples,

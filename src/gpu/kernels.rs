@@ -60,6 +60,8 @@ pub enum Role {
         unroll: u32,
         /// FMAs a thread does a trip (0 until [`GpuKernel::with_fmas`]).
         fmas: u32,
+        /// Operations one FMA does for a thread (its declared `ops`).
+        ops: u32,
     },
     /// An instruction's throughput.
     Compute {
@@ -161,6 +163,7 @@ fn parse_decl(file: &'static str, template: &'static str, decl: &str) -> Result<
             block_local: need("walk")? == "block",
             unroll: num("unroll")?,
             fmas: 0,
+            ops: num("ops")?,
         },
         k => return Err(format!("{name}: unknown kind {k}")),
     };
@@ -206,6 +209,26 @@ impl GpuKernel {
         self.field("chains")
             .and_then(|s| s.parse().ok())
             .unwrap_or(CHAINS)
+    }
+
+    /// Operations a trip does per thread (none for a memory kernel).
+    pub fn ops_per_trip(&self) -> f64 {
+        match self.role {
+            Role::Memory { .. } => 0.0,
+            Role::Validation { fmas, ops, .. } => f64::from(fmas * ops),
+            Role::Compute { ops_per_trip, .. } => ops_per_trip,
+        }
+    }
+
+    /// This validation kernel's FMAs a trip for an intensity of `ai` flops
+    /// a byte (at least one).
+    pub fn fmas_for(&self, ai: f64) -> u32 {
+        let Role::Validation { ops, .. } = self.role else {
+            return 0;
+        };
+        (ai * self.bytes_per_trip() / f64::from(ops))
+            .round()
+            .max(1.0) as u32
     }
 
     /// Bytes a trip moves per thread (a copy's load and store both counted).
@@ -279,6 +302,11 @@ mod tests {
         let copy = named("hbm_copy").unwrap();
         assert_eq!(copy.bytes_per_trip(), 256.0);
         assert_eq!(copy.block_span(), 32768);
+        // A validation kernel of fp32 loads 128 bytes a trip: 1 flop/B is 64 FMAs, 128 flops.
+        let v = named("validate_hbm_fp32").unwrap();
+        assert_eq!(v.fmas_for(1.0), 64);
+        assert_eq!(v.with_fmas(64).ops_per_trip(), 128.0);
+        assert_eq!(v.fmas_for(1.0 / 1024.0), 1);
         // A warp's mma.sync m16n8k16 is 4096 flops: 128 a thread, 16 of them a trip.
         let mma = named("mma_bf16").unwrap();
         assert!(matches!(mma.role, Role::Compute { ops_per_trip, .. } if ops_per_trip == 2048.0));

@@ -205,6 +205,7 @@ impl GpuKernel {
             block_local,
             unroll,
             fmas,
+            ..
         } = self.role
         else {
             unreachable!()

@@ -85,8 +85,7 @@ fn sweep(
     };
     let mut points = Vec::new();
     for ai in intensities() {
-        let fmas = (ai * k.bytes_per_trip() / 2.0).round().max(1.0) as u32;
-        let kf = k.with_fmas(fmas);
+        let kf = k.with_fmas(k.fmas_for(ai));
         let f = gpu.compile(&kf.ptx(&gpu.info.capability.sm()), &kf.name)?;
         let m = if local {
             block_local(gpu, &kf, &f, b, level)?.0
@@ -95,7 +94,7 @@ fn sweep(
         };
         let fastest = m.fastest().ok_or("no sample")?;
         // The intensity the kernel has: its FMAs' flops over its bytes.
-        let ai = 2.0 * f64::from(fmas) / kf.bytes_per_trip();
+        let ai = kf.ops_per_trip() / kf.bytes_per_trip();
         let gflop_per_s = m.work / fastest.seconds / 1e9;
         let expected = (ai * bw.value).min(fp.value);
         points.push(GpuPoint {
