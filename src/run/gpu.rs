@@ -113,13 +113,13 @@ pub fn into_results(
     say: impl FnMut(&str),
 ) -> Result<(PathBuf, Document)> {
     let path = super::output_path(dir, format)?;
-    let mut doc = match results::load(&path) {
-        Ok(d) => d,
-        Err(_) => {
-            let machine = Machine::load(&Source::Live)?;
-            let plan = plan::resolve(&plan::PlanFile::default_plan(), &machine, false)?;
-            Document::for_run(machine, plan, limits::detect().map(|u| u.name))
-        }
+    // Results already there are kept (a file that does not read is an error, never replaced).
+    let mut doc = if path.exists() {
+        results::load(&path)?
+    } else {
+        let machine = Machine::load(&Source::Live)?;
+        let plan = plan::resolve(&plan::PlanFile::default_plan(), &machine, false)?;
+        Document::for_run(machine, plan, limits::detect().map(|u| u.name))
     };
     let fresh = measure(gpus, validate, say)?;
     doc.gpus
