@@ -1,8 +1,8 @@
 //! The GPU: its vocabulary (levels, accesses, types, instructions), the
 //! kernels declared in `asm/ptx/` ([`kernels`]), the CUDA driver loaded at
-//! run time ([`driver`]: what each device is, a launch timed as a sample)
-//! and the reading of the machine code the kernels become ([`sass`]).
-//! Nothing outside this module names CUDA.
+//! run time ([`driver`]: what each device is, a launch timed as a sample),
+//! the reading of the machine code the kernels become ([`sass`]) and of
+//! Nsight Compute's output ([`ncu`]). Nothing outside this module names CUDA.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -10,6 +10,7 @@ use std::fmt;
 pub mod bench;
 pub mod driver;
 pub mod kernels;
+pub mod ncu;
 pub mod ptx;
 pub mod sass;
 
