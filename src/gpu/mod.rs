@@ -188,6 +188,24 @@ pub struct GpuInfo {
 }
 
 impl GpuInfo {
+    /// An H100 SXM as its driver describes it, for tests.
+    #[cfg(test)]
+    pub(crate) fn h100() -> GpuInfo {
+        GpuInfo {
+            index: 0,
+            name: "NVIDIA H100 80GB HBM3".into(),
+            capability: Capability { major: 9, minor: 0 },
+            sms: 132,
+            clock_mhz: 1980.0,
+            l2_bytes: 50 << 20,
+            shared_per_sm: 228 << 10,
+            memory_bytes: 80 << 30,
+            bus_bits: 5120,
+            memory_clock_mhz: 2619.0,
+            driver: "13.0".into(),
+        }
+    }
+
     /// The memory's bandwidth by its specification, GB/s: bus width x
     /// memory clock x 2 (double data rate).
     pub fn spec_gb_per_s(&self) -> f64 {
@@ -201,19 +219,7 @@ mod tests {
 
     #[test]
     fn the_h100s_spec_bandwidth_follows_from_its_bus_and_clock() {
-        let g = GpuInfo {
-            index: 0,
-            name: "NVIDIA H100 80GB HBM3".into(),
-            capability: Capability { major: 9, minor: 0 },
-            sms: 132,
-            clock_mhz: 1980.0,
-            l2_bytes: 50 << 20,
-            shared_per_sm: 228 << 10,
-            memory_bytes: 80 << 30,
-            bus_bits: 5120,
-            memory_clock_mhz: 2619.0,
-            driver: "13.0".into(),
-        };
+        let g = GpuInfo::h100();
         assert!(
             (g.spec_gb_per_s() - 3352.3).abs() < 0.1,
             "{}",

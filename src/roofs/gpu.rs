@@ -406,19 +406,7 @@ mod tests {
     #[test]
     fn a_roof_is_its_fastest_sample_against_the_limit_at_its_clock() {
         use crate::gpu::bench::Sample;
-        let info = GpuInfo {
-            index: 0,
-            name: "test".into(),
-            capability: crate::gpu::Capability { major: 9, minor: 0 },
-            sms: 132,
-            clock_mhz: 1980.0,
-            l2_bytes: 50 << 20,
-            shared_per_sm: 228 << 10,
-            memory_bytes: 80 << 30,
-            bus_bits: 5120,
-            memory_clock_mhz: 2619.0,
-            driver: "13.0".into(),
-        };
+        let info = GpuInfo::h100();
         let k = kernels::named("fma_sp").unwrap();
         // 65 TFLOP/s at 1.98 GHz in the fastest sample, slower ones beside it.
         let s = Samples {
