@@ -335,7 +335,9 @@ struct Proc {
     name: String,
     state: char,
     ppid: i32,
-    /// User and system time, clock ticks.
+    /// User and system time, clock ticks, its waited-for children's
+    /// included: a shell whose work is short commands it runs one after
+    /// another works even when no look finds one of them running.
     ticks: u64,
     /// Its threads.
     threads: u64,
@@ -353,7 +355,7 @@ fn stat(pid: i32) -> Option<Proc> {
         name: text.get(open + 1..close)?.to_string(),
         state: fields.first()?.chars().next()?,
         ppid: num(1)? as i32,
-        ticks: num(11)? + num(12)?,
+        ticks: num(11)? + num(12)? + num(13).unwrap_or(0) + num(14).unwrap_or(0),
         threads: num(17).unwrap_or(1),
     })
 }
