@@ -392,7 +392,9 @@ pub fn validate_doc(
 /// Run `sweeps` on `rig` against `doc`'s roofs, their points replacing any
 /// earlier points of the same sweeps. Two attempts per point, not three:
 /// on a noisy host every point would use all three, and the points that
-/// stay low get a second look anyway.
+/// stay low get a second look anyway. Four samples at most, not the plan's
+/// seven: a point's deviation is the fastest sample, and a fifth sample
+/// moved no level's median deviation beyond its noise (docs/evidence.md).
 pub fn run_sweeps(
     rig: &mut impl Rig,
     doc: &mut Document,
@@ -404,7 +406,7 @@ pub fn run_sweeps(
         attempts: 2,
         ..Settings::new(
             Duration::from_secs_f64(doc.plan.min_sample_ms / 1e3),
-            doc.plan.samples.clamp(3, 5),
+            doc.plan.samples.clamp(3, 4),
         )
     };
     // The guard probes FMA after every point, and L1 loads too at the
