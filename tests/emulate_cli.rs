@@ -447,6 +447,7 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu) each_region_carries_its_own_traffic,
         (Part::Qemu, Part::Valgrind) the_simulated_misses_agree_with_cachegrind,
         (Part::Qemu, Part::Valgrind) buffers_freed_and_allocated_again_meet_the_lines_they_left,
+        (Part::Qemu, Part::Valgrind, Part::Numpy) numpy_reads_from_dram_what_cachegrind_misses,
         (Part::Qemu, Part::Sampling) each_function_is_a_point_with_its_own_w_q_and_time,
         (Part::Qemu, Part::Sampling) stripped_code_is_named_by_file_and_offset_and_short_runs_say_so,
         (Part::Qemu, Part::Sampling) a_before_and_after_pair_draws_arrows_the_way_the_functions_moved,
