@@ -10,6 +10,7 @@ use std::fmt;
 pub mod bench;
 pub mod driver;
 pub mod kernels;
+pub mod model;
 pub mod ncu;
 pub mod ptx;
 pub mod sass;
