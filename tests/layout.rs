@@ -66,6 +66,7 @@ const PROFILE_LAYERS: &[&[&str]] = &[
     &["mpi"],
     &["views"],
     &["plan"],
+    &["gpu"],
 ];
 
 const MAX_FILE_LINES: usize = 600;

@@ -263,7 +263,7 @@ fn a_profiled_program_is_written_as_of_program_in_schema_6() {
     );
     success(&out);
     let text = std::fs::read_to_string(dir.join("a.yaml")).unwrap();
-    assert!(text.starts_with("schema: 6\n"), "{text}");
+    assert!(text.starts_with("schema: 7\n"), "{text}");
     assert!(text.contains("\n  of: program\n"), "{text}");
     let f = apps::load(&dir.join("a.yaml")).unwrap();
     assert_eq!(f.applications[0].of.kind(), apps::Kind::Program);

@@ -45,7 +45,11 @@ fn applications(a: &PredictArgs) -> Result<Vec<AppPoint>> {
                 "--fma-flops goes with --flops and --bytes; an apps file gives each application's fma_flops",
             ));
         }
-        (Some(p), None, None) => apps::load_placeable(p)?,
+        (Some(p), None, None) => {
+            let mut all = apps::load(p)?.applications;
+            all.retain(AppPoint::placeable);
+            all
+        }
         (None, Some(w), Some(q)) => {
             apps::manual_counts(w, q)?;
             vec![AppPoint {
@@ -73,8 +77,14 @@ fn applications(a: &PredictArgs) -> Result<Vec<AppPoint>> {
 
 /// Run the subcommand.
 pub fn run(a: &PredictArgs) -> Result<()> {
-    let apps = applications(a)?;
+    let (kernels, apps): (Vec<AppPoint>, Vec<AppPoint>) =
+        (applications(a)?.into_iter()).partition(|p| p.kernel().is_some());
     let on = results::load(&a.on)?;
+    let kernels: Vec<&AppPoint> = kernels.iter().collect();
+    print!(
+        "{}",
+        crate::output::gpu::predicted(&kernels, &on).map_err(Error::input)?
+    );
     let from = a.from.as_ref().map(|p| results::load(p)).transpose()?;
     // Every application's roofs first: an error prints no half a table.
     let mut plans = Vec::new();

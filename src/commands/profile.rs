@@ -20,6 +20,9 @@ fn say(warnings: &[Warning]) {
 pub fn run(a: &ProfileArgs) -> Result<()> {
     // Before any thread starts: stopping carmbench stops the command too.
     profile::signals::catch();
+    if a.gpu {
+        return gpu(a);
+    }
     let plan = ProfilePlan::resolve(a)?;
     say(&plan.warnings);
     let mut profiled = profile::profile(&plan)?;
@@ -45,6 +48,19 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
         quoted(&plan.results_path),
         quoted(&plan.out)
     );
+    Ok(())
+}
+
+/// `profile --gpu`: the kernels Nsight Compute counted.
+fn gpu(a: &ProfileArgs) -> Result<()> {
+    let (common, points) = profile::gpu::profile(a)?;
+    say(&common.warnings);
+    apps::add_points(&common.out, points.clone())?;
+    print!(
+        "{}",
+        crate::output::gpu::kernels(&points, common.results.as_ref())
+    );
+    println!("wrote {} ({} point(s))", common.out.display(), points.len());
     Ok(())
 }
 

@@ -286,6 +286,7 @@ mod tests {
     fn kernel(metrics: &[(&str, f64)]) -> Kernel {
         let mut k = Kernel {
             name: "k".into(),
+            device: 0,
             launches: 1,
             metrics: Default::default(),
         };

@@ -6,11 +6,50 @@
 
 use std::collections::BTreeMap;
 
+/// The metrics `profile --gpu` asks Nsight Compute for: time, bytes by
+/// level, instructions by type and pipe, tensor-core operations by type
+/// (`scripts/bench-gpu.sh` asks for the same).
+pub const METRICS: &[&str] = &[
+    "gpu__time_duration.sum",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "lts__t_bytes.sum",
+    "sm__sass_inst_executed.sum",
+    "smsp__inst_executed.sum",
+    "sm__sass_thread_inst_executed_op_integer_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_fmul_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_hfma_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_hadd_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_hmul_pred_on.sum",
+    "sm__sass_thread_inst_executed_op_memory_pred_on.sum",
+    "sm__inst_executed_pipe_tensor.sum",
+    "sm__sass_inst_executed_op_global_ld.sum",
+    "sm__sass_inst_executed_op_global_st.sum",
+    "sm__sass_inst_executed_op_shared_ld.sum",
+    "sm__sass_inst_executed_op_shared_st.sum",
+    "sm__ops_path_tensor_src_fp16.sum",
+    "sm__ops_path_tensor_src_bf16_dst_fp32.sum",
+    "sm__ops_path_tensor_src_tf32_dst_fp32.sum",
+    "sm__ops_path_tensor_src_fp64.sum",
+    "sm__ops_path_tensor_src_int8.sum",
+    "sm__ops_path_tensor_src_fp8.sum",
+    "sm__cycles_elapsed.avg.per_second",
+    "launch__grid_size",
+    "launch__block_size",
+];
+
 /// One kernel launch and its metrics.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Launch {
     /// ncu's launch number.
     pub id: u64,
+    /// The GPU it ran on (the driver's index).
+    pub device: u32,
     /// The kernel, demangled with its arguments' types.
     pub kernel: String,
     /// Its metrics by name (`dram__bytes_read.sum`), as numbers.
@@ -22,6 +61,8 @@ pub struct Launch {
 pub struct Kernel {
     /// The kernel.
     pub name: String,
+    /// The GPU its first launch ran on.
+    pub device: u32,
     /// Its launches.
     pub launches: usize,
     /// Counters (`.sum`) summed over its launches; other metrics (rates,
@@ -58,6 +99,10 @@ pub fn parse(text: &str) -> Result<Vec<Launch>, String> {
         .filter(|l| l.starts_with('"'))
         .map(|l| format!("{l}\n"))
         .collect();
+    // No table: the program launched no kernel ("No kernels were profiled").
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
     let mut reader = csv::Reader::from_reader(rows.as_bytes());
     let head = reader.headers().map_err(|e| e.to_string())?.clone();
     let col = |name: &str| {
@@ -71,6 +116,7 @@ pub fn parse(text: &str) -> Result<Vec<Launch>, String> {
         col("Metric Name")?,
         col("Metric Value")?,
     );
+    let device = head.iter().position(|h| h == "Device");
     let mut launches: Vec<Launch> = Vec::new();
     for row in reader.records() {
         let row = row.map_err(|e| e.to_string())?;
@@ -83,6 +129,7 @@ pub fn parse(text: &str) -> Result<Vec<Launch>, String> {
         if launches.last().is_none_or(|l| l.id != n) {
             launches.push(Launch {
                 id: n,
+                device: device.and_then(|d| row[d].parse().ok()).unwrap_or(0),
                 kernel: row[kernel].to_string(),
                 metrics: BTreeMap::new(),
             });
@@ -103,6 +150,7 @@ pub fn kernels(launches: &[Launch]) -> Vec<Kernel> {
             None => {
                 out.push(Kernel {
                     name: l.kernel.clone(),
+                    device: l.device,
                     launches: 0,
                     metrics: BTreeMap::new(),
                 });
@@ -215,8 +263,9 @@ mod tests {
                 .unwrap_err()
                 .contains("foo")
         );
+        assert_eq!(parse("==WARNING== No kernels were profiled.\n"), Ok(vec![]));
         assert_eq!(
-            parse("no rows at all\n").map(|l| l.len()),
+            parse("\"Kernel\",\"Value\"\n\"k\",\"1\"\n").map(|l| l.len()),
             Err("ncu's CSV has no column ID".into())
         );
     }

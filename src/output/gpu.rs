@@ -145,6 +145,104 @@ fn ai_text(ai: f64) -> String {
     }
 }
 
+/// The kernels `profile --gpu` found: per point its launches, share of the
+/// GPU time, W's type, AI over device memory and rate, and, where the
+/// results hold the GPU it ran on, seed 001's bound and time there against
+/// the time measured.
+pub fn kernels(
+    points: &[crate::results::apps::AppPoint],
+    doc: Option<&crate::results::Document>,
+) -> String {
+    use crate::gpu::model::predict;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "  {:<28} {:>8} {:>6} {:>6} {:>10} {:>11} {:>8}  seed 001 on this GPU",
+        "kernel", "launches", "share", "type", "AI (op/B)", "G op/s", "T (ms)"
+    );
+    for p in points {
+        let Some(k) = p.kernel() else { continue };
+        let device = (doc.into_iter().flat_map(|d| &d.gpus))
+            .find(|g| g.device.name == k.gpu)
+            .and_then(|g| g.model().ok());
+        let seed = match device.map(|d| predict(&k.model, &d)) {
+            Some(Ok(r)) => format!(
+                "{} bound, {:.3} ms ({:+.0} %)",
+                r.bound,
+                r.seconds * 1e3,
+                (r.seconds / p.seconds - 1.0) * 100.0
+            ),
+            Some(Err(e)) => e,
+            None => "no roofs of this GPU in the results".into(),
+        };
+        let _ = writeln!(
+            out,
+            "  {:<28} {:>8} {:>5.1}% {:>6} {:>10.3} {:>11.1} {:>8.3}  {seed}",
+            p.name,
+            k.launches,
+            k.share * 100.0,
+            k.model.ty,
+            p.ai(),
+            p.gflop_per_s(),
+            p.seconds * 1e3
+        );
+    }
+    out
+}
+
+/// Seed 001's prediction of each GPU kernel of `points` on `on`'s GPU (the
+/// one of the same name, else its first) beside the plain roofline's, and
+/// the time measured where it was profiled on that GPU (the model's own
+/// error); the line that says why not, when `on` holds no GPU roofs.
+pub fn predicted(
+    points: &[&crate::results::apps::AppPoint],
+    on: &crate::results::Document,
+) -> Result<String, String> {
+    use crate::gpu::model::predict;
+    let mut out = String::new();
+    for p in points {
+        let Some(k) = p.kernel() else { continue };
+        let g = (on.gpus.iter().find(|g| g.device.name == k.gpu))
+            .or(on.gpus.first())
+            .ok_or("the --on results hold no GPU roofs: measure them with carmbench run --gpu on that machine")?;
+        let r = predict(&k.model, &g.model()?)?;
+        let _ = writeln!(
+            out,
+            "{} ({} on {}): W = {:.4e} {} op, Q = {:.4e} B (device memory), AI = {:.3}",
+            p.name,
+            k.model.ty,
+            k.gpu,
+            p.flops,
+            k.model.ty,
+            p.bytes,
+            p.ai()
+        );
+        let _ = writeln!(
+            out,
+            "  on {}: seed 001 {:.4e} s, {} bound (E_mix {:.2}, E_instr {:.2}, T'_op {:.0} G/s, B_mem {:.0} GB/s); roofline {:.4e} s, {} bound",
+            g.device.name,
+            r.seconds,
+            r.bound,
+            k.model.e_mix,
+            r.e_instr,
+            r.t_op_adjusted,
+            r.b_mem,
+            r.roofline.0,
+            r.roofline.1
+        );
+        if g.device.name == k.gpu && p.seconds > 0.0 {
+            let _ = writeln!(
+                out,
+                "  measured there: {:.4e} s (seed 001 {:+.1} %, roofline {:+.1} %)",
+                p.seconds,
+                (r.seconds / p.seconds - 1.0) * 100.0,
+                (r.roofline.0 / p.seconds - 1.0) * 100.0
+            );
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

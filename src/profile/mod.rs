@@ -34,6 +34,7 @@ pub mod emulator;
 pub mod flow_graph;
 pub mod fold;
 pub mod functions;
+pub mod gpu;
 pub mod identity;
 pub mod input;
 pub mod launch;

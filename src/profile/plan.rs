@@ -108,6 +108,11 @@ pub struct ProfileArgs {
     /// the slowest rank's) and one for each rank.
     #[arg(long)]
     pub mpi: bool,
+    /// A CUDA program's GPU kernels, counted by Nsight Compute (ncu): a
+    /// point per kernel and one for its GPU work, placed under the GPU's
+    /// roofs; the CPU's work is not counted.
+    #[arg(long, conflicts_with_all = ["flops", "bytes", "count_with", "traffic", "functions", "loops", "mpi", "precision", "emulate_without", "access_bytes", "plugin", "threads"])]
+    pub gpu: bool,
     /// Results to compare with [default: carm-results/carm.yaml].
     #[arg(long, value_name = "RESULTS")]
     pub results: Option<PathBuf>,
@@ -188,35 +193,12 @@ impl ProfilePlan {
     /// runs (twice, natively and counted): the apps file, its folder and the
     /// results, the command, and the flags together.
     pub fn resolve(a: &ProfileArgs) -> Result<ProfilePlan> {
-        if a.name.as_ref().is_some_and(|n| n.trim().is_empty()) {
-            return Err(Error::input(
-                "--name is empty; give the point a name, or leave --name out for the command's file name",
-            ));
-        }
-        if a.name
-            .as_ref()
-            .is_some_and(|n| n.chars().any(char::is_control))
-        {
-            return Err(Error::input(
-                "--name holds a control character (a newline, a tab); give a name on one line",
-            ));
-        }
-        let out = (a.output.clone()).unwrap_or_else(|| PathBuf::from(files::names::APPS));
-        files::check_output(&out, OutputKind::Yaml, &[], "-o")?;
-        if out.exists() {
-            apps::load(&out)?;
-        }
-        let results_path = (a.results.clone()).unwrap_or_else(files::names::default_results);
-        let mut warnings = Vec::new();
-        let results = match (&a.results, results::load(&results_path)) {
-            (_, Ok(doc)) => Some(doc),
-            (Some(_), Err(e)) => return Err(e),
-            (None, Err(_)) if !results_path.exists() => None,
-            (None, Err(e)) => {
-                warnings.push(Warning::ResultsUnreadable(e.to_string()));
-                None
-            }
-        };
+        let Common {
+            out,
+            results_path,
+            results,
+            warnings,
+        } = Common::resolve(a)?;
         let caches = match a.traffic {
             true => Some(caches(results.as_ref(), a.traffic_sample)?),
             false => None,
@@ -264,6 +246,59 @@ impl ProfilePlan {
     }
 }
 
+/// What every profile resolves first: the apps file, the results.
+pub struct Common {
+    /// The apps file to write or extend.
+    pub out: PathBuf,
+    /// The results the points are placed under.
+    pub results_path: PathBuf,
+    /// Those results, when there are.
+    pub results: Option<Document>,
+    /// What resolving found to say.
+    pub warnings: Vec<Warning>,
+}
+
+impl Common {
+    /// The checked `--name`, apps file and results of `a`.
+    pub fn resolve(a: &ProfileArgs) -> Result<Common> {
+        if a.name.as_ref().is_some_and(|n| n.trim().is_empty()) {
+            return Err(Error::input(
+                "--name is empty; give the point a name, or leave --name out for the command's file name",
+            ));
+        }
+        if a.name
+            .as_ref()
+            .is_some_and(|n| n.chars().any(char::is_control))
+        {
+            return Err(Error::input(
+                "--name holds a control character (a newline, a tab); give a name on one line",
+            ));
+        }
+        let out = (a.output.clone()).unwrap_or_else(|| PathBuf::from(files::names::APPS));
+        files::check_output(&out, OutputKind::Yaml, &[], "-o")?;
+        if out.exists() {
+            apps::load(&out)?;
+        }
+        let results_path = (a.results.clone()).unwrap_or_else(files::names::default_results);
+        let mut warnings = Vec::new();
+        let results = match (&a.results, results::load(&results_path)) {
+            (_, Ok(doc)) => Some(doc),
+            (Some(_), Err(e)) => return Err(e),
+            (None, Err(_)) if !results_path.exists() => None,
+            (None, Err(e)) => {
+                warnings.push(Warning::ResultsUnreadable(e.to_string()));
+                None
+            }
+        };
+        Ok(Common {
+            out,
+            results_path,
+            results,
+            warnings,
+        })
+    }
+}
+
 /// The MPI launch `command` is (its launcher found), its program found,
 /// the ranks writing beside the apps file `out`.
 fn mpi(command: &[std::ffi::OsString], launcher: &Found, out: &Path) -> Result<Mpi> {
@@ -301,7 +336,7 @@ fn timeout(s: &str) -> std::result::Result<std::time::Duration, String> {
 }
 
 /// The file name of the program given as `program`.
-fn default_name(program: &std::ffi::OsStr) -> String {
+pub(crate) fn default_name(program: &std::ffi::OsStr) -> String {
     let name = Path::new(program).file_name().unwrap_or(program);
     match name.is_empty() {
         true => "app".into(),

@@ -30,6 +30,8 @@ mod profile_attack2;
 mod profile_cli;
 #[path = "../profile_defects.rs"]
 mod profile_defects;
+#[path = "../profile_gpu.rs"]
+mod profile_gpu;
 #[path = "../report_cli.rs"]
 mod report_cli;
 #[path = "../run_cli.rs"]

@@ -2,11 +2,11 @@
 //! functions or loops, one rank of its MPI job. In memory a type ([`Of`])
 //! holding that kind's data; in the apps file (schema 6) the field `of:`
 //! names the kind, and that kind's data stands under its own key
-//! (`function:`, `loop:`, `rank:`, `mpi:`). Files of schemas 1 to 5 have
+//! (`function:`, `loop:`, `rank:`, `mpi:`, `kernel:`). Files of schemas 1 to 5 have
 //! no `of:`: the kind is told from the data they hold.
 
 use super::{AppPoint, CountedBy, EmulatedCpu, FunctionInfo, InstructionMix, LoopInfo, MpiInfo};
-use super::{ProcessPoint, RankInfo, Spread, Traffic};
+use super::{KernelInfo, ProcessPoint, RankInfo, Spread, Traffic};
 use serde::{Deserialize, Serialize};
 
 /// What a point is, with the data of its kind.
@@ -28,6 +28,9 @@ pub enum Of {
     Loop(FunctionInfo, LoopInfo),
     /// One rank of an MPI program.
     Rank(RankInfo),
+    /// A GPU kernel of the program (its launches together), or all of its
+    /// GPU work: placed under that GPU's roofs, not the CPU's.
+    Kernel(KernelInfo),
 }
 
 /// The kinds of point, as `of:` names them.
@@ -44,6 +47,8 @@ pub enum Kind {
     Loop,
     /// [`Of::Rank`].
     Rank,
+    /// [`Of::Kernel`].
+    Kernel,
 }
 
 impl Of {
@@ -55,6 +60,7 @@ impl Of {
             Of::Function(_) => Kind::Function,
             Of::Loop(..) => Kind::Loop,
             Of::Rank(_) => Kind::Rank,
+            Of::Kernel(_) => Kind::Kernel,
         }
     }
 
@@ -68,6 +74,7 @@ impl Of {
             Of::Function(f) => p.function = Some(f.clone()),
             Of::Loop(f, l) => (p.function, p.loop_info) = (Some(f.clone()), Some(l.clone())),
             Of::Rank(r) => p.rank = Some(r.clone()),
+            Of::Kernel(k) => p.kernel = Some(k.clone()),
         }
         p
     }
@@ -82,7 +89,9 @@ impl Of {
     ) -> Result<Of, String> {
         let kind = of.unwrap_or_else(|| p.told(source));
         let held = p.held();
-        let none = |p: &Parts| p.function.is_none() && p.loop_info.is_none() && p.rank.is_none();
+        let none = |p: &Parts| {
+            p.function.is_none() && p.loop_info.is_none() && p.rank.is_none() && p.kernel.is_none()
+        };
         Ok(match (kind, p) {
             (Kind::Program, p) if none(&p) => Of::Program { mpi: p.mpi },
             (Kind::Region, _) if held.is_empty() => Of::Region,
@@ -101,6 +110,12 @@ impl Of {
                 },
             ) if held == ["function", "loop"] => Of::Loop(f, l),
             (Kind::Rank, Parts { rank: Some(r), .. }) if held == ["rank"] => Of::Rank(r),
+            (
+                Kind::Kernel,
+                Parts {
+                    kernel: Some(k), ..
+                },
+            ) if held == ["kernel"] => Of::Kernel(k),
             (kind, _) => return Err(mismatch(kind, &held)),
         })
     }
@@ -110,10 +125,11 @@ impl Of {
 fn mismatch(kind: Kind, held: &[&str]) -> String {
     let wants = match kind {
         Kind::Program => "no data but mpi:",
-        Kind::Region => "no function:, loop:, rank: or mpi:",
+        Kind::Region => "no function:, loop:, rank:, kernel: or mpi:",
         Kind::Function => "function: alone",
         Kind::Loop => "function: and loop:",
         Kind::Rank => "rank: alone",
+        Kind::Kernel => "kernel: alone",
     };
     let name = serde_yaml::to_string(&kind).unwrap_or_default();
     let has = match held.is_empty() {
@@ -133,6 +149,7 @@ pub(super) struct Parts {
     pub loop_info: Option<LoopInfo>,
     pub rank: Option<RankInfo>,
     pub mpi: Option<MpiInfo>,
+    pub kernel: Option<KernelInfo>,
 }
 
 impl Parts {
@@ -144,6 +161,7 @@ impl Parts {
             (self.loop_info.is_some(), "loop"),
             (self.mpi.is_some(), "mpi"),
             (self.rank.is_some(), "rank"),
+            (self.kernel.is_some(), "kernel"),
         ] {
             if set {
                 out.push(key);
@@ -209,6 +227,8 @@ pub(super) struct PointFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     rank: Option<RankInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    kernel: Option<KernelInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     spread: Option<Spread>,
 }
 
@@ -221,6 +241,7 @@ impl TryFrom<PointFile> for AppPoint {
             loop_info: f.loop_info,
             rank: f.rank,
             mpi: f.mpi,
+            kernel: f.kernel,
         };
         let of = Of::from_parts(f.of, parts, f.source.as_deref())
             .map_err(|why| format!("point '{}': {why}", f.name))?;
@@ -268,6 +289,7 @@ impl From<AppPoint> for PointFile {
             loop_info: parts.loop_info,
             mpi: parts.mpi,
             rank: parts.rank,
+            kernel: parts.kernel,
             spread: p.spread,
         }
     }

@@ -9,8 +9,9 @@ use std::path::Path;
 /// Version of the apps file layout: 2 adds each point's processes and the
 /// twin build counted in its place, 3 the points of a program's functions;
 /// 3 also holds the precision of a point's work; 5 an MPI program's ranks;
-/// 6 what each point is (`of:`). Files of schemas 1 to 5 are still read.
-pub const APPS_SCHEMA: u32 = 6;
+/// 6 what each point is (`of:`); 7 GPU kernels (`of: kernel`). Files of
+/// schemas 1 to 6 are still read.
+pub const APPS_SCHEMA: u32 = 7;
 
 /// One application point: a program, or a region, function, loop or
 /// rank of one ([`Of`]).
@@ -250,6 +251,9 @@ pub enum CountedBy {
     Pmu,
     /// Instruction by instruction under emulation (QEMU and the plugin).
     Emulation,
+    /// A GPU's counters, read by Nsight Compute (`profile --gpu`).
+    #[serde(rename = "nsight_compute")]
+    Ncu,
 }
 
 /// One process of a profiled command and what it counted.
@@ -316,6 +320,14 @@ impl AppPoint {
         }
     }
 
+    /// Its kernel, for a GPU kernel's point (or a program's GPU work).
+    pub fn kernel(&self) -> Option<&KernelInfo> {
+        match &self.of {
+            Of::Kernel(k) => Some(k),
+            _ => None,
+        }
+    }
+
     /// Its MPI job, for the point of a program launched so.
     pub fn mpi(&self) -> Option<&MpiInfo> {
         match &self.of {
@@ -354,11 +366,13 @@ pub fn load(path: &Path) -> Result<AppsFile> {
     parse(&crate::files::read_input(path, &what)?, &what)
 }
 
-/// The points of the apps file at `path` that have a place on the chart
-/// (a function without FP work is listed by `profile`, not drawn).
+/// The points of the apps file at `path` that have a place on the CPU's
+/// chart (a function without FP work is listed by `profile`, not drawn; a
+/// GPU kernel is placed under its GPU's roofs).
 pub fn load_placeable(path: &Path) -> Result<Vec<AppPoint>> {
     let mut f = load(path)?;
-    f.applications.retain(AppPoint::placeable);
+    f.applications
+        .retain(|p| p.placeable() && p.kernel().is_none());
     Ok(f.applications)
 }
 
@@ -377,6 +391,8 @@ pub fn parse(text: &str, doc: &str) -> Result<AppsFile> {
 
 /// How to mend an apps file.
 mod check;
+/// A GPU kernel's point.
+mod kernel_info;
 /// What a point is.
 mod kind;
 /// A loop's point.
@@ -386,6 +402,7 @@ mod mpi;
 /// Points added to an apps file.
 mod write;
 pub use check::{check, check_point, manual_counts};
+pub use kernel_info::KernelInfo;
 use kind::PointFile;
 pub use kind::{Kind, Of};
 pub use loop_info::LoopInfo;

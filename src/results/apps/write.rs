@@ -47,8 +47,18 @@ fn add_points_now(path: &Path, points: Vec<AppPoint>) -> Result<()> {
         !a.rank()
             .is_some_and(|r| launched.contains(&r.program.as_str()))
     });
-    // A point is its name and, for a function, its program's.
-    let program = |a: &AppPoint| a.function().map(|f| f.program.clone());
+    // And its old GPU kernels when its GPU work is profiled again.
+    let on_gpu: Vec<&str> = (points.iter().filter_map(AppPoint::kernel))
+        .map(|k| k.program.as_str())
+        .collect();
+    (f.applications).retain(|a| {
+        !a.kernel()
+            .is_some_and(|k| on_gpu.contains(&k.program.as_str()))
+    });
+    // A point is its name and, for a function or a kernel, its program's.
+    let program = |a: &AppPoint| {
+        (a.function().map(|f| f.program.clone())).or(a.kernel().map(|k| k.program.clone()))
+    };
     for p in points {
         f.applications
             .retain(|a| a.name != p.name || program(a) != program(&p));

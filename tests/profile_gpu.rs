@@ -1,0 +1,122 @@
+//! `carmbench profile --gpu` end to end without a GPU: a stand-in `ncu`
+//! on `PATH` runs the program and writes Nsight Compute's output recorded
+//! on an H100 (`tests/fixtures/ncu/`) where the real one would.
+
+use crate::common::*;
+
+use carmbench::results::apps;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A folder holding an `ncu` that writes `csv` (or `text`) to its
+/// `--log-file`, runs the program and exits with its status (or `exit`).
+fn fake_ncu(dir: &Path, text: &str, exit: Option<i32>) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::write(dir.join("ncu.out"), text).unwrap();
+    let ending = match exit {
+        Some(c) => format!("exit {c}"),
+        None => "exec \"$@\"".into(),
+    };
+    let script = format!(
+        "#!/bin/sh\nwhile [ $# -gt 0 ]; do case \"$1\" in\n  --csv) shift;;\n  --log-file) log=$2; shift 2;;\n  --*) shift 2;;\n  *) break;;\nesac; done\ncp '{}' \"$log\"\n{ending}\n",
+        dir.join("ncu.out").display()
+    );
+    let ncu = bin.join("ncu");
+    std::fs::write(&ncu, script).unwrap();
+    Command::new("chmod").arg("+x").arg(&ncu).status().unwrap();
+    bin
+}
+
+fn profile_gpu(dir: &Path, path: &str, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args(["profile", "--gpu", "-o", "apps.yaml"])
+        .args(extra)
+        .args(["--", "sh", "-c", "echo the program ran"])
+        .current_dir(dir)
+        .env("PATH", path)
+        .env_remove("CUDA_HOME")
+        .output()
+        .unwrap()
+}
+
+fn recorded(name: &str) -> String {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
+    std::fs::read_to_string(format!("{dir}/ncu/{name}.csv")).unwrap()
+}
+
+#[test]
+fn each_kernel_is_a_point_under_the_gpu_it_ran_on() {
+    let dir = tmpdir("profile-gpu");
+    let bin = fake_ncu(&dir, &recorded("intensity"), None);
+    let h100 = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/gpu/h100.yaml");
+    let o = profile_gpu(
+        &dir,
+        &format!("{}:/usr/bin:/bin", bin.display()),
+        &["--results", h100],
+    );
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{out}{err}");
+    // The program's own output reaches the user.
+    assert!(out.contains("the program ran"), "{out}");
+    let f = apps::load(&dir.join("apps.yaml")).unwrap();
+    let names: Vec<&str> = f.applications.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["intensity<1>", "intensity<8>", "intensity<64>", "sh (GPU)"]
+    );
+    let k = f.applications[2].kernel().expect("a kernel's point");
+    assert_eq!((k.gpu.as_str(), k.launches), ("NVIDIA H100 80GB HBM3", 5));
+    assert!(
+        k.kernel
+            .as_deref()
+            .unwrap()
+            .starts_with("void intensity<64>(")
+    );
+    // Seed 001's bound on that H100, beside each kernel.
+    for (name, bound) in [("intensity<8>", "memory"), ("intensity<64>", "compute")] {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap();
+        assert!(line.contains(&format!("{bound} bound")), "{line}");
+    }
+    // Kernels are not placed under the CPU's roofs.
+    assert!(
+        apps::load_placeable(&dir.join("apps.yaml"))
+            .unwrap()
+            .is_empty()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn without_ncu_or_its_counters_one_line_names_the_fix() {
+    let dir = tmpdir("profile-gpu-missing");
+    let o = profile_gpu(&dir, "/usr/bin:/bin", &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    if !Path::new("/usr/local/cuda/bin/ncu").exists() {
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("ncu is not on PATH") && err.lines().count() == 1,
+            "{err}"
+        );
+    }
+    let denied = "==PROF== Connected to process 1\n==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters on the target device 0.\n";
+    let bin = fake_ncu(&dir, denied, Some(1));
+    let o = profile_gpu(&dir, &format!("{}:/usr/bin:/bin", bin.display()), &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("NVreg_RestrictProfilingToAdminUsers=0"),
+        "{err}"
+    );
+    assert!(!dir.join("apps.yaml").exists());
+    // Asked with CPU counts: refused before anything runs.
+    let o = profile_gpu(&dir, "/usr/bin:/bin", &["--flops", "1"]);
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
