@@ -1,7 +1,8 @@
 //! A GPU's CARM chart: each memory level's load roof (shared memory, L1,
 //! L2, device memory) as a slope, the main compute roofs (FP64 and FP32
-//! FMAs on the CUDA cores, the tensor cores' best by type) flat, and
-//! the validation points of FP32 at each level.
+//! FMAs on the CUDA cores, the tensor cores' best by type) flat, the
+//! validation points of FP32 at each level, and the kernels `profile
+//! --gpu` counted on this GPU (black squares, named).
 
 use super::canvas::{FONT, draw_px_line, draw_text, err as e, fmt_tick, grid, palette};
 use super::geometry::{decade_ceil, decade_floor};
@@ -31,6 +32,8 @@ pub struct GpuChart<'a> {
     gpu: &'a GpuResults,
     memory: Vec<&'a GpuRoof>,
     compute: Vec<&'a GpuRoof>,
+    /// Kernels ran on this GPU: name, AI over device memory, G op/s.
+    kernels: Vec<(String, f64, f64)>,
 }
 
 impl<'a> GpuChart<'a> {
@@ -55,7 +58,19 @@ impl<'a> GpuChart<'a> {
             gpu,
             memory,
             compute,
+            kernels: Vec::new(),
         })
+    }
+
+    /// With the kernel points of `points` that ran on this GPU (by its
+    /// name): how many.
+    pub fn with_kernels(&mut self, points: &[crate::results::apps::AppPoint]) -> usize {
+        self.kernels = (points.iter())
+            .filter(|p| p.placeable())
+            .filter(|p| p.kernel().is_some_and(|k| k.gpu == self.gpu.device.name))
+            .map(|p| (p.name.clone(), p.ai(), p.gflop_per_s()))
+            .collect();
+        self.kernels.len()
     }
 
     /// Draw into `path` (.svg or .png).
@@ -120,6 +135,20 @@ impl<'a> GpuChart<'a> {
                 ))
                 .map_err(e)?;
             }
+        }
+        for (name, ai, rate) in &self.kernels {
+            let (x, y) = px(ai.clamp(AI.0, AI.1), *rate);
+            let square = Rectangle::new([(x - 5, y - 5), (x + 5, y + 5)], BLACK.filled());
+            root.draw(&square).map_err(e)?;
+            draw_text(
+                root,
+                name,
+                (x + 8, y - 4),
+                BLACK,
+                (HPos::Left, VPos::Bottom),
+                true,
+            )
+            .map_err(e)?;
         }
         Ok(())
     }
@@ -264,6 +293,24 @@ mod tests {
                 && text.contains("FP32 FMA")
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn kernels_that_ran_on_this_gpu_are_drawn_and_named() {
+        let doc = h100();
+        let text = include_str!("../../tests/fixtures/ncu/intensity.csv");
+        let mut pts = crate::profile::gpu::points(text, "intensity", Some(&doc)).unwrap();
+        let mut c = GpuChart::of(&doc.gpus[0]).unwrap();
+        assert_eq!(c.with_kernels(&pts), 4);
+        let svg = c.svg().unwrap();
+        assert!(svg.contains("intensity&lt;64&gt;") || svg.contains("intensity<64>"));
+        // Another GPU's kernels are not this one's.
+        for p in &mut pts {
+            if let crate::results::apps::Of::Kernel(k) = &mut p.of {
+                k.gpu = "NVIDIA A100-SXM4-80GB".into();
+            }
+        }
+        assert_eq!(c.with_kernels(&pts), 0);
     }
 
     #[test]

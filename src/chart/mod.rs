@@ -73,3 +73,25 @@ pub fn write_beside(doc: &Document, results_path: &Path) -> (Vec<std::path::Path
     }
     (written, failed)
 }
+
+/// Beside the chart `out`, each GPU of `doc` on which kernels of `apps` ran
+/// (`profile --gpu`), drawn with them: `OUT-gpuN.EXT`, the files written.
+pub fn gpu_charts_with(
+    doc: &crate::results::Document,
+    apps: &[crate::results::apps::AppPoint],
+    out: &Path,
+) -> crate::error::Result<Vec<std::path::PathBuf>> {
+    let mut written = Vec::new();
+    let stem = out.file_stem().unwrap_or_default().to_string_lossy();
+    let ext = out.extension().unwrap_or_default().to_string_lossy();
+    for g in &doc.gpus {
+        let mut c = gpu::GpuChart::of(g)?;
+        if c.with_kernels(apps) == 0 {
+            continue;
+        }
+        let p = out.with_file_name(format!("{stem}-gpu{}.{ext}", g.device.index));
+        c.render(&p)?;
+        written.push(p);
+    }
+    Ok(written)
+}

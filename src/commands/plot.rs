@@ -102,9 +102,12 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         None => Vec::new(),
     };
     // A function without FP work is in the table, not on the chart; an MPI
-    // program's ranks are drawn when asked.
-    let drawn = |p: &results::apps::AppPoint| p.placeable() && (a.ranks || p.rank().is_none());
-    let apps: Vec<_> = all_apps.into_iter().filter(drawn).collect();
+    // program's ranks are drawn when asked; a GPU kernel is on its GPU's.
+    let drawn = |p: &&results::apps::AppPoint| p.placeable() && (a.ranks || p.rank().is_none());
+    let apps: Vec<_> = (all_apps.iter().filter(drawn))
+        .filter(|p| p.kernel().is_none())
+        .cloned()
+        .collect();
     let mut sel = chart::select(&docs, &filter, apps)?;
     // A chart of applications shows their points on the roofs, not the
     // validator's, unless asked.
@@ -125,6 +128,9 @@ pub fn run(a: &PlotArgs) -> Result<()> {
     }
     chart::render(&sel, &out)?;
     println!("wrote {}", out.display());
+    for p in chart::gpu_charts_with(&docs[0].1, &all_apps, &out)? {
+        println!("wrote {}", p.display());
+    }
     Ok(())
 }
 
@@ -134,16 +140,10 @@ fn changes(
     before: &Path,
     after: &[results::apps::AppPoint],
 ) -> Result<Vec<crate::compare::profiles::Change>> {
-    let earlier = results::apps::load(before)?.applications;
-    for (file, points) in [(before, &earlier[..]), (Path::new("--apps"), after)] {
-        for n in crate::compare::profiles::twice(points) {
-            eprintln!(
-                "carmbench: warning: {} has {n} twice; the first is compared",
-                file.display()
-            );
-        }
+    let (changes, table, warnings) = crate::compare::profiles::against_file(before, after)?;
+    for w in warnings {
+        eprintln!("carmbench: warning: {w}");
     }
-    let (changes, gone, new) = crate::compare::profiles::changes(&earlier, after);
-    print!("{}", crate::compare::profiles::table(&changes, &gone, &new));
+    print!("{table}");
     Ok(changes)
 }

@@ -42,6 +42,29 @@ pub fn changes(before: &[AppPoint], after: &[AppPoint]) -> (Vec<Change>, Vec<Str
     (matched, gone, new)
 }
 
+/// The points of `after` an earlier apps file at `before` has too, the
+/// table of what changed, and a warning for each name found twice in
+/// either (the first is compared).
+pub fn against_file(
+    before: &std::path::Path,
+    after: &[AppPoint],
+) -> crate::error::Result<(Vec<Change>, String, Vec<String>)> {
+    let earlier = crate::results::apps::load(before)?.applications;
+    let mut warnings = Vec::new();
+    let label = std::path::Path::new("--apps");
+    for (file, points) in [(before, &earlier[..]), (label, after)] {
+        for n in twice(points) {
+            warnings.push(format!(
+                "{} has {n} twice; the first is compared",
+                file.display()
+            ));
+        }
+    }
+    let (changes, gone, new) = self::changes(&earlier, after);
+    let text = table(&changes, &gone, &new);
+    Ok((changes, text, warnings))
+}
+
 /// The names that stand for two points or more in `points` (the same
 /// name, or the same function of the same program): only the first of
 /// each is matched, which a reader must be told.
