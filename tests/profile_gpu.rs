@@ -90,6 +90,61 @@ fn each_kernel_is_a_point_under_the_gpu_it_ran_on() {
             .unwrap()
             .is_empty()
     );
+    // Predicted on the H100 they ran on: seed 001 and the plain roofline
+    // beside the time measured; on results without a GPU, one line.
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_carmbench"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    let o = run(&["predict", "--app", "apps.yaml", "--on", h100]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    let k64 = out.split("intensity<64>").nth(1).unwrap();
+    assert!(
+        k64.contains("seed 001") && k64.contains("compute bound"),
+        "{out}"
+    );
+    assert!(k64.contains("measured there"), "{out}");
+    let cpu = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/emr-xeon-16vcpu-vm.yaml"
+    );
+    let o = run(&["predict", "--app", "apps.yaml", "--on", cpu]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no GPU roofs"), "{err}");
+    // Drawn on the H100's chart beside the CPU's (a run that measured both).
+    let yaml = |p: &str| -> serde_yaml::Value {
+        serde_yaml::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let mut both = yaml(cpu);
+    both["gpus"] = yaml(h100)["gpus"].clone();
+    std::fs::write(dir.join("both.yaml"), serde_yaml::to_string(&both).unwrap()).unwrap();
+    let o = run(&["plot", "both.yaml", "--apps", "apps.yaml", "-o", "c.svg"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let gpu = std::fs::read_to_string(dir.join("c-gpu0.svg")).unwrap();
+    assert!(gpu.contains("intensity&lt;64&gt;") || gpu.contains("intensity<64>"));
+    let cpu_chart = std::fs::read_to_string(dir.join("c.svg")).unwrap();
+    assert!(
+        !cpu_chart.contains("intensity&lt;"),
+        "a kernel on the CPU's chart"
+    );
+    // The report lists them apart, with the seed's bound on that GPU.
+    let o = run(&["report", "both.yaml", "--apps", "apps.yaml", "-o", "r.html"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(dir.join("r.html")).unwrap();
+    let kernels = html
+        .split("GPU kernels")
+        .nth(1)
+        .expect("a section of GPU kernels");
+    assert!(kernels.contains("intensity&lt;64&gt;") && kernels.contains("compute bound"));
+    assert!(
+        !html.contains("Applications on the roofs"),
+        "kernels on the CPU's roofs"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

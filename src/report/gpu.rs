@@ -2,6 +2,9 @@
 //! and its validation sweeps.
 
 use crate::chart::gpu::GpuChart;
+use crate::gpu::model::predict;
+use crate::results::Document;
+use crate::results::apps::AppPoint;
 use crate::results::gpu::GpuResults;
 use maud::{Markup, html};
 
@@ -53,6 +56,51 @@ pub fn section(g: &GpuResults) -> Markup {
             }
         }
     }
+}
+
+/// The section of the GPU kernels of `apps` (`profile --gpu`): each GPU of
+/// `doc` they ran on drawn with them, and a row per kernel with seed 001's time and bound
+/// on that GPU; `None` without kernels.
+pub fn kernels(doc: &Document, apps: &[AppPoint]) -> Option<Markup> {
+    let rows: Vec<&AppPoint> = apps.iter().filter(|a| a.kernel().is_some()).collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let seed = |a: &AppPoint| {
+        let k = a.kernel()?;
+        let g = doc.gpus.iter().find(|g| g.device.name == k.gpu)?;
+        let r = predict(&k.model, &g.model().ok()?).ok()?;
+        Some(format!("{:.3} ms, {} bound", r.seconds * 1e3, r.bound))
+    };
+    Some(html! { section.apps {
+        h2 { "GPU kernels" }
+        @for g in &doc.gpus {
+            @if let Ok(mut c) = GpuChart::of(g) {
+                @if c.with_kernels(apps) > 0 {
+                    (super::figure(c.svg(), "The kernels (black squares) on the roofs of the GPU they ran on: AI over device memory."))
+                }
+            }
+        }
+        div.scroll { table.apps {
+            thead { tr {
+                th { "Kernel" } th { "GPU" } th { "Launches" } th { "Share" } th { "Type" }
+                th { "AI (op/B)" } th { "G op/s" } th { "T (ms)" } th { "Seed 001 there" }
+            } }
+            tbody {
+                @for a in &rows {
+                    @if let Some(k) = a.kernel() {
+                        tr title=[k.kernel.as_deref()] {
+                            td { (a.name) } td { (k.gpu) } td { (k.launches) }
+                            td { (format!("{:.1} %", k.share * 100.0)) } td { (k.model.ty.name()) }
+                            td { (format!("{:.3}", a.ai())) } td { (format!("{:.1}", a.gflop_per_s())) }
+                            td { (format!("{:.3}", a.seconds * 1e3)) }
+                            td { (seed(a).unwrap_or_else(|| "-".into())) }
+                        }
+                    }
+                }
+            }
+        } }
+    } })
 }
 
 #[cfg(test)]

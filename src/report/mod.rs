@@ -167,6 +167,7 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
                         (apps::functions(first, &functions))
                     }
                 }
+                @if let Some(kernels) = gpu::kernels(first, apps) { (kernels) }
                 @for (name, doc) in docs {
                     (file_sections(name, doc, several))
                 }
@@ -191,11 +192,13 @@ struct Tables<'a> {
 
 impl Tables<'_> {
     fn of(apps: &[AppPoint]) -> Tables<'_> {
+        // GPU kernels have their own section, under their GPU's roofs.
+        let cpu = apps.iter().filter(|a| a.kernel().is_none());
         let (programs, functions): (Vec<&AppPoint>, Vec<&AppPoint>) =
-            apps.iter().partition(|a| a.function().is_none());
+            cpu.clone().partition(|a| a.function().is_none());
         let (ranks, programs): (Vec<&AppPoint>, Vec<&AppPoint>) =
             programs.into_iter().partition(|a| a.rank().is_some());
-        let placeable = (apps.iter())
+        let placeable = cpu
             .filter(|a| a.placeable() && a.rank().is_none())
             .cloned()
             .collect();

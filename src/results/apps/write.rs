@@ -95,4 +95,36 @@ mod tests {
         assert_eq!(names, ["other", "g", "app"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    #[test]
+    fn a_programs_gpu_work_profiled_again_drops_its_old_kernels_only() {
+        let dir = crate::files::scratch_dir("stale-gpu").unwrap();
+        let f = dir.join("apps.yaml");
+        let text = include_str!("../../../tests/fixtures/ncu/intensity.csv");
+        let kernels = crate::profile::gpu::points(text, "app", None).unwrap();
+        let mut first = kernels.clone();
+        // A CPU point named like a kernel, and another program's kernel.
+        first.push(AppPoint::new("intensity<1>", 1e9, 1e9, 1.0));
+        let mut other = kernels[0].clone();
+        if let Of::Kernel(k) = &mut other.of {
+            k.program = "other".into();
+        }
+        first.push(other);
+        add_points(&f, first).unwrap();
+        // Profiled again, one kernel ran.
+        add_points(&f, vec![kernels[2].clone()]).unwrap();
+        let left: Vec<(String, Option<String>)> = (load(&f).unwrap().applications.iter())
+            .map(|p| (p.name.clone(), p.kernel().map(|k| k.program.clone())))
+            .collect();
+        let want = [
+            ("intensity<1>", None),
+            ("intensity<1>", Some("other")),
+            ("intensity<64>", Some("app")),
+        ];
+        let want: Vec<(String, Option<String>)> = (want.iter())
+            .map(|(n, p)| (n.to_string(), p.map(str::to_string)))
+            .collect();
+        assert_eq!(left, want);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
