@@ -145,6 +145,27 @@ fn each_kernel_is_a_point_under_the_gpu_it_ran_on() {
         !html.contains("Applications on the roofs"),
         "kernels on the CPU's roofs"
     );
+    // The quadrant split: the CPU's and the GPU's levels, a half-line per kernel.
+    let o = run(&["compare", cpu, h100, "--quadrant", "--apps", "apps.yaml"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    let hbm = out
+        .lines()
+        .find(|l| l.contains("GPU 0 HBM"))
+        .expect("the H100's HBM");
+    assert!(
+        hbm.contains("intensity<1> (AI 0.743): memory bound"),
+        "{hbm}"
+    );
+    assert!(
+        hbm.contains("intensity<64> (AI 31.952): compute bound"),
+        "{hbm}"
+    );
+    let svg = std::fs::read_to_string(dir.join("quadrant.svg")).unwrap();
+    assert!(
+        svg.contains("intensity&lt;8&gt; (AI 4.213)"),
+        "no half-line of intensity<8>"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -5,7 +5,7 @@
 //! where that application is memory bound, points below compute bound.
 
 use super::canvas::{FONT, LABEL_PX, level_colour};
-use crate::compare::{QuadrantLevel, QuadrantPoint as Point};
+use crate::compare::{AiLine, QuadrantLevel, QuadrantPoint as Point};
 use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -28,7 +28,7 @@ pub fn ranges(points: &[Point]) -> ((f64, f64), (f64, f64)) {
 }
 
 /// Draw the quadrant chart.
-pub fn render(points: &[Point], ais: &[f64], title: &str, path: &Path) -> Result<()> {
+pub fn render(points: &[Point], ais: &[AiLine], title: &str, path: &Path) -> Result<()> {
     if points.is_empty() {
         return Err(Error::input(
             "no machine has both a bandwidth and an FP roof to place",
@@ -39,7 +39,7 @@ pub fn render(points: &[Point], ais: &[f64], title: &str, path: &Path) -> Result
 
 fn draw<DB: DrawingBackend>(
     points: &[Point],
-    ais: &[f64],
+    ais: &[AiLine],
     title: &str,
     root: &DrawingArea<DB, Shift>,
 ) -> std::result::Result<(), String>
@@ -108,12 +108,13 @@ fn marker<DB: DrawingBackend>(
 fn ai_lines<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     px: &dyn Fn(f64, f64) -> (i32, i32),
-    ais: &[f64],
+    ais: &[AiLine],
     ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
 ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let anchor = Pos::new(HPos::Left, VPos::Center);
     let style = (FONT, LABEL_PX).into_font().color(&BLACK).pos(anchor);
-    for &ai in ais {
+    for AiLine { ai, label } in ais {
+        let ai = *ai;
         let xa = x0.max(y0 / ai);
         let xb = x1.min(y1 / ai);
         if xa >= xb {
@@ -123,11 +124,7 @@ fn ai_lines<DB: DrawingBackend>(
         root.draw(&PathElement::new(ends, BLACK.stroke_width(2)))?;
         let xl = (xa.ln() + (xb.ln() - xa.ln()) * 0.12).exp();
         let p = px(xl, ai * xl);
-        root.draw(&Text::new(
-            format!("AI = {ai}"),
-            (p.0 + 10, p.1),
-            style.clone(),
-        ))?;
+        root.draw(&Text::new(label.clone(), (p.0 + 10, p.1), style.clone()))?;
     }
     Ok(())
 }

@@ -34,6 +34,9 @@ pub struct CompareArgs {
     /// Application intensities for the quadrant chart, flop/byte.
     #[arg(long, value_delimiter = ',', value_name = "AI,...")]
     pub ai: Option<Vec<f64>>,
+    /// Points whose intensities the quadrant chart draws too (an apps file: its programs and GPU kernels).
+    #[arg(long, value_name = "APPS.yaml", requires = "quadrant")]
+    pub apps: Option<PathBuf>,
     /// Quadrant chart file [default: quadrant.svg].
     #[arg(long, value_name = "FILE")]
     pub quadrant_output: Option<PathBuf>,
@@ -48,7 +51,7 @@ fn quadrant_file(a: &CompareArgs) -> PathBuf {
 
 /// The quadrant chart and its verdicts, one line per machine level.
 fn quadrant_split(a: &CompareArgs, names: &[String], docs: &[Document]) -> Result<String> {
-    let ais = compare::quadrant_ais(a.ai.as_deref())?;
+    let ais = compare::quadrant_ais(a.ai.as_deref(), a.apps.as_deref())?;
     let most = |d: &Document| d.thread_counts().last().copied().unwrap_or(1);
     let points: Vec<QuadrantPoint> = (names.iter().zip(docs))
         .flat_map(|(n, d)| compare::quadrant_points(n, d, a.threads.unwrap_or(most(d))))

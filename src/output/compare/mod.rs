@@ -94,19 +94,22 @@ fn ridge_items(r: &crate::compare::FileRidges) -> Vec<String> {
 
 /// One line per machine level of the quadrant chart: its bandwidth, its
 /// peak, and whether each of `ais` is memory or compute bound there.
-pub fn quadrant_lines(points: &[crate::compare::QuadrantPoint], ais: &[f64]) -> String {
+pub fn quadrant_lines(
+    points: &[crate::compare::QuadrantPoint],
+    ais: &[crate::compare::AiLine],
+) -> String {
     use std::fmt::Write as _;
     let mut lines = String::new();
     for p in points {
         let verdicts: Vec<String> = ais
             .iter()
-            .map(|ai| {
-                let bound = if p.memory_bound(*ai) {
+            .map(|line| {
+                let bound = if p.memory_bound(line.ai) {
                     "memory bound"
                 } else {
                     "compute bound"
                 };
-                format!("AI {ai}: {bound}")
+                format!("{}: {bound}", line.label)
             })
             .collect();
         let _ = writeln!(
