@@ -45,15 +45,30 @@ fn recorded(name: &str) -> String {
     std::fs::read_to_string(format!("{dir}/ncu/{name}.csv")).unwrap()
 }
 
-#[test]
-fn each_kernel_is_a_point_under_the_gpu_it_ran_on() {
-    let dir = tmpdir("profile-gpu");
+const H100: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/gpu/h100.yaml");
+const CPU: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/emr-xeon-16vcpu-vm.yaml"
+);
+
+/// carmbench with `args` in `dir`.
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+/// A folder where the recorded `intensity` program was profiled on the
+/// H100 (`apps.yaml`), what `profile` printed checked.
+fn profiled(tag: &str) -> PathBuf {
+    let dir = tmpdir(tag);
     let bin = fake_ncu(&dir, &recorded("intensity"), None);
-    let h100 = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/gpu/h100.yaml");
     let o = profile_gpu(
         &dir,
         &format!("{}:/usr/bin:/bin", bin.display()),
-        &["--results", h100],
+        &["--results", H100],
     );
     let (out, err) = (
         String::from_utf8_lossy(&o.stdout),
@@ -84,6 +99,12 @@ fn each_kernel_is_a_point_under_the_gpu_it_ran_on() {
             .unwrap();
         assert!(line.contains(&format!("{bound} bound")), "{line}");
     }
+    dir
+}
+
+#[test]
+fn each_kernel_is_a_point_under_the_gpu_it_ran_on() {
+    let dir = profiled("profile-gpu");
     // Kernels are not placed under the CPU's roofs.
     assert!(
         apps::load_placeable(&dir.join("apps.yaml"))
@@ -92,14 +113,7 @@ fn each_kernel_is_a_point_under_the_gpu_it_ran_on() {
     );
     // Predicted on the H100 they ran on: seed 001 and the plain roofline
     // beside the time measured; on results without a GPU, one line.
-    let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_carmbench"))
-            .args(args)
-            .current_dir(&dir)
-            .output()
-            .unwrap()
-    };
-    let o = run(&["predict", "--app", "apps.yaml", "--on", h100]);
+    let o = run(&dir, &["predict", "--app", "apps.yaml", "--on", H100]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}");
     let k64 = out.split("intensity<64>").nth(1).unwrap();
@@ -108,22 +122,27 @@ fn each_kernel_is_a_point_under_the_gpu_it_ran_on() {
         "{out}"
     );
     assert!(k64.contains("measured there"), "{out}");
-    let cpu = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/emr-xeon-16vcpu-vm.yaml"
-    );
-    let o = run(&["predict", "--app", "apps.yaml", "--on", cpu]);
+    let o = run(&dir, &["predict", "--app", "apps.yaml", "--on", CPU]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("no GPU roofs"), "{err}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn kernels_are_drawn_reported_and_split_by_quadrant_with_their_gpu() {
+    let dir = profiled("profile-gpu-drawn");
     // Drawn on the H100's chart beside the CPU's (a run that measured both).
     let yaml = |p: &str| -> serde_yaml::Value {
         serde_yaml::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
     };
-    let mut both = yaml(cpu);
-    both["gpus"] = yaml(h100)["gpus"].clone();
+    let mut both = yaml(CPU);
+    both["gpus"] = yaml(H100)["gpus"].clone();
     std::fs::write(dir.join("both.yaml"), serde_yaml::to_string(&both).unwrap()).unwrap();
-    let o = run(&["plot", "both.yaml", "--apps", "apps.yaml", "-o", "c.svg"]);
+    let o = run(
+        &dir,
+        &["plot", "both.yaml", "--apps", "apps.yaml", "-o", "c.svg"],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let gpu = std::fs::read_to_string(dir.join("c-gpu0.svg")).unwrap();
     assert!(gpu.contains("intensity&lt;64&gt;") || gpu.contains("intensity<64>"));
@@ -133,7 +152,10 @@ fn each_kernel_is_a_point_under_the_gpu_it_ran_on() {
         "a kernel on the CPU's chart"
     );
     // The report lists them apart, with the seed's bound on that GPU.
-    let o = run(&["report", "both.yaml", "--apps", "apps.yaml", "-o", "r.html"]);
+    let o = run(
+        &dir,
+        &["report", "both.yaml", "--apps", "apps.yaml", "-o", "r.html"],
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let html = std::fs::read_to_string(dir.join("r.html")).unwrap();
     let kernels = html
@@ -146,7 +168,10 @@ fn each_kernel_is_a_point_under_the_gpu_it_ran_on() {
         "kernels on the CPU's roofs"
     );
     // The quadrant split: the CPU's and the GPU's levels, a half-line per kernel.
-    let o = run(&["compare", cpu, h100, "--quadrant", "--apps", "apps.yaml"]);
+    let o = run(
+        &dir,
+        &["compare", CPU, H100, "--quadrant", "--apps", "apps.yaml"],
+    );
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}");
     let hbm = out

@@ -113,8 +113,8 @@ fn ai_lines<DB: DrawingBackend>(
 ) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let anchor = Pos::new(HPos::Left, VPos::Center);
     let style = (FONT, LABEL_PX).into_font().color(&BLACK).pos(anchor);
-    for AiLine { ai, label } in ais {
-        let ai = *ai;
+    for line in ais {
+        let ai = line.ai;
         let xa = x0.max(y0 / ai);
         let xb = x1.min(y1 / ai);
         if xa >= xb {
@@ -124,7 +124,11 @@ fn ai_lines<DB: DrawingBackend>(
         root.draw(&PathElement::new(ends, BLACK.stroke_width(2)))?;
         let xl = (xa.ln() + (xb.ln() - xa.ln()) * 0.12).exp();
         let p = px(xl, ai * xl);
-        root.draw(&Text::new(label.clone(), (p.0 + 10, p.1), style.clone()))?;
+        root.draw(&Text::new(
+            line.label(" = "),
+            (p.0 + 10, p.1),
+            style.clone(),
+        ))?;
     }
     Ok(())
 }

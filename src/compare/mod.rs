@@ -5,6 +5,8 @@
 
 pub mod predict;
 pub mod profiles;
+pub mod quadrant;
+pub use quadrant::{AiLine, quadrant_ais};
 
 pub use predict::roofs_for;
 
@@ -529,48 +531,6 @@ pub fn quadrant_points(name: &str, doc: &Document, threads: usize) -> Vec<Quadra
         }
     }
     out
-}
-
-/// An application intensity of the quadrant chart: the half-line y = AI·x.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AiLine {
-    /// Flops (or ops) per byte.
-    pub ai: f64,
-    /// What it is: `AI = 2`, or a point's name.
-    pub label: String,
-}
-
-/// The application intensities the quadrant chart judges each machine
-/// level at: those given (all positive) and those of the points of the
-/// apps file `apps` (its programs and GPU kernels: seed 001's half-line per
-/// kernel), else 0.25, 2 and 8 flop/byte.
-pub fn quadrant_ais(given: Option<&[f64]>, apps: Option<&std::path::Path>) -> Result<Vec<AiLine>> {
-    let given = match (given, apps) {
-        (None, None) => vec![0.25, 2.0, 8.0],
-        (g, _) => g.unwrap_or_default().to_vec(),
-    };
-    if given.iter().any(|x| !(x.is_finite() && *x > 0.0)) {
-        return Err(Error::input(
-            "--ai takes positive intensities, e.g. --ai 0.25,2,8",
-        ));
-    }
-    let mut lines: Vec<AiLine> = (given.iter())
-        .map(|&ai| AiLine {
-            ai,
-            label: format!("AI = {ai}"),
-        })
-        .collect();
-    let points = apps.map(crate::results::apps::load_placeable).transpose()?;
-    let kernels = apps.map(crate::results::apps::load).transpose()?;
-    let kernels = kernels.iter().flat_map(|f| &f.applications);
-    let drawn = (points.iter().flatten())
-        .filter(|p| p.function().is_none() && p.rank().is_none())
-        .chain(kernels.filter(|p| p.placeable() && p.kernel().is_some()));
-    lines.extend(drawn.map(|p| AiLine {
-        ai: p.ai(),
-        label: format!("{} (AI {:.3})", p.name, p.ai()),
-    }));
-    Ok(lines)
 }
 
 /// The results files at `paths`, each with roofs (of `threads`, when

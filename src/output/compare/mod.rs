@@ -109,7 +109,7 @@ pub fn quadrant_lines(
                 } else {
                     "compute bound"
                 };
-                format!("{}: {bound}", line.label)
+                format!("{}: {bound}", line.label(" "))
             })
             .collect();
         let _ = writeln!(
