@@ -191,6 +191,28 @@ fn kernels_are_drawn_reported_and_split_by_quadrant_with_their_gpu() {
         svg.contains("intensity&lt;8&gt; (AI 4.213)"),
         "no half-line of intensity<8>"
     );
+    // Profiled again after a change: the kernel's arrow on the GPU's chart,
+    // none on the CPU's.
+    let mut old = apps::load(&dir.join("apps.yaml")).unwrap();
+    old.applications[2].seconds *= 2.0;
+    std::fs::write(dir.join("old.yaml"), serde_yaml::to_string(&old).unwrap()).unwrap();
+    let args = [
+        "plot",
+        "both.yaml",
+        "--apps",
+        "apps.yaml",
+        "--before",
+        "old.yaml",
+    ];
+    let o = run(&dir, &[&args[..], &["-o", "d.svg"]].concat());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("intensity<64>"), "{out}");
+    let arrow = "#444444";
+    let gpu = std::fs::read_to_string(dir.join("d-gpu0.svg")).unwrap();
+    assert!(gpu.contains(arrow), "no arrow on the GPU's chart");
+    let cpu = std::fs::read_to_string(dir.join("d.svg")).unwrap();
+    assert!(!cpu.contains(arrow), "a kernel's arrow on the CPU's chart");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -33,7 +33,9 @@ pub struct GpuChart<'a> {
     memory: Vec<&'a GpuRoof>,
     compute: Vec<&'a GpuRoof>,
     /// Kernels ran on this GPU: name, AI over device memory, G op/s.
-    kernels: Vec<(String, f64, f64)>,
+    pub(super) kernels: Vec<(String, f64, f64)>,
+    /// Kernels that moved since an earlier profile (`plot --before`).
+    pub(super) moves: Vec<super::Move>,
 }
 
 impl<'a> GpuChart<'a> {
@@ -59,6 +61,7 @@ impl<'a> GpuChart<'a> {
             memory,
             compute,
             kernels: Vec::new(),
+            moves: Vec::new(),
         })
     }
 
@@ -134,6 +137,13 @@ impl<'a> GpuChart<'a> {
                     level_colour(s.level).filled(),
                 ))
                 .map_err(e)?;
+            }
+        }
+        for m in &self.moves {
+            let (from, to) = (px(m.from.0, m.from.1), px(m.to.0, m.to.1));
+            draw_px_line(root, from, to, palette::MOVE, &[]).map_err(e)?;
+            for end in super::moves::head(from, to) {
+                draw_px_line(root, to, end, palette::MOVE, &[]).map_err(e)?;
             }
         }
         for (name, ai, rate) in &self.kernels {

@@ -75,10 +75,12 @@ pub fn write_beside(doc: &Document, results_path: &Path) -> (Vec<std::path::Path
 }
 
 /// Beside the chart `out`, each GPU of `doc` on which kernels of `apps` ran
-/// (`profile --gpu`), drawn with them: `OUT-gpuN.EXT`, the files written.
+/// (`profile --gpu`), drawn with them and the arrows of those that moved:
+/// `OUT-gpuN.EXT`, the files written.
 pub fn gpu_charts_with(
     doc: &crate::results::Document,
     apps: &[crate::results::apps::AppPoint],
+    moved: &[Move],
     out: &Path,
 ) -> crate::error::Result<Vec<std::path::PathBuf>> {
     let mut written = Vec::new();
@@ -89,6 +91,10 @@ pub fn gpu_charts_with(
         if c.with_kernels(apps) == 0 {
             continue;
         }
+        c.moves = (moved.iter())
+            .filter(|m| c.kernels.iter().any(|k| k.0 == m.name))
+            .cloned()
+            .collect();
         let p = out.with_file_name(format!("{stem}-gpu{}.{ext}", g.device.index));
         c.render(&p)?;
         written.push(p);

@@ -26,6 +26,20 @@ pub fn head(from: (i32, i32), to: (i32, i32)) -> [(i32, i32); 2] {
     [side(a), side(-a)]
 }
 
+/// The moves of `changes` with a place before and after: a GPU kernel's
+/// (`gpu`), drawn on its GPU's chart, or the others, on the CPU's.
+pub fn of(changes: &[crate::compare::profiles::Change], gpu: bool) -> Vec<super::Move> {
+    (changes.iter())
+        .filter(|c| c.before.placeable() && c.after.placeable())
+        .filter(|c| c.after.kernel().is_some() == gpu)
+        .map(|c| super::Move {
+            name: c.after.name.clone(),
+            from: (c.before.ai(), c.before.gflop_per_s()),
+            to: (c.after.ai(), c.after.gflop_per_s()),
+        })
+        .collect()
+}
+
 /// Draw every move of `sel`.
 pub fn draw_moves<DB: DrawingBackend>(
     sel: &Selection,

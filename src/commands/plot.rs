@@ -114,21 +114,14 @@ pub fn run(a: &PlotArgs) -> Result<()> {
     if a.apps.is_some() && !a.validation {
         sel.without_validation();
     }
-    sel.moves = moved
-        .iter()
-        .filter(|c| c.before.placeable() && c.after.placeable())
-        .map(|c| chart::Move {
-            name: c.after.name.clone(),
-            from: (c.before.ai(), c.before.gflop_per_s()),
-            to: (c.after.ai(), c.after.gflop_per_s()),
-        })
-        .collect();
+    sel.moves = chart::moves::of(&moved, false);
     for n in sel.app_notes() {
         eprintln!("carmbench: warning: {n}");
     }
     chart::render(&sel, &out)?;
     println!("wrote {}", out.display());
-    for p in chart::gpu_charts_with(&docs[0].1, &all_apps, &out)? {
+    let kernels_moved = chart::moves::of(&moved, true);
+    for p in chart::gpu_charts_with(&docs[0].1, &all_apps, &kernels_moved, &out)? {
         println!("wrote {}", p.display());
     }
     Ok(())
