@@ -251,12 +251,7 @@ fn compute_roofs(gpu: &GpuResults) -> Vec<&GpuRoof> {
         })
         .collect();
     for t in [GpuType::Fp64, GpuType::Tf32, GpuType::Bf16, GpuType::Fp8] {
-        let best = gpu
-            .roofs
-            .iter()
-            .filter(|r| r.op.is_some_and(GpuOp::is_tensor) && r.ty == Some(t))
-            .max_by(|a, b| a.value.total_cmp(&b.value));
-        v.extend(best);
+        v.extend(gpu.fastest(|r| crate::results::gpu::is_tensor(r, t)));
     }
     v.sort_by(|a, b| b.value.total_cmp(&a.value));
     v

@@ -40,12 +40,10 @@ pub fn quadrant_ais(given: Option<&[f64]>, apps: Option<&std::path::Path>) -> Re
     let mut lines: Vec<AiLine> = (given.iter())
         .map(|&ai| AiLine { ai, name: None })
         .collect();
-    let points = apps.map(crate::results::apps::load_placeable).transpose()?;
-    let kernels = apps.map(crate::results::apps::load).transpose()?;
-    let kernels = kernels.iter().flat_map(|f| &f.applications);
-    let drawn = (points.iter().flatten())
-        .filter(|p| p.function().is_none() && p.rank().is_none())
-        .chain(kernels.filter(|p| p.placeable() && p.kernel().is_some()));
+    // Programs, regions and GPU kernels: each a workload of its own.
+    let file = apps.map(crate::results::apps::load).transpose()?;
+    let drawn = (file.iter().flat_map(|f| &f.applications))
+        .filter(|p| p.placeable() && p.function().is_none() && p.rank().is_none());
     lines.extend(drawn.map(|p| AiLine {
         ai: p.ai(),
         name: Some(p.name.clone()),

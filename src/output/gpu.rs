@@ -153,7 +153,6 @@ pub fn kernels(
     points: &[crate::results::apps::AppPoint],
     doc: Option<&crate::results::Document>,
 ) -> String {
-    use crate::gpu::model::predict;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -162,10 +161,8 @@ pub fn kernels(
     );
     for p in points {
         let Some(k) = p.kernel() else { continue };
-        let device = (doc.into_iter().flat_map(|d| &d.gpus))
-            .find(|g| g.device.name == k.gpu)
-            .and_then(|g| g.model().ok());
-        let seed = match device.map(|d| predict(&k.model, &d)) {
+        let there = doc.and_then(|d| crate::results::gpu::predicted_there(d, k));
+        let seed = match there {
             Some(Ok(r)) => format!(
                 "{} bound, {:.3} ms ({:+.0} %)",
                 r.bound,

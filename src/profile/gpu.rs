@@ -21,16 +21,10 @@ const NCU_DIRS: [&str; 2] = ["/usr/local/cuda/bin", "/opt/nvidia/nsight-compute"
 /// Nsight Compute's `ncu`: on `PATH`, under `$CUDA_HOME/bin`, or where the
 /// CUDA toolkit puts it; the line that says how to get it otherwise.
 pub fn find_ncu() -> Result<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect())
-        .unwrap_or_default();
-    if let Some(home) = std::env::var_os("CUDA_HOME") {
-        dirs.push(Path::new(&home).join("bin"));
-    }
-    dirs.extend(NCU_DIRS.iter().map(PathBuf::from));
-    dirs.into_iter()
-        .map(|d| d.join("ncu"))
-        .find(|p| p.is_file())
+    let home = std::env::var_os("CUDA_HOME").map(|h| Path::new(&h).join("bin"));
+    let dirs = home.into_iter().chain(NCU_DIRS.iter().map(PathBuf::from));
+    super::emulator::on_path("ncu")
+        .or_else(|| dirs.map(|d| d.join("ncu")).find(|p| p.is_file()))
         .ok_or_else(|| {
             Error::input(format!(
                 "profile --gpu counts with Nsight Compute, whose ncu is not on PATH, in $CUDA_HOME/bin or in {}: install the CUDA toolkit (or Nsight Compute) and put ncu on PATH",

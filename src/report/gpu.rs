@@ -2,7 +2,6 @@
 //! and its validation sweeps.
 
 use crate::chart::gpu::GpuChart;
-use crate::gpu::model::predict;
 use crate::results::Document;
 use crate::results::apps::AppPoint;
 use crate::results::gpu::GpuResults;
@@ -67,9 +66,7 @@ pub fn kernels(doc: &Document, apps: &[AppPoint]) -> Option<Markup> {
         return None;
     }
     let seed = |a: &AppPoint| {
-        let k = a.kernel()?;
-        let g = doc.gpus.iter().find(|g| g.device.name == k.gpu)?;
-        let r = predict(&k.model, &g.model().ok()?).ok()?;
+        let r = crate::results::gpu::predicted_there(doc, a.kernel()?)?.ok()?;
         Some(format!("{:.3} ms, {} bound", r.seconds * 1e3, r.bound))
     };
     Some(html! { section.apps {

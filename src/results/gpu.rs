@@ -160,23 +160,27 @@ impl GpuRoof {
     }
 }
 
+/// Bytes of the shared-memory access seed 001's T_ldst counts: one 32-bit
+/// word a thread (the shared-load roof is bandwidth, whatever its width).
+const LDST_BYTES: f64 = 4.0;
+
 impl GpuResults {
+    /// Its fastest roof that `ok` accepts.
+    pub fn fastest(&self, ok: impl Fn(&GpuRoof) -> bool) -> Option<&GpuRoof> {
+        (self.roofs.iter().filter(|r| ok(r))).max_by(|a, b| a.value.total_cmp(&b.value))
+    }
+
     /// Seed 001's throughputs of this GPU's measured roofs, or the roof
     /// missing.
     pub fn model(&self) -> Result<Device, String> {
         let g = self;
         let find = |ok: &dyn Fn(&GpuRoof) -> bool, what: &str| {
-            g.roofs
-                .iter()
-                .filter(|r| ok(r))
-                .map(|r| r.value)
-                .reduce(f64::max)
-                .ok_or_else(|| {
-                    format!(
-                        "{}'s results have no {what} roof (run carmbench run --gpu)",
-                        g.device.name
-                    )
-                })
+            g.fastest(ok).map(|r| r.value).ok_or_else(|| {
+                format!(
+                    "{}'s results have no {what} roof (run carmbench run --gpu)",
+                    g.device.name
+                )
+            })
         };
         let compute = |op: GpuOp, ty: GpuType| {
             find(
@@ -190,25 +194,16 @@ impl GpuResults {
                 &format!("{level} {mix}"),
             )
         };
-        let mut tensor: Vec<(GpuType, f64)> = Vec::new();
-        for r in g
-            .roofs
-            .iter()
-            .filter(|r| r.op.is_some_and(GpuOp::is_tensor))
-        {
-            let Some(ty) = r.ty else { continue };
-            match tensor.iter_mut().find(|(t, _)| *t == ty) {
-                Some((_, v)) => *v = v.max(r.value),
-                None => tensor.push((ty, r.value)),
-            }
-        }
+        let tensor = (GpuType::ALL.iter())
+            .filter_map(|&t| Some((t, g.fastest(|r| is_tensor(r, t))?.value)))
+            .collect();
         Ok(Device {
             name: g.device.name.clone(),
             t_sp: compute(GpuOp::Fma, GpuType::Fp32)?,
             t_dp: compute(GpuOp::Fma, GpuType::Fp64)?,
             t_int: compute(GpuOp::Mad, GpuType::Int32)?,
             t_add: compute(GpuOp::Add, GpuType::Int32)?,
-            t_ldst: memory(GpuLevel::Shared, GpuMix::Load)? / 4.0,
+            t_ldst: memory(GpuLevel::Shared, GpuMix::Load)? / LDST_BYTES,
             hbm: [
                 memory(GpuLevel::Hbm, GpuMix::Load)?,
                 memory(GpuLevel::Hbm, GpuMix::Copy)?,
@@ -217,6 +212,24 @@ impl GpuResults {
             tensor,
         })
     }
+}
+
+/// A tensor-core roof (`mma.sync` or `wgmma`) of `ty`.
+pub fn is_tensor(r: &GpuRoof, ty: GpuType) -> bool {
+    r.op.is_some_and(GpuOp::is_tensor) && r.ty == Some(ty)
+}
+
+/// Seed 001's prediction of the kernel `k` on the GPU of `doc` it ran on
+/// (by name); `None` where `doc` has no GPU of that name.
+pub fn predicted_there(
+    doc: &crate::results::Document,
+    k: &crate::results::apps::KernelInfo,
+) -> Option<Result<crate::gpu::model::Prediction, String>> {
+    let g = doc.gpus.iter().find(|g| g.device.name == k.gpu)?;
+    Some(
+        g.model()
+            .and_then(|d| crate::gpu::model::predict(&k.model, &d)),
+    )
 }
 
 #[cfg(test)]
