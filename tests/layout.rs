@@ -62,6 +62,7 @@ const PROFILE_LAYERS: &[&[&str]] = &[
         "loop_points",
         "code_paths",
         "point",
+        "timeline",
     ],
     &["mpi"],
     &["views"],

@@ -14,8 +14,9 @@ use serde::{Deserialize, Serialize};
 /// The version of the layout below: 2 has one file per process, 3 the
 /// counts of each piece of code ([`Site`]), 4 the narrow types' ops and the
 /// simulated caches' traffic, 5 every integer op (scalar by width, vector
-/// by lane) and the compares beside them.
-pub const VERSION: u32 = 5;
+/// by lane) and the compares beside them, 6 the run's windows in time
+/// ([`Timeline`]).
+pub const VERSION: u32 = 6;
 
 /// The counter table, written once: each counter's field in [`Counts`],
 /// its index in the plugin's arrays ([`field`]) and its doc.
@@ -244,6 +245,36 @@ pub struct Output {
     /// through) is two sites and one edge.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub edges: Vec<Edge>,
+    /// The run in windows of time, when asked for
+    /// ([`protocol::TIMELINE_ENV`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Timeline>,
+}
+
+/// The process's run in windows of time, in order (`profile --timeline`):
+/// their counts add up to [`Output::total`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Timeline {
+    /// When the plugin began counting: the first window's start,
+    /// nanoseconds of the host's `CLOCK_MONOTONIC`.
+    pub start_ns: u64,
+    /// The windows, each from the one before's end.
+    pub windows: Vec<Window>,
+}
+
+/// What ran in one window of the emulated run's time, over its threads.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Window {
+    /// Its end, nanoseconds of the host's `CLOCK_MONOTONIC`.
+    pub end_ns: u64,
+    /// What it counted.
+    pub counts: Counts,
+    /// The instructions it ran at each place: (index in [`Output::sites`],
+    /// instructions), for the functions that ran in it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<(u32, u64)>,
 }
 
 /// The counts of the code at one place: a translated block, which ends at

@@ -106,6 +106,14 @@ pub const PAGE: u64 = 4096;
 /// carmbench to find loops.
 pub const LOOPS_ENV: &str = "CARMBENCH_LOOPS";
 
+/// In QEMU's environment: the fewest windows of a process's run the plugin
+/// keeps for `profile --timeline` (a number); unset, it keeps none. It
+/// snapshots the counts on a timer, and halves their number (two windows
+/// joined into one, the timer's period doubled) whenever it holds twice
+/// this many, so a run of any length ends with between this and twice as
+/// many.
+pub const TIMELINE_ENV: &str = "CARMBENCH_TIMELINE";
+
 /// What the plugin says on QEMU's standard error when a process's counts
 /// cannot be written, before the file and the system's reason.
 pub const WRITE_FAILED: &str = "cannot write counts to";

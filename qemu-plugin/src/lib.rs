@@ -20,7 +20,8 @@
 //! of code, [`sites`]) are written as JSON to a file of the process's own
 //! in DIR ([`process`]); with loops asked for, the control flow between
 //! blocks too ([`edges`]), a signal handler's run left out of it
-//! ([`signals`]).
+//! ([`signals`]); with a timeline asked for, the run in windows of time
+//! ([`timeline`]).
 
 pub mod cache;
 pub mod classify;
@@ -35,6 +36,7 @@ pub mod signals;
 pub mod sites;
 pub mod solo;
 pub mod tally;
+pub mod timeline;
 pub mod waits;
 
 #[cfg(not(test))]

@@ -46,7 +46,8 @@ pub const L1_HITS: usize = TRAFFIC_AT + 6;
 pub const D: usize = 4 + TRAFFIC.len();
 
 /// A block's runs, then its [`DYNAMIC`] counters.
-type Tally = [u64; D + 1];
+pub type BlockTally = [u64; D + 1];
+type Tally = BlockTally;
 
 /// Blocks a thread counts in its array; later ones (a very long run that
 /// translates over a million blocks) go to a map.
@@ -300,6 +301,31 @@ fn parts(b: &Block, starts: &HashSet<u64>) -> (Vec<(u64, u64, [u64; field::N])>,
     (out, dynamic.unwrap_or(0))
 }
 
+/// Every block's runs and dynamic counts summed over the threads' `runs`,
+/// by id (a snapshot for the timeline: each read as the thread left it).
+pub fn block_sums<'a>(
+    blocks: usize,
+    runs: impl IntoIterator<Item = &'a Runs>,
+) -> BTreeMap<u32, Tally> {
+    let mut per_block: BTreeMap<u32, Tally> = BTreeMap::new();
+    for r in runs {
+        r.each(blocks, |id, v| {
+            let s = per_block.entry(id).or_default();
+            s.iter_mut().zip(v).for_each(|(a, b)| *a += b);
+        });
+    }
+    per_block
+}
+
+/// What [`sites`] writes: the files, the sites, the control flow between
+/// them, and each block's site (its first part's: an index into `sites`).
+pub struct Written {
+    pub modules: Vec<String>,
+    pub sites: Vec<Site>,
+    pub edges: Vec<Edge>,
+    pub site_of: HashMap<u32, u32>,
+}
+
 /// A place in a file: (module index, offset), as a site's.
 type Place = (u32, u64);
 
@@ -317,7 +343,7 @@ pub fn sites<'a>(
     blocks: &[Block],
     threads: impl IntoIterator<Item = (&'a Runs, &'a Edges)>,
     maps: &[Mapping],
-) -> (Vec<String>, Vec<Site>, Vec<Edge>) {
+) -> Written {
     let (per_block, pairs) = summed(blocks.len(), threads);
     let starts: HashSet<u64> = blocks.iter().map(|b| b.host_address).collect();
     let mut modules: Vec<String> = Vec::new();
@@ -372,11 +398,18 @@ pub fn sites<'a>(
     }
     // Edges only where blocks were split or followed (loops asked for).
     let loops = blocks.iter().any(|b| !b.pieces.is_empty());
-    (
+    let index: HashMap<Place, u32> = (places.keys().enumerate())
+        .map(|(k, p)| (*p, k as u32))
+        .collect();
+    let site_of = (ends.iter())
+        .filter_map(|(id, (first, _))| Some((*id, *index.get(first)?)))
+        .collect();
+    Written {
         modules,
-        written(places),
-        if loops { edges(flow) } else { Vec::new() },
-    )
+        sites: written(places),
+        edges: if loops { edges(flow) } else { Vec::new() },
+        site_of,
+    }
 }
 
 /// Every block's runs and dynamic counts over `threads` (by id: the
@@ -464,7 +497,12 @@ mod tests {
         b.accessed(1, 8, &[64]);
         a.ran(3);
         let none = Edges::default();
-        let (modules, sites, edges) = sites(&blocks, [(&a, &none), (&b, &none)], &maps);
+        let Written {
+            modules,
+            sites,
+            edges,
+            site_of,
+        } = sites(&blocks, [(&a, &none), (&b, &none)], &maps);
         assert!(edges.is_empty());
         let anonymous = carmbench_counts::protocol::ANONYMOUS;
         assert_eq!(modules, ["/usr/bin/prog", "/lib/libm.so.6", anonymous]);
@@ -480,8 +518,12 @@ mod tests {
         let anon = &sites[2];
         // Anonymous memory's code: from its mapping's start.
         assert_eq!((anon.module, anon.offset), (2, 0x10));
+        // Each block's site, the one translated twice at its one place.
+        assert_eq!(site_of, HashMap::from([(0, 0), (2, 0), (1, 1), (3, 2)]));
+        let sums = block_sums(blocks.len(), [&a, &b]);
+        assert_eq!((sums[&0][0], sums[&1][0], sums[&1][1]), (2, 1, 2));
         a.restart();
-        let (_, after, _) = super::sites(&blocks, [(&a, &none)], &maps);
+        let after = super::sites(&blocks, [(&a, &none)], &maps).sites;
         assert!(after.is_empty());
     }
 
@@ -525,7 +567,7 @@ mod tests {
         (0..8).for_each(|_| r.followed(1, 1, &e));
         // A third block after block 1 goes past its slot, to the table.
         e.add(1, 7);
-        let (_, sites, edges) = sites(&[pre, body], [(&r, &e)], &maps);
+        let Written { sites, edges, .. } = sites(&[pre, body], [(&r, &e)], &maps);
         let at = |o| sites.iter().find(|s| s.offset == o).unwrap();
         assert_eq!(
             (

@@ -185,6 +185,8 @@ pub struct Tally {
     pub placement: crate::placement::Placement,
     /// The signal handlers installed (loops asked for).
     pub handlers: crate::signals::Handlers,
+    /// The run's windows in time (a timeline asked for).
+    pub timeline: Mutex<Option<crate::timeline::Windows>>,
 }
 
 impl Tally {
@@ -202,6 +204,24 @@ impl Tally {
         threads.retain(|t| std::ptr::eq(Arc::as_ptr(t), me));
         me.restart();
         self.solo.restart(self.blocks.lock().unwrap().len());
+        if let Some(w) = self.timeline.lock().unwrap().as_mut() {
+            w.restart(crate::timeline::monotonic_ns());
+        }
+    }
+
+    /// A timeline's snapshot at `now_ns`, when one is asked for: the
+    /// period to the next.
+    pub fn snapshot(&self, now_ns: u64) -> Option<u64> {
+        self.timeline.lock().unwrap().as_ref()?;
+        let n = self.blocks.lock().unwrap().len();
+        let threads: Vec<Arc<Thread>> = self.threads.lock().unwrap().clone();
+        let runs = (threads.iter().map(|t| &t.runs)).chain([&self.solo.runs]);
+        let sums = sites::block_sums(n, runs);
+        let blocks = self.blocks.lock().unwrap();
+        let mut timeline = self.timeline.lock().unwrap();
+        let w = timeline.as_mut()?;
+        w.take(now_ns, sums, &blocks);
+        Some(w.period_ns)
     }
 
     /// What the inline runs add to `t`'s regions (nothing unless they are
@@ -355,12 +375,14 @@ impl Tally {
         }
         let names = self.names.lock().unwrap();
         let maps = self.maps.lock().unwrap();
-        let (modules, sites, edges) = sites::sites(
+        let written = sites::sites(
             &blocks,
             (threads.iter().map(|t| (&t.runs, &t.edges)))
                 .chain([(&self.solo.runs, &self.solo.edges)]),
             &maps.all,
         );
+        let timeline =
+            (self.timeline.lock().unwrap().as_ref()).map(|w| w.written(&written.site_of, &blocks));
         Output {
             version: carmbench_counts::VERSION,
             pid: process.pid,
@@ -377,11 +399,12 @@ impl Tally {
                     counts: carmbench_counts::Counts::from_array(&c),
                 })
                 .collect(),
-            modules,
-            sites,
+            modules: written.modules,
+            sites: written.sites,
             partial: false,
             replaced: process.replaced,
-            edges,
+            edges: written.edges,
+            timeline,
         }
     }
 }

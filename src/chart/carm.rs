@@ -15,7 +15,7 @@ use super::tips::Tip;
 use crate::error::Result;
 use crate::kernels::Op;
 use crate::machine::Level;
-use crate::results::{Roof, ValidationPoint};
+use crate::results::Roof;
 use crate::roofline::bounding_level;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -83,6 +83,7 @@ where
     let (flats, slopes) = draw_roofs(sel, &chart, &b, &mut c)?;
     draw_validation(sel, &chart, &mut c)?;
     super::moves::draw_moves(sel, &chart, &mut c)?;
+    super::phases::draw_trajectory(sel, &chart, &mut c)?;
     super::levels::draw_levels(sel, &chart, &mut c)?;
     let apps = draw_apps(sel, &chart, &mut c)?;
     let below = draw_legend(&legend, p0.1, &mut c)?;
@@ -245,7 +246,7 @@ where
     DB::ErrorType: 'static,
 {
     for s in sel.series.iter().filter(|s| s.partial_overlap) {
-        for (level, a, b) in expected_lines(&s.validation) {
+        for (level, a, b) in super::geometry::expected_lines(&s.validation) {
             let (p0, p1) = (chart.backend_coord(&a), chart.backend_coord(&b));
             c.root
                 .draw(&PathElement::new(
@@ -339,27 +340,46 @@ where
             marks.push((p, labels[k].clone(), Some((f.share, r)), number));
             continue;
         }
-        c.root
-            .draw(&TriangleMarker::new(p, 10, BLACK.filled()))
-            .map_err(e)?;
-        c.root
-            .draw(&TriangleMarker::new(p, 7, col.filled()))
-            .map_err(e)?;
-        c.placer.mark(p, 10);
-        let (u, rate) = match a.precision.is_some_and(|p| p.is_integer()) {
-            true => ("op", "GOP/s"),
-            false => ("flop", "GFLOP/s"),
+        let text = match a.phase() {
+            Some(x) => super::phases::draw_marker(c, p, col, (a, x), &under)?,
+            None => draw_program(c, (p, col), a, (x, y, nodes), &under)?,
         };
-        let per_node = match nodes {
-            1 => String::new(),
-            n => format!(" per node of {n}"),
-        };
-        let text = format!("{} ({:.2} {u}/B, {:.1} {rate}{per_node})", a.name, x, y);
-        c.tips
-            .push(Tip::dot(p, 10, format!("{text}{under}")).naming(&a.name));
         marks.push((p, text, None, None));
     }
     Ok(marks)
+}
+
+/// A program's triangle at `p` in `col`, `a` at (AI, rate) `x, y` per node
+/// of `nodes`: its label.
+fn draw_program<DB: DrawingBackend>(
+    c: &mut Canvas<'_, DB>,
+    (p, col): ((i32, i32), RGBColor),
+    a: &crate::results::apps::AppPoint,
+    (x, y, nodes): (f64, f64, usize),
+    under: &str,
+) -> std::result::Result<String, String>
+where
+    DB::ErrorType: 'static,
+{
+    c.root
+        .draw(&TriangleMarker::new(p, 10, BLACK.filled()))
+        .map_err(e)?;
+    c.root
+        .draw(&TriangleMarker::new(p, 7, col.filled()))
+        .map_err(e)?;
+    c.placer.mark(p, 10);
+    let (u, rate) = match a.precision.is_some_and(|p| p.is_integer()) {
+        true => ("op", "GOP/s"),
+        false => ("flop", "GFLOP/s"),
+    };
+    let per_node = match nodes {
+        1 => String::new(),
+        n => format!(" per node of {n}"),
+    };
+    let text = format!("{} ({:.2} {u}/B, {:.1} {rate}{per_node})", a.name, x, y);
+    c.tips
+        .push(Tip::dot(p, 10, format!("{text}{under}")).naming(&a.name));
+    Ok(text)
 }
 
 /// Program points named wherever there is room; the others only where
@@ -556,42 +576,4 @@ fn roof_tip(r: &Roof) -> String {
         r.percent_of_theoretical
             .map_or(String::new(), |p| format!(", {p:.1}% of limit"))
     )
-}
-
-/// A point of the chart: intensity, GFLOP/s.
-type Xy = (f64, f64);
-
-/// The expected values of validation points as segments, level by level in
-/// order of intensity: where the core overlaps memory and FP work only in
-/// part, they bend below the roofs.
-fn expected_lines(points: &[ValidationPoint]) -> Vec<(Level, Xy, Xy)> {
-    let mut levels: Vec<Level> = points.iter().map(|v| v.level).collect();
-    levels.dedup();
-    let mut out = Vec::new();
-    for l in levels {
-        let mut pts: Vec<(f64, f64)> = points
-            .iter()
-            .filter(|v| v.level == l && v.expected_gflop_per_s > 0.0)
-            .map(|v| (v.ai, v.expected_gflop_per_s))
-            .collect();
-        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-        pts.dedup_by(|a, b| a.0 == b.0);
-        out.extend(pts.windows(2).map(|w| (l, w[0], w[1])));
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn discs_grow_with_time() {
-        assert!(function_radius(0.0) < function_radius(0.25));
-        assert!(function_radius(0.25) < function_radius(1.0));
-        assert_eq!(function_radius(4.0), function_radius(1.0));
-        // Ticks far below one stay readable.
-        assert_eq!(super::super::canvas::fmt_tick(1e-7), "1e-7");
-        assert_eq!(super::super::canvas::fmt_tick(0.001), "0.001");
-    }
 }

@@ -50,3 +50,18 @@ pub fn numbered(sel: &Selection) -> Vec<(usize, String, f64)> {
     discs.truncate(NUMBERED);
     discs
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discs_grow_with_time() {
+        assert!(function_radius(0.0) < function_radius(0.25));
+        assert!(function_radius(0.25) < function_radius(1.0));
+        assert_eq!(function_radius(4.0), function_radius(1.0));
+        // Ticks far below one stay readable.
+        assert_eq!(super::super::canvas::fmt_tick(1e-7), "1e-7");
+        assert_eq!(super::super::canvas::fmt_tick(0.001), "0.001");
+    }
+}

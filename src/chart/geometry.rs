@@ -3,6 +3,8 @@
 //! its ridge with the top FP roof; each flat line starts at its ridge with
 //! the highest bandwidth.
 
+use crate::machine::Level;
+use crate::results::ValidationPoint;
 use crate::roofline::ridge as ridge_ai;
 
 /// Axis ranges (decades).
@@ -114,6 +116,29 @@ pub fn lines(bws: &[f64], peaks: &[f64], b: &Bounds) -> (Vec<Sloped>, Vec<Flat>)
         })
         .collect();
     (sloped, flat)
+}
+
+/// A point of the chart: intensity, GFLOP/s.
+pub type Xy = (f64, f64);
+
+/// The expected values of validation points as segments, level by level in
+/// order of intensity: where the core overlaps memory and FP work only in
+/// part, they bend below the roofs.
+pub fn expected_lines(points: &[ValidationPoint]) -> Vec<(Level, Xy, Xy)> {
+    let mut levels: Vec<Level> = points.iter().map(|v| v.level).collect();
+    levels.dedup();
+    let mut out = Vec::new();
+    for l in levels {
+        let mut pts: Vec<(f64, f64)> = points
+            .iter()
+            .filter(|v| v.level == l && v.expected_gflop_per_s > 0.0)
+            .map(|v| (v.ai, v.expected_gflop_per_s))
+            .collect();
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        pts.dedup_by(|a, b| a.0 == b.0);
+        out.extend(pts.windows(2).map(|w| (l, w[0], w[1])));
+    }
+    out
 }
 
 #[cfg(test)]

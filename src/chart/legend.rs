@@ -81,6 +81,8 @@ pub enum Key {
     Expected,
     /// The applications' marker.
     Apps,
+    /// A phase's marker on its path.
+    Phases,
     /// A point's dots by level (simulated traffic).
     Levels,
     /// The discs' sizes: their area is their share of the time.
@@ -115,8 +117,14 @@ pub fn legend_rows(sel: &Selection) -> Vec<(String, Key)> {
             Key::Expected,
         ));
     }
-    if sel.apps.iter().any(|a| a.function().is_none()) {
+    if (sel.apps.iter()).any(|a| a.function().is_none() && a.phase().is_none()) {
         legend.push(("programs (colour: bounding level)".into(), Key::Apps));
+    }
+    if sel.apps.iter().any(|a| a.phase().is_some()) {
+        legend.push((
+            "phases by number and hottest function, in time order".into(),
+            Key::Phases,
+        ));
     }
     let numbered = super::discs::numbered(sel);
     if !numbered.is_empty() {
@@ -246,6 +254,10 @@ where
                 c.root
                     .draw(&TriangleMarker::new((x + 22, y), 7, palette::GREY.filled()))
                     .map_err(e)?
+            }
+            Key::Phases => {
+                draw_px_line(c.root, (x, y), (x + 44, y), palette::MOVE, &[7, 4]).map_err(e)?;
+                super::phases::diamond(c.root, (x + 22, y), palette::GREY).map_err(e)?
             }
             Key::Levels => {
                 draw_px_line(c.root, (x, y), (x + 44, y), palette::GREY, &[4, 4]).map_err(e)?;

@@ -15,6 +15,7 @@ pub mod legend;
 pub mod levels;
 pub mod moves;
 pub mod names;
+pub mod phases;
 pub mod quadrant;
 pub mod select;
 pub mod tips;

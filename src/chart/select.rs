@@ -58,6 +58,9 @@ pub struct Selection {
     /// Points that moved between two profiles, each drawn as an arrow from
     /// where it was to where it is.
     pub moves: Vec<Move>,
+    /// Each program's path through its phases, an arrow from each to the
+    /// next.
+    pub trajectory: Vec<Move>,
 }
 
 /// A point of an earlier profile and the same point now, each at (AI,
@@ -169,6 +172,7 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
         threads: p.threads,
         precisions,
         moves: Vec::new(),
+        trajectory: Vec::new(),
     })
 }
 

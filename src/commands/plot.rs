@@ -49,6 +49,9 @@ pub struct PlotArgs {
     /// Draw each rank of an MPI program (`profile --mpi`) beside its point.
     #[arg(long, requires = "apps")]
     pub ranks: bool,
+    /// Draw each program's phases (`profile --timeline`), its path an arrow from each to the next.
+    #[arg(long, requires = "apps")]
+    pub phases: bool,
     /// Draw the memory curve (bandwidth against working set) instead [default file: carm-curve.svg].
     #[arg(long)]
     pub curve: bool,
@@ -102,8 +105,11 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         None => Vec::new(),
     };
     // A function without FP work is in the table, not on the chart; an MPI
-    // program's ranks are drawn when asked; a GPU kernel is on its GPU's.
-    let drawn = |p: &&results::apps::AppPoint| p.placeable() && (a.ranks || p.rank().is_none());
+    // program's ranks and phases are drawn when asked; a GPU kernel is on its GPU's.
+    let asked = |p: &&results::apps::AppPoint| {
+        (a.ranks || p.rank().is_none()) && (a.phases || p.phase().is_none())
+    };
+    let drawn = |p: &&results::apps::AppPoint| p.placeable() && asked(p);
     let apps: Vec<_> = (all_apps.iter().filter(drawn))
         .filter(|p| p.kernel().is_none())
         .cloned()
@@ -115,6 +121,7 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         sel.without_validation();
     }
     sel.moves = chart::moves::of(&moved, false);
+    sel.trajectory = chart::phases::trajectory(&sel.apps);
     for n in sel.app_notes() {
         eprintln!("carmbench: warning: {n}");
     }

@@ -243,6 +243,7 @@ pub(crate) mod tests {
             partial: false,
             replaced: false,
             edges: vec![],
+            timeline: None,
         }
     }
 

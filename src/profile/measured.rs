@@ -52,6 +52,9 @@ pub struct Measured {
     pub ranks: Option<Ranks>,
     /// How the work was counted: what turns it into W and Q.
     pub method: Method,
+    /// The run in windows of the emulated run's time, in order
+    /// (`--timeline`): they add up to `total`.
+    pub windows: Vec<Window>,
 }
 
 /// How a run's work was counted, as much as its views need to turn that
@@ -216,6 +219,54 @@ pub struct Block {
     pub size: u64,
     /// How its last instruction leaves it.
     pub ends: carmbench_counts::End,
+}
+
+/// How the run is cut for showing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Every {
+    /// [`WINDOWS`] windows over the run.
+    Auto,
+    /// A window of this many seconds.
+    Seconds(f64),
+}
+
+/// Windows shown over a run by default.
+pub const WINDOWS: usize = 100;
+
+/// The plugin keeps this many windows for each one shown: phases are found
+/// in the finer ones, so a boundary is placed within a quarter window.
+pub const FINER: usize = 4;
+
+/// Windows shown at most (a tiny window over a long run).
+pub const MOST_WINDOWS: usize = 10_000;
+
+impl Every {
+    /// The windows shown over a native run of `seconds`.
+    pub fn count(self, seconds: f64) -> usize {
+        match self {
+            Every::Auto => WINDOWS,
+            Every::Seconds(s) => ((seconds / s).ceil() as usize).clamp(1, MOST_WINDOWS),
+        }
+    }
+
+    /// The windows the plugin is asked to keep, for a native run of
+    /// `seconds`.
+    pub fn fine(self, seconds: f64) -> usize {
+        self.count(seconds) * FINER
+    }
+}
+
+/// What one window of the emulated run counted, over its processes and
+/// threads (`--timeline`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Window {
+    /// Its end in the emulated run, nanoseconds of `CLOCK_MONOTONIC`.
+    pub end_ns: u64,
+    /// What it counted.
+    pub counts: carmbench_counts::Counts,
+    /// The instructions it ran at each place, (file, offset,
+    /// instructions), the files named as [`Block`]s are.
+    pub code: Vec<(String, u64, u64)>,
 }
 
 /// Control flow: one block ran right after another this often (emulation

@@ -52,6 +52,7 @@ pub mod sample;
 pub mod signals;
 pub mod stderr;
 pub mod symbols;
+pub mod timeline;
 pub mod traffic;
 pub mod tree;
 pub mod twin;
@@ -131,7 +132,7 @@ impl Profiled {
         }
         let (placeable, empty): (Vec<AppPoint>, Vec<AppPoint>) = std::mem::take(&mut self.points)
             .into_iter()
-            .partition(|p| p.placeable() || p.function().is_some());
+            .partition(|p| p.placeable() || p.function().is_some() || p.phase().is_some());
         (self.warnings).extend(empty.into_iter().map(|p| Warning::NotPlaced(p.name)));
         if placeable.is_empty() {
             return Err(Error::input(format!(

@@ -12,6 +12,7 @@ use super::launch::launcher::MpiCommand;
 use super::launch::mpi::Mpi;
 use super::launch::{Planned, Tree};
 use super::point::Shown;
+use super::timeline::Every;
 use super::traffic::{self, Caches};
 use super::warnings::Warning;
 use crate::error::{Error, Result};
@@ -85,6 +86,12 @@ pub struct ProfileArgs {
     /// counted per loop, time from native samples (emulation only).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
     pub loops: Option<usize>,
+    /// The run over time (emulation): its counts in windows (100 over the
+    /// run, or one every WINDOW, e.g. 20ms), mapped to the native run's time
+    /// by the functions that ran; consecutive windows alike in intensity and
+    /// rate joined into phases, a point each.
+    #[arg(long, value_name = "WINDOW", num_args = 0..=1, default_missing_value = "auto", value_parser = window)]
+    pub timeline: Option<Every>,
     /// The arithmetic of the counts, for the roofs the point is placed under:
     /// dp, sp or a narrow type (int8, int16, bf16, fp16, int32: --flops as
     /// its operations). Emulation finds it by itself (the type most of the
@@ -111,7 +118,7 @@ pub struct ProfileArgs {
     /// A CUDA program's GPU kernels, counted by Nsight Compute (ncu): a
     /// point per kernel and one for its GPU work, placed under the GPU's
     /// roofs; the CPU's work is not counted.
-    #[arg(long, conflicts_with_all = ["flops", "bytes", "count_with", "traffic", "functions", "loops", "mpi", "precision", "emulate_without", "access_bytes", "plugin", "threads"])]
+    #[arg(long, conflicts_with_all = ["flops", "bytes", "count_with", "traffic", "functions", "loops", "timeline", "mpi", "precision", "emulate_without", "access_bytes", "plugin", "threads"])]
     pub gpu: bool,
     /// Results to compare with [default: carm-results/carm.yaml].
     #[arg(long, value_name = "RESULTS")]
@@ -164,6 +171,8 @@ pub struct ProfilePlan {
     pub precision: Option<Precision>,
     /// Threads the command runs, when given.
     pub threads: Option<usize>,
+    /// The run in windows of time, and its phases.
+    pub timeline: Option<Every>,
     /// The apps file to write or extend.
     pub out: PathBuf,
     /// The results the points are placed under.
@@ -186,6 +195,7 @@ impl ProfilePlan {
             loops: self.loops,
             precision: self.precision,
             threads: self.threads,
+            timeline: self.timeline,
         }
     }
 
@@ -238,6 +248,7 @@ impl ProfilePlan {
             loops: a.loops,
             precision: a.precision,
             threads: a.threads,
+            timeline: a.timeline,
             out,
             results_path,
             results,
@@ -327,6 +338,20 @@ fn mpi(command: &[std::ffi::OsString], launcher: &Found, out: &Path) -> Result<M
 }
 
 /// A `--timeout`: a duration above zero.
+/// `--timeline`'s WINDOW: a duration, or `auto` (as when none is given).
+fn window(s: &str) -> std::result::Result<Every, String> {
+    if s == "auto" {
+        return Ok(Every::Auto);
+    }
+    match humantime::parse_duration(s) {
+        Ok(d) if d.as_secs_f64() >= 1e-3 => Ok(Every::Seconds(d.as_secs_f64())),
+        Ok(_) => Err("give a window of 1ms or more, e.g. 20ms".into()),
+        Err(e) => Err(format!(
+            "{e}; give a window such as 20ms or 0.5s, or none for 100 windows over the run"
+        )),
+    }
+}
+
 fn timeout(s: &str) -> std::result::Result<std::time::Duration, String> {
     match humantime::parse_duration(s) {
         Ok(d) if !d.is_zero() => Ok(d),
@@ -399,6 +424,16 @@ fn counting(a: &ProfileArgs, found: &Found, caches: Option<Caches>) -> Result<Co
             "--loops finds loops in the control flow the emulated run records: give --counts emulate (without --flops and --bytes)",
         ));
     }
+    if a.timeline.is_some() && !emulating {
+        return Err(Error::input(
+            "--timeline counts the run in windows of time under emulation: give --counts emulate (without --flops and --bytes)",
+        ));
+    }
+    if a.timeline.is_some() && a.mpi {
+        return Err(Error::input(
+            "--timeline follows one process tree, not yet an MPI job: leave out --mpi, or profile one rank's program",
+        ));
+    }
     if a.loops == Some(0) {
         return Err(Error::input(
             "--loops 0 shows no loop; give how many of the hottest to show (default 10)",
@@ -414,6 +449,7 @@ fn counting(a: &ProfileArgs, found: &Found, caches: Option<Caches>) -> Result<Co
             caches,
             twin,
             loops: a.loops.is_some(),
+            windows: a.timeline,
             ..*e
         })),
         other => other,
@@ -445,6 +481,7 @@ fn emulation(plugin: Option<&Path>, without: &[&'static Flag]) -> Result<Countin
             caches: None,
             twin: None,
             loops: false,
+            windows: None,
         }))
     })
 }

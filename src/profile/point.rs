@@ -21,6 +21,8 @@ pub struct Shown {
     pub precision: Option<Precision>,
     /// Threads the command runs, when given.
     pub threads: Option<usize>,
+    /// The run in windows of time, and a point per phase (`--timeline`).
+    pub timeline: Option<super::measured::Every>,
 }
 
 /// What every point of one run shares.

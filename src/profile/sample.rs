@@ -37,6 +37,9 @@ pub struct Samples {
     /// User-mode CPU time of the command's processes, seconds: what the
     /// samples share out.
     pub cpu_seconds: f64,
+    /// Each time sample in order: (seconds since the command started,
+    /// place), for a timeline.
+    pub timed: Vec<(f64, (String, u64))>,
 }
 
 /// One file mapping of a process.
@@ -175,7 +178,8 @@ fn samplers(events: &[(String, u64)]) -> Result<Samplers> {
                 .enable_on_exec(true)
                 .exclude_kernel(true)
                 .exclude_hv(true)
-                .sample(SampleFlag::IP | SampleFlag::TID);
+                .clockid(perf_event::Clock::MONOTONIC)
+                .sample(SampleFlag::IP | SampleFlag::TID | SampleFlag::TIME);
             let s = b
                 .build()
                 .and_then(|c| c.sampled(2 << 20))
@@ -186,14 +190,12 @@ fn samplers(events: &[(String, u64)]) -> Result<Samplers> {
     Ok(samplers)
 }
 
-/// What the samplers recorded so far: each sample (kind, pid, ip) into
-/// `ips`, the mappings and forks into `maps`; whether there was any.
-fn drain(
-    samplers: &mut Samplers,
-    ips: &mut Vec<(Option<usize>, u32, u64)>,
-    maps: &mut Maps,
-    lost: &mut u64,
-) -> bool {
+/// One sample: its kind (None: the time's), pid, ip and time stamp.
+type Taken = (Option<usize>, u32, u64, u64);
+
+/// What the samplers recorded so far: each sample into `ips`, the
+/// mappings and forks into `maps`; whether there was any.
+fn drain(samplers: &mut Samplers, ips: &mut Vec<Taken>, maps: &mut Maps, lost: &mut u64) -> bool {
     use perf_event::data::Record;
     let mut any = false;
     for (kind, sampler) in samplers {
@@ -202,7 +204,7 @@ fn drain(
             match r.parse_record() {
                 Ok(Record::Sample(x)) => {
                     if let (Some(pid), Some(ip)) = (x.pid(), x.ip()) {
-                        ips.push((*kind, pid, ip));
+                        ips.push((*kind, pid, ip, x.time().unwrap_or(0)));
                     }
                 }
                 Ok(Record::Mmap(m)) => maps.mapped(
@@ -232,25 +234,43 @@ pub fn run_with_events(
     let mut samplers = samplers(events)?;
     let before = children_user_seconds();
     let (mut maps, mut s) = (Maps::default(), Samples::default());
-    let mut ips: Vec<(Option<usize>, u32, u64)> = Vec::new();
+    let mut ips: Vec<Taken> = Vec::new();
     // Records are read as they come, and those left once it ended.
     let mut read = || while drain(&mut samplers, &mut ips, &mut maps, &mut s.lost) {};
+    let start_ns = monotonic_ns();
     let ended = super::tree::run(cmd, rules, &mut read)?;
     read();
     drop(samplers);
     s.cpu_seconds = (children_user_seconds() - before).max(0.0);
     s.event_period = EVENT_PERIOD;
-    for (kind, pid, ip) in ips {
+    for (kind, pid, ip, at) in ips {
+        let place = maps.place(pid, ip);
         let places = match kind {
             None => {
                 s.total += 1;
+                let seconds = at.saturating_sub(start_ns) as f64 * 1e-9;
+                s.timed.push((seconds, place.clone()));
                 &mut s.places
             }
             Some(k) => s.events.entry(events[k].0.clone()).or_default(),
         };
-        *places.entry(maps.place(pid, ip)).or_default() += 1;
+        *places.entry(place).or_default() += 1;
     }
+    // The buffers of the CPUs are read one after the other.
+    s.timed.sort_by(|a, b| a.0.total_cmp(&b.0));
     Ok((ended, s))
+}
+
+/// `CLOCK_MONOTONIC` now, nanoseconds: the clock the samples are stamped
+/// with.
+fn monotonic_ns() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: fills the struct it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// Whether this process may sample its children's time: why not, when it

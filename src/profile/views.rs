@@ -84,22 +84,33 @@ pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
             out.extend(hot.points((s, g), top, &mut symbols));
         }
     }
-    for r in &m.regions {
-        let what = format!("region, {} call(s)", r.calls);
-        let name = format!("{}/{}", shown.name, r.name);
-        let mut p = own.point(Of::Region, name, &r.work, r.seconds, Some(what));
-        p.emulated_cpu = m.emulated_cpu.clone();
-        if let Some(k) = &m.ranks {
-            p.spread = mpi::region_spread(&k.region_parts(&r.name), &own, p.precision);
-        }
-        out.push(p);
+    if let Some(every) = shown.timeline {
+        let phases = super::timeline::phase_points(&shown.name, m, every, &typed, &mut symbols);
+        out.extend(phases);
     }
+    out.extend(region_points(shown, m, &own));
     if let Some(r) = &m.ranks {
         let ranks = mpi::rank_points(shown, r, &typed, m.emulated_cpu.as_ref());
         warnings.extend(ranks.iter().filter_map(mpi::in_runtime));
         out.extend(ranks);
     }
     (out, warnings)
+}
+
+/// A point per region the program marked.
+fn region_points(shown: &Shown, m: &Measured, own: &Own) -> Vec<AppPoint> {
+    let mut out = Vec::new();
+    for r in &m.regions {
+        let what = format!("region, {} call(s)", r.calls);
+        let name = format!("{}/{}", shown.name, r.name);
+        let mut p = own.point(Of::Region, name, &r.work, r.seconds, Some(what));
+        p.emulated_cpu = m.emulated_cpu.clone();
+        if let Some(k) = &m.ranks {
+            p.spread = mpi::region_spread(&k.region_parts(&r.name), own, p.precision);
+        }
+        out.push(p);
+    }
+    out
 }
 
 /// What the function and loop points of a run are made from.

@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 mod blocks;
 mod ffi;
 mod memory;
+mod sampler;
 mod syscalls;
 mod threads;
 
@@ -120,6 +121,18 @@ pub unsafe extern "C" fn qemu_plugin_install(
             }
             Err(why) => {
                 say(&why);
+                return 1;
+            }
+        }
+    }
+    if let Ok(keep) = std::env::var(carmbench_counts::protocol::TIMELINE_ENV) {
+        match keep.parse::<usize>() {
+            Ok(k) if k > 0 => sampler::start(k),
+            _ => {
+                say(&format!(
+                    "{}={keep}: give a number of windows",
+                    carmbench_counts::protocol::TIMELINE_ENV
+                ));
                 return 1;
             }
         }

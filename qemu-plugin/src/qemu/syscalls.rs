@@ -22,6 +22,9 @@ pub(super) extern "C" fn on_syscall(
     if num == protocol::CLONE && op & protocol::CLONE_VM != 0 || num == protocol::CLONE3 {
         leave_inline(vcpu);
     }
+    if protocol::FORKS.contains(&num) {
+        sampler::fork_begins();
+    }
     if protocol::EXECS.contains(&num) {
         // The process is replaced if the exec succeeds: its counts now.
         with_process(Process::exec);
@@ -119,18 +122,19 @@ pub(super) extern "C" fn on_syscall_return(_id: PluginId, vcpu: c_uint, num: i64
     }
     if protocol::EXECS.contains(&num) && ret < 0 {
         with_process(Process::exec_failed);
-    } else if protocol::FORKS.contains(&num) && ret == 0 {
+    } else if protocol::FORKS.contains(&num) {
         // A new thread does not return here (QEMU starts it elsewhere); a
         // forked child does, with a pid of its own.
-        let Some(dir) = OUT.get() else { return };
-        with_process(|p| {
-            if p.pid != std::process::id() {
+        let child = ret == 0 && with_process(|p| p.pid != std::process::id()) == Some(true);
+        if child && let Some(dir) = OUT.get() {
+            with_process(|p| {
                 only(vcpu);
                 WAITS.restart();
                 tally().restart(mine(vcpu));
                 *p = p.forked(dir);
-            }
-        });
+            });
+        }
+        sampler::fork_ended(child);
     }
 }
 
@@ -166,6 +170,8 @@ pub(super) fn write(partial: bool) {
     static WRITING: Mutex<()> = Mutex::new(());
     let _one = WRITING.lock().unwrap_or_else(|e| e.into_inner());
     let start = std::time::Instant::now();
+    // The last window: what ran since the timeline's last snapshot.
+    tally().snapshot(crate::timeline::monotonic_ns());
     let Some((path, text)) = with_process(|p| {
         let mut out = tally().output(p);
         out.partial = partial;

@@ -13,7 +13,7 @@ use crate::profile::fold::{Part, fold, runtime_counted};
 use crate::profile::identity::Identity;
 use crate::profile::input::Input;
 use crate::profile::launch::{Guest, Launch, Ranked};
-use crate::profile::measured::{Block, Flow, Measured, Method, Process, Region};
+use crate::profile::measured::{Block, Every, Flow, Measured, Method, Process, Region, Window};
 use crate::profile::native::{NativeRun, Watch};
 use crate::profile::plugin_counts::Emulated;
 use crate::profile::traffic::Caches;
@@ -21,7 +21,7 @@ use crate::profile::warnings::Warning;
 use crate::profile::work::Work;
 use crate::results::apps::FailedRank;
 use carmbench_counts::Output;
-use carmbench_counts::protocol::{CACHE_ENV, LOOPS_ENV};
+use carmbench_counts::protocol::{CACHE_ENV, LOOPS_ENV, TIMELINE_ENV};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -38,6 +38,8 @@ pub struct Emulation {
     pub twin: Option<Found>,
     /// Record the control flow, for loops.
     pub loops: bool,
+    /// The run in windows of time, cut so (`--timeline`).
+    pub windows: Option<Every>,
 }
 
 impl Emulation {
@@ -59,13 +61,17 @@ impl Emulation {
 
 impl Emulation {
     /// What the plugin is asked besides counting: the caches to simulate,
-    /// the control flow to record.
-    pub fn env(&self) -> Vec<(&'static str, String)> {
+    /// the control flow to record, the windows to keep of a native run of
+    /// `seconds`.
+    pub fn env(&self, seconds: f64) -> Vec<(&'static str, String)> {
         let mut env: Vec<(&str, String)> = (self.caches.iter())
             .map(|c| (CACHE_ENV, c.spec.to_string()))
             .collect();
         if self.loops {
             env.push((LOOPS_ENV, "1".into()));
+        }
+        if let Some(every) = self.windows {
+            env.push((TIMELINE_ENV, every.fine(seconds).to_string()));
         }
         env
     }
@@ -115,16 +121,17 @@ impl Counter for Emulation {
             None => Watch::Sampled(&[]),
             Some(_) => Watch::Time,
         };
-        let env = self.env();
-        let guest = Guest {
-            emulator: &self.emulator,
-            env: &env,
-            twin: self.twin.as_ref(),
-        };
         // The native run and the emulated one, reading the same input.
         let (natives, mut counted, seconds, unreplayed) = in_scratch(launch, |dir| {
             let input = Input::of_stdin(dir)?;
             let natives = launch.native(watch, input.first()?, &dir.join("native"))?;
+            let longest = (natives.each.iter()).fold(0.0f64, |t, (_, n)| t.max(n.run.seconds));
+            let env = self.env(longest);
+            let guest = Guest {
+                emulator: &self.emulator,
+                env: &env,
+                twin: self.twin.as_ref(),
+            };
             let (stdin, unreplayed) = input.second()?;
             let (counted, seconds) = launch.emulated(&guest, stdin, &dir.join("counted"))?;
             Ok((natives, counted.each, seconds, unreplayed))
@@ -218,6 +225,9 @@ impl Emulation {
             });
         }
         m.samples = run.samples;
+        if self.windows.is_some() {
+            m.windows = windows(&out.processes);
+        }
         for reg in &out.regions {
             let Some(timed) = run.regions.iter().find(|t| t.name == reg.name) else {
                 m.warnings.push(Warning::RegionNotTimed(reg.name.clone()));
@@ -248,6 +258,34 @@ impl Emulation {
 /// run names them: links resolved.
 pub fn blocks(processes: &[Output]) -> Vec<Block> {
     blocks_and_flow(processes).0
+}
+
+/// The windows of every process's timeline in the order they ended, their
+/// code named as [`blocks`] names it.
+pub fn windows(processes: &[Output]) -> Vec<Window> {
+    let mut paths = HashMap::new();
+    let mut out = Vec::new();
+    for p in processes {
+        let Some(t) = &p.timeline else { continue };
+        for w in &t.windows {
+            let code = (w.sites.iter())
+                .filter_map(|&(k, n)| {
+                    let s = p.sites.get(k as usize)?;
+                    let module = (p.modules.get(s.module as usize)).map_or(String::new(), |m| {
+                        crate::profile::symbols::canonical(m, &mut paths)
+                    });
+                    Some((module, s.offset, n))
+                })
+                .collect();
+            out.push(Window {
+                end_ns: w.end_ns,
+                counts: w.counts,
+                code,
+            });
+        }
+    }
+    out.sort_by_key(|w| w.end_ns);
+    out
 }
 
 /// [`blocks`], and the control flow between them (loops asked for).

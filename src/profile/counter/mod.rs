@@ -232,6 +232,7 @@ mod tests {
             caches: None,
             twin: None,
             loops: true,
+            windows: None,
         }
     }
 

@@ -136,6 +136,9 @@ impl From<SampleRecord> for Samples {
             events: r.events.into_iter().map(|(k, p)| (k, keyed(p))).collect(),
             event_period: r.event_period,
             cpu_seconds: r.cpu_seconds,
+            // A rank's samples in time are not recorded (no timeline for
+            // an MPI job: `--timeline` and `--mpi` are refused together).
+            timed: Vec::new(),
         }
     }
 }

@@ -47,9 +47,9 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
     if a.name.trim().is_empty() {
         return Err(e.fail("name", "empty", "each point needs a name"));
     }
-    // A function may do no FP work (a copy) or miss the samples: listed,
-    // not drawn.
-    if a.function().is_some() && !a.placeable() {
+    // A function may do no FP work (a copy) or miss the samples, and a
+    // phase may do none (a wait): listed, not drawn.
+    if (a.function().is_some() || a.phase().is_some()) && !a.placeable() {
         e.non_negative("flops", a.flops)?;
         e.non_negative("bytes", a.bytes)?;
         e.non_negative("seconds", a.seconds)?;
@@ -109,6 +109,9 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
             ));
         }
     }
+    if let Some(x) = a.phase() {
+        check_phase(&e, x)?;
+    }
     if let Some(c) = &a.emulated_cpu {
         check_cpu(&e, c)?;
     }
@@ -116,6 +119,28 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
         e.non_negative("processes.flops", p.flops)?;
         e.non_negative("processes.bytes", p.bytes)?;
         e.non_negative("processes.instructions", p.instructions)?;
+    }
+    Ok(())
+}
+
+/// A phase: its program named, its span and windows in order.
+fn check_phase(e: &Entry, x: &crate::results::apps::PhaseInfo) -> Result<()> {
+    if x.program.trim().is_empty() {
+        return Err(e.fail("phase.program", "empty", "name the program's point"));
+    }
+    e.at_least("phase.index", x.index as u64, 1)?;
+    e.non_negative("phase.start", x.start)?;
+    e.ordered(("phase.start", x.start), ("phase.end", x.end))?;
+    let mut before = x.start;
+    for w in &x.windows {
+        e.non_negative("phase.windows W", w[1])?;
+        e.non_negative("phase.windows Q", w[2])?;
+        e.ordered(("a window's start", before), ("its end", w[0]))?;
+        before = w[0];
+    }
+    for f in &x.functions {
+        e.non_negative("phase.functions.share", f.share)?;
+        e.ordered(("phase.functions.share", f.share), ("1", 1.0))?;
     }
     Ok(())
 }

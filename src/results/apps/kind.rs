@@ -2,11 +2,11 @@
 //! functions or loops, one rank of its MPI job. In memory a type ([`Of`])
 //! holding that kind's data; in the apps file (schema 6) the field `of:`
 //! names the kind, and that kind's data stands under its own key
-//! (`function:`, `loop:`, `rank:`, `mpi:`, `kernel:`). Files of schemas 1 to 5 have
+//! (`function:`, `loop:`, `rank:`, `mpi:`, `kernel:`, `phase:`). Files of schemas 1 to 5 have
 //! no `of:`: the kind is told from the data they hold.
 
 use super::{AppPoint, CountedBy, EmulatedCpu, FunctionInfo, InstructionMix, LoopInfo, MpiInfo};
-use super::{KernelInfo, ProcessPoint, RankInfo, Spread, Traffic};
+use super::{KernelInfo, PhaseInfo, ProcessPoint, RankInfo, Spread, Traffic};
 use serde::{Deserialize, Serialize};
 
 /// What a point is, with the data of its kind.
@@ -31,6 +31,8 @@ pub enum Of {
     /// A GPU kernel of the program (its launches together), or all of its
     /// GPU work: placed under that GPU's roofs, not the CPU's.
     Kernel(KernelInfo),
+    /// One phase of the program's run in time (`profile --timeline`).
+    Phase(PhaseInfo),
 }
 
 /// The kinds of point, as `of:` names them.
@@ -49,6 +51,8 @@ pub enum Kind {
     Rank,
     /// [`Of::Kernel`].
     Kernel,
+    /// [`Of::Phase`].
+    Phase,
 }
 
 impl Of {
@@ -61,6 +65,7 @@ impl Of {
             Of::Loop(..) => Kind::Loop,
             Of::Rank(_) => Kind::Rank,
             Of::Kernel(_) => Kind::Kernel,
+            Of::Phase(_) => Kind::Phase,
         }
     }
 
@@ -75,6 +80,7 @@ impl Of {
             Of::Loop(f, l) => (p.function, p.loop_info) = (Some(f.clone()), Some(l.clone())),
             Of::Rank(r) => p.rank = Some(r.clone()),
             Of::Kernel(k) => p.kernel = Some(k.clone()),
+            Of::Phase(x) => p.phase = Some(x.clone()),
         }
         p
     }
@@ -90,7 +96,11 @@ impl Of {
         let kind = of.unwrap_or_else(|| p.told(source));
         let held = p.held();
         let none = |p: &Parts| {
-            p.function.is_none() && p.loop_info.is_none() && p.rank.is_none() && p.kernel.is_none()
+            p.function.is_none()
+                && p.loop_info.is_none()
+                && p.rank.is_none()
+                && p.kernel.is_none()
+                && p.phase.is_none()
         };
         Ok(match (kind, p) {
             (Kind::Program, p) if none(&p) => Of::Program { mpi: p.mpi },
@@ -116,6 +126,7 @@ impl Of {
                     kernel: Some(k), ..
                 },
             ) if held == ["kernel"] => Of::Kernel(k),
+            (Kind::Phase, Parts { phase: Some(x), .. }) if held == ["phase"] => Of::Phase(x),
             (kind, _) => return Err(mismatch(kind, &held)),
         })
     }
@@ -125,11 +136,12 @@ impl Of {
 fn mismatch(kind: Kind, held: &[&str]) -> String {
     let wants = match kind {
         Kind::Program => "no data but mpi:",
-        Kind::Region => "no function:, loop:, rank:, kernel: or mpi:",
+        Kind::Region => "no function:, loop:, rank:, kernel:, phase: or mpi:",
         Kind::Function => "function: alone",
         Kind::Loop => "function: and loop:",
         Kind::Rank => "rank: alone",
         Kind::Kernel => "kernel: alone",
+        Kind::Phase => "phase: alone",
     };
     let name = serde_yaml::to_string(&kind).unwrap_or_default();
     let has = match held.is_empty() {
@@ -150,6 +162,7 @@ pub(super) struct Parts {
     pub rank: Option<RankInfo>,
     pub mpi: Option<MpiInfo>,
     pub kernel: Option<KernelInfo>,
+    pub phase: Option<PhaseInfo>,
 }
 
 impl Parts {
@@ -162,6 +175,7 @@ impl Parts {
             (self.mpi.is_some(), "mpi"),
             (self.rank.is_some(), "rank"),
             (self.kernel.is_some(), "kernel"),
+            (self.phase.is_some(), "phase"),
         ] {
             if set {
                 out.push(key);
@@ -229,6 +243,8 @@ pub(super) struct PointFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     kernel: Option<KernelInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    phase: Option<PhaseInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     spread: Option<Spread>,
 }
 
@@ -242,6 +258,7 @@ impl TryFrom<PointFile> for AppPoint {
             rank: f.rank,
             mpi: f.mpi,
             kernel: f.kernel,
+            phase: f.phase,
         };
         let of = Of::from_parts(f.of, parts, f.source.as_deref())
             .map_err(|why| format!("point '{}': {why}", f.name))?;
@@ -290,6 +307,7 @@ impl From<AppPoint> for PointFile {
             mpi: parts.mpi,
             rank: parts.rank,
             kernel: parts.kernel,
+            phase: parts.phase,
             spread: p.spread,
         }
     }
@@ -342,7 +360,22 @@ mod tests {
             (Of::Function(function("app")), "function"),
             (Of::Loop(function("app"), a_loop()), "loop"),
             (Of::Rank(rank), "rank"),
+            (Of::Phase(a_phase()), "phase"),
         ]
+    }
+
+    fn a_phase() -> PhaseInfo {
+        PhaseInfo {
+            program: "app".into(),
+            index: 2,
+            start: 0.5,
+            end: 1.5,
+            functions: vec![super::super::Share {
+                name: "triad".into(),
+                share: 0.9,
+            }],
+            windows: vec![[1.0, 5e8, 1e9], [1.5, 5e8, 1e9]],
+        }
     }
 
     #[test]
@@ -410,7 +443,7 @@ applications:
             ),
             (
                 "{ name: x, of: phase, flops: 1, bytes: 1, seconds: 1 }",
-                "phase",
+                "of: phase holds no data of a kind; a point of that kind holds phase: alone",
             ),
         ] {
             let text = format!("schema: 6\napplications:\n  - {point}\n");

@@ -9,9 +9,9 @@ use std::path::Path;
 /// Version of the apps file layout: 2 adds each point's processes and the
 /// twin build counted in its place, 3 the points of a program's functions;
 /// 3 also holds the precision of a point's work; 5 an MPI program's ranks;
-/// 6 what each point is (`of:`); 7 GPU kernels (`of: kernel`). Files of
-/// schemas 1 to 6 are still read.
-pub const APPS_SCHEMA: u32 = 7;
+/// 6 what each point is (`of:`); 7 GPU kernels (`of: kernel`); 8 a run's
+/// phases in time (`of: phase`). Files of schemas 1 to 7 are still read.
+pub const APPS_SCHEMA: u32 = 8;
 
 /// One application point: a program, or a region, function, loop or
 /// rank of one ([`Of`]).
@@ -328,6 +328,14 @@ impl AppPoint {
         }
     }
 
+    /// Where it lies in its program's run, for a phase's point.
+    pub fn phase(&self) -> Option<&PhaseInfo> {
+        match &self.of {
+            Of::Phase(x) => Some(x),
+            _ => None,
+        }
+    }
+
     /// Its MPI job, for the point of a program launched so.
     pub fn mpi(&self) -> Option<&MpiInfo> {
         match &self.of {
@@ -399,6 +407,7 @@ mod kind;
 mod loop_info;
 mod mix;
 mod mpi;
+mod phase_info;
 /// Points added to an apps file.
 mod write;
 pub use check::{check, check_point, manual_counts};
@@ -408,6 +417,7 @@ pub use kind::{Kind, Of};
 pub use loop_info::LoopInfo;
 pub use mix::InstructionMix;
 pub use mpi::{FailedRank, MpiInfo, Range, RankInfo, RuntimeWork, Spread};
+pub use phase_info::{PhaseInfo, Share};
 pub use write::add_points;
 
 #[cfg(test)]

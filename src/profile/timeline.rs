@@ -1,0 +1,440 @@
+//! A program's path over time (`profile --timeline`): the emulated run's
+//! windows ([`Window`]: exact counts, and the instructions each function
+//! ran in them) placed in the native run's time, then joined into phases.
+//!
+//! **Native time.** The two runs execute the same code in the same order,
+//! at different speeds, so a window is matched to the native run by its
+//! functions: a function that ran a fraction of its instructions by the
+//! window's end had then run that fraction of its native samples. Summed
+//! over the functions found in both runs, this gives how many of the
+//! native run's samples (in time order) lie before the window's end, and
+//! that sample's time stamp is its end in native seconds. Where no sample
+//! matched (a run too short, or not sampled), time follows instructions.
+//!
+//! **Phases.** A window joins the phase before it when its intensity
+//! (W + 1)/(Q + 1) is within a factor [`AI_FACTOR`] of the phase's so far
+//! and its rate within [`RATE_FACTOR`]; then a phase shorter than
+//! [`MIN_SHARE`] of the run is merged into the neighbour nearer in
+//! intensity, and neighbours now alike are joined.
+
+use super::functions::by_function;
+pub use super::measured::{Every, FINER, MOST_WINDOWS, WINDOWS};
+use super::measured::{Measured, Window};
+use super::point::Own;
+use super::sample::Samples;
+use super::symbols::{Function, Symbols, canonical};
+use super::work::{Basis, Work};
+use crate::results::apps::{AppPoint, Of, PhaseInfo, Share};
+use std::collections::HashMap;
+
+/// Two windows are alike in intensity within this factor.
+pub const AI_FACTOR: f64 = 2.0;
+
+/// And in rate (W/s) within this one: the rate of a short window rests on
+/// few native samples.
+pub const RATE_FACTOR: f64 = 4.0;
+
+/// A phase shorter than this share of the run is merged into a neighbour.
+pub const MIN_SHARE: f64 = 0.03;
+
+/// One window placed in the native run: its span, W and Q, and the
+/// instructions each function ran in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Span {
+    pub start: f64,
+    pub end: f64,
+    pub work: Work,
+    pub flops: f64,
+    pub bytes: f64,
+    pub functions: Vec<(Function, u64)>,
+}
+
+impl Span {
+    fn ai(&self) -> f64 {
+        (self.flops + 1.0) / (self.bytes + 1.0)
+    }
+}
+
+/// The windows of `windows` in native time (`seconds` long), W and Q under
+/// `basis`; `samples` the native run's, if sampled.
+pub fn spans(
+    windows: &[Window],
+    samples: Option<&Samples>,
+    seconds: f64,
+    basis: &Basis,
+    symbols: &mut Symbols,
+) -> Vec<Span> {
+    let mut paths = HashMap::new();
+    let code = (windows.iter().enumerate())
+        .flat_map(|(k, w)| w.code.iter().map(move |(m, o, n)| (m, *o, (k, *n))))
+        .map(|(m, o, x)| (canonical(m, &mut paths), o, x));
+    let mut per: Vec<HashMap<Function, u64>> = vec![HashMap::new(); windows.len()];
+    for (f, (k, n)) in by_function(code, symbols) {
+        *per[k].entry(f).or_default() += n;
+    }
+    let timed = samples.map_or(&[][..], |s| &s.timed[..]);
+    let sampled =
+        (timed.iter().enumerate()).map(|(k, (_, (m, o)))| (canonical(m, &mut paths), *o, k));
+    let mut of_sample: Vec<Option<Function>> = vec![None; timed.len()];
+    for (f, k) in by_function(sampled, symbols) {
+        of_sample[k] = Some(f);
+    }
+    let ends = native_ends(&per, timed, &of_sample, seconds);
+    let mut start = 0.0;
+    (windows.iter().zip(per).zip(ends))
+        .map(|((w, functions), end)| {
+            let work = Work::Counted(w.counts);
+            let d = basis.derive(&work);
+            let mut functions: Vec<(Function, u64)> = functions.into_iter().collect();
+            functions.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            let s = Span {
+                start,
+                end,
+                work,
+                flops: d.flops,
+                bytes: d.bytes,
+                functions,
+            };
+            start = end;
+            s
+        })
+        .collect()
+}
+
+/// Each window's end in native seconds (see the module's words): `per`
+/// each window's instructions by function, `timed` the native samples in
+/// time order and `of_sample` their functions.
+fn native_ends(
+    per: &[HashMap<Function, u64>],
+    timed: &[(f64, (String, u64))],
+    of_sample: &[Option<Function>],
+    seconds: f64,
+) -> Vec<f64> {
+    let mut total: HashMap<&Function, u64> = HashMap::new();
+    per.iter()
+        .flatten()
+        .for_each(|(f, n)| *total.entry(f).or_default() += n);
+    let mut samples: HashMap<&Function, u64> = HashMap::new();
+    let mut times = Vec::new();
+    for ((t, _), f) in timed.iter().zip(of_sample) {
+        if let Some(f) = f.as_ref().filter(|f| total.contains_key(f)) {
+            *samples.entry(f).or_default() += 1;
+            times.push(*t);
+        }
+    }
+    let all: u64 = total.values().sum();
+    let (mut done, mut ran) = (0.0, 0u64);
+    let mut ends: Vec<f64> = per
+        .iter()
+        .map(|w| {
+            ran += w.values().sum::<u64>();
+            for (f, n) in w {
+                let m = samples.get(f).copied().unwrap_or(0) as f64;
+                done += *n as f64 / total[f] as f64 * m;
+            }
+            match times.is_empty() {
+                true => seconds * ran as f64 / all.max(1) as f64,
+                false => at(&times, done).min(seconds),
+            }
+        })
+        .collect();
+    if let Some(last) = ends.last_mut() {
+        *last = seconds;
+    }
+    ends
+}
+
+/// The time by which `done` samples of `times` had been taken: 0 before
+/// the first, between two stamps in proportion.
+fn at(times: &[f64], done: f64) -> f64 {
+    let k = done.floor() as usize;
+    let before = if k == 0 {
+        0.0
+    } else {
+        times[(k - 1).min(times.len() - 1)]
+    };
+    match times.get(k) {
+        Some(&next) => before + (next - before) * (done - k as f64),
+        None => before,
+    }
+}
+
+/// The windows shown: `n` equal spans of the run, each with the W and Q of
+/// the spans that overlap it, shared in proportion to the overlap.
+pub fn shown(spans: &[Span], n: usize, seconds: f64) -> Vec<[f64; 3]> {
+    let width = seconds / n.max(1) as f64;
+    let mut out: Vec<[f64; 3]> = (1..=n).map(|k| [k as f64 * width, 0.0, 0.0]).collect();
+    for s in spans {
+        let first = ((s.start / width).floor() as usize).min(n - 1);
+        let last = ((s.end / width).ceil() as usize).clamp(first + 1, n);
+        for (k, w) in out.iter_mut().enumerate().take(last).skip(first) {
+            let lo = (k as f64 * width).max(s.start);
+            let hi = ((k + 1) as f64 * width).min(s.end);
+            let part = match s.end > s.start {
+                true => ((hi - lo) / (s.end - s.start)).max(0.0),
+                false => f64::from(k == first),
+            };
+            w[1] += s.flops * part;
+            w[2] += s.bytes * part;
+        }
+    }
+    out
+}
+
+/// The phases of `spans`: ranges of consecutive spans (see the module's
+/// words).
+pub fn phases(spans: &[Span]) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for k in 0..spans.len() {
+        match out.last_mut() {
+            Some(r) if alike(&sum(&spans[r.clone()]), &spans[k]) => r.end = k + 1,
+            _ => out.push(k..k + 1),
+        }
+    }
+    let seconds = spans.last().map_or(0.0, |s| s.end);
+    loop {
+        let short = (0..out.len())
+            .filter(|&k| out.len() > 1 && duration(spans, &out[k]) < MIN_SHARE * seconds)
+            .min_by(|&a, &b| duration(spans, &out[a]).total_cmp(&duration(spans, &out[b])));
+        let Some(k) = short else { break };
+        let ai = sum(&spans[out[k].clone()]).ai();
+        let gap = |j: usize| (sum(&spans[out[j].clone()]).ai() / ai).log2().abs();
+        let into = match (k.checked_sub(1), (k + 1 < out.len()).then_some(k + 1)) {
+            (Some(a), Some(b)) => {
+                if gap(a) <= gap(b) {
+                    a
+                } else {
+                    b
+                }
+            }
+            (Some(a), None) => a,
+            (None, Some(b)) => b,
+            (None, None) => break,
+        };
+        let (lo, hi) = (k.min(into), k.max(into));
+        out[lo].end = out[hi].end;
+        out.remove(hi);
+        join_alike(spans, &mut out);
+    }
+    out
+}
+
+/// Functions named in a phase at most.
+const HOTTEST: usize = 3;
+
+/// The phase points of `m`'s windows, cut as `every` says, each named after
+/// the program (`name`) and its hottest function; made by `own` (the
+/// program's arithmetic, so that the phases add up to the program).
+pub fn phase_points(
+    name: &str,
+    m: &Measured,
+    every: Every,
+    own: &Own,
+    symbols: &mut Symbols,
+) -> Vec<AppPoint> {
+    let spans = spans(
+        &m.windows,
+        m.samples.as_ref(),
+        m.seconds,
+        &own.basis,
+        symbols,
+    );
+    let windows = shown(&spans, every.count(m.seconds), m.seconds);
+    let timed = m.samples.as_ref().map_or(&[][..], |s| &s.timed[..]);
+    let mut paths = HashMap::new();
+    let sampled =
+        (timed.iter().enumerate()).map(|(k, (_, (p, o)))| (canonical(p, &mut paths), *o, k));
+    let mut of_sample: Vec<Option<Function>> = vec![None; timed.len()];
+    for (f, k) in by_function(sampled, symbols) {
+        of_sample[k] = Some(f);
+    }
+    let mut out = Vec::new();
+    for (k, r) in phases(&spans).into_iter().enumerate() {
+        let part = &spans[r];
+        let (start, end) = (part[0].start, part[part.len() - 1].end);
+        let mut counts = carmbench_counts::Counts::default();
+        for s in part {
+            if let Work::Counted(c) = &s.work {
+                counts += c;
+            }
+        }
+        let in_time = (timed.iter().zip(&of_sample))
+            .filter(|((t, _), _)| (start..end).contains(t))
+            .filter_map(|(_, f)| f.clone().map(|f| (f, 1)));
+        let mut functions = hottest(in_time);
+        if functions.is_empty() {
+            functions = hottest(part.iter().flat_map(|s| s.functions.iter().cloned()));
+        }
+        let first = functions
+            .first()
+            .map_or(String::new(), |f| format!(" ({})", f.name));
+        let info = PhaseInfo {
+            program: name.to_string(),
+            index: k + 1,
+            start,
+            end,
+            functions,
+            windows: (windows.iter())
+                .filter(|w| w[0] > start + 1e-12 && w[0] <= end + 1e-12)
+                .copied()
+                .collect(),
+        };
+        let what = format!("phase {} of the run, {start:.3} s to {end:.3} s", k + 1);
+        let label = format!("{name}: phase {}{first}", k + 1);
+        let work = Work::Counted(counts);
+        let mut p = own.point(Of::Phase(info), label, &work, end - start, Some(what));
+        p.emulated_cpu = m.emulated_cpu.clone();
+        out.push(p);
+    }
+    out
+}
+
+/// The [`HOTTEST`] functions of `weights` (a function and its weight, as
+/// often as it comes), with their shares.
+fn hottest(weights: impl Iterator<Item = (Function, u64)>) -> Vec<Share> {
+    let mut by: HashMap<Function, u64> = HashMap::new();
+    weights.for_each(|(f, n)| *by.entry(f).or_default() += n);
+    let all: u64 = by.values().sum();
+    let mut v: Vec<(Function, u64)> = by.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    (v.into_iter().take(HOTTEST))
+        .map(|(f, n)| Share {
+            name: f.name,
+            share: n as f64 / all.max(1) as f64,
+        })
+        .collect()
+}
+
+/// Neighbouring phases now alike, joined.
+fn join_alike(spans: &[Span], out: &mut Vec<std::ops::Range<usize>>) {
+    let mut k = 0;
+    while k + 1 < out.len() {
+        if alike(
+            &sum(&spans[out[k].clone()]),
+            &sum(&spans[out[k + 1].clone()]),
+        ) {
+            out[k].end = out[k + 1].end;
+            out.remove(k + 1);
+        } else {
+            k += 1;
+        }
+    }
+}
+
+fn duration(spans: &[Span], r: &std::ops::Range<usize>) -> f64 {
+    spans[r.end - 1].end - spans[r.start].start
+}
+
+/// Spans as one (their W, Q and time; no functions).
+fn sum(spans: &[Span]) -> Span {
+    Span {
+        start: spans.first().map_or(0.0, |s| s.start),
+        end: spans.last().map_or(0.0, |s| s.end),
+        work: Work::default(),
+        flops: spans.iter().map(|s| s.flops).sum(),
+        bytes: spans.iter().map(|s| s.bytes).sum(),
+        functions: Vec::new(),
+    }
+}
+
+/// Whether span `b` belongs with `a`: intensity within [`AI_FACTOR`], rate
+/// within [`RATE_FACTOR`] (where both took time).
+fn alike(a: &Span, b: &Span) -> bool {
+    let ratio = |x: f64, y: f64| (x / y).max(y / x);
+    let rate = |s: &Span| (s.flops + 1.0) / (s.end - s.start);
+    let timed = a.end > a.start && b.end > b.start;
+    ratio(a.ai(), b.ai()) <= AI_FACTOR && (!timed || ratio(rate(a), rate(b)) <= RATE_FACTOR)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(start: f64, end: f64, flops: f64, bytes: f64) -> Span {
+        Span {
+            start,
+            end,
+            work: Work::default(),
+            flops,
+            bytes,
+            functions: Vec::new(),
+        }
+    }
+
+    fn f(name: &str) -> Function {
+        Function {
+            module: "/bin/app".into(),
+            name: name.into(),
+        }
+    }
+
+    #[test]
+    fn compute_then_stream_then_compute_is_three_phases_and_a_blip_is_merged() {
+        let mut spans = Vec::new();
+        let mut t = 0.0;
+        for (n, flops, bytes) in [
+            (30, 4e6, 1e6),
+            (1, 1e6, 4e6),
+            (40, 1e5, 1.2e6),
+            (30, 4e6, 1e6),
+        ] {
+            for _ in 0..n {
+                spans.push(span(t, t + 0.01, flops, bytes));
+                t += 0.01;
+            }
+        }
+        let p = phases(&spans);
+        // The mixed window at the first boundary joins the stream, the
+        // side nearer its intensity.
+        assert_eq!(p, vec![0..30, 30..71, 71..101]);
+        // Too short a run of windows alone: one phase.
+        assert_eq!(phases(&spans[..2]), vec![0..2]);
+        assert!(phases(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_window_ends_when_its_functions_native_samples_do() {
+        let (a, b) = (f("a"), f("b"));
+        // a ran 100 instructions then b 100 then a 100; natively a's samples
+        // at 1..=4 s and 9..=12 s, b's at 5..=8 s (half as fast, per
+        // instruction, as a).
+        let per = vec![
+            HashMap::from([(a.clone(), 100)]),
+            HashMap::from([(b.clone(), 100)]),
+            HashMap::from([(a.clone(), 100)]),
+        ];
+        let mut timed = Vec::new();
+        let mut of = Vec::new();
+        for k in 1..=12 {
+            timed.push((k as f64, (String::new(), 0)));
+            of.push(Some(if (5..=8).contains(&k) {
+                b.clone()
+            } else {
+                a.clone()
+            }));
+        }
+        // A sample of a function the emulated run never ran: left out.
+        timed.insert(2, (2.5, (String::new(), 0)));
+        of.insert(2, Some(f("native_only")));
+        let ends = native_ends(&per, &timed, &of, 12.5);
+        assert_eq!(ends, vec![4.0, 8.0, 12.5]);
+        // Not sampled: time follows instructions.
+        assert_eq!(native_ends(&per, &[], &[], 3.0), vec![1.0, 2.0, 3.0]);
+        assert_eq!(at(&[1.0, 2.0], 0.5), 0.5);
+        assert_eq!(at(&[1.0, 2.0], 1.5), 1.5);
+        assert_eq!(at(&[1.0, 2.0], 5.0), 2.0);
+    }
+
+    #[test]
+    fn shown_windows_share_a_span_by_its_overlap_and_keep_the_whole() {
+        let spans = vec![span(0.0, 0.15, 30.0, 3.0), span(0.15, 0.4, 50.0, 0.0)];
+        let w = shown(&spans, 4, 0.4);
+        assert_eq!(w.len(), 4);
+        assert!((w[0][1] - 20.0).abs() < 1e-9 && (w[1][1] - 10.0 - 10.0).abs() < 1e-9);
+        let total: f64 = w.iter().map(|x| x[1]).sum();
+        assert!((total - 80.0).abs() < 1e-9);
+        assert!((w[3][0] - 0.4).abs() < 1e-12);
+        assert_eq!(Every::Seconds(0.1).count(0.45), 5);
+        assert_eq!(Every::Auto.fine(1.0), WINDOWS * FINER);
+    }
+}
