@@ -51,6 +51,10 @@ use mpi::*;
 mod attack2;
 use attack2::*;
 
+#[path = "emulate/timeline.rs"]
+mod timeline;
+use timeline::*;
+
 use carmbench::profile::emulator::Emulator;
 use carmbench::results::apps;
 use carmbench_counts::Counts;
@@ -485,6 +489,8 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu) s04_a_signal_handler_run_during_a_nest_leaves_its_loops_as_they_are,
         (Part::Qemu, Part::Sampling) s07_a_jits_code_is_one_function_with_its_loops_and_its_time,
         (Part::Qemu, Part::Sampling) s03_a_twin_builds_functions_and_loops_are_named_from_its_own_file,
+        (Part::Qemu, Part::Sampling) three_phases_are_found_with_their_work_and_native_boundaries,
+        (Part::Qemu, Part::Sampling, Part::Numpy) numpy_phases_follow_the_scripts_steps,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

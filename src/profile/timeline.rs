@@ -11,11 +11,14 @@
 //! that sample's time stamp is its end in native seconds. Where no sample
 //! matched (a run too short, or not sampled), time follows instructions.
 //!
-//! **Phases.** A window joins the phase before it when its intensity
-//! (W + 1)/(Q + 1) is within a factor [`AI_FACTOR`] of the phase's so far
-//! and its rate within [`RATE_FACTOR`]; then a phase shorter than
-//! [`MIN_SHARE`] of the run is merged into the neighbour nearer in
-//! intensity, and neighbours now alike are joined.
+//! **Phases.** A window is FP work when its W is at least [`FP_AI`] per
+//! byte, else other work (integer, copies, waiting). It joins the phase
+//! before it when both are of one sort and, for FP work, its intensity W/Q
+//! is within a factor [`AI_FACTOR`] of the phase's so far; and its rate
+//! (W/s for FP work, bytes/s for the other) within [`RATE_FACTOR`]. Then a
+//! phase shorter than [`MIN_SHARE`] of the run is merged into the
+//! neighbour nearer it (in intensity, then rate), and neighbours now alike
+//! are joined.
 
 use super::functions::by_function;
 pub use super::measured::{Every, FINER, MOST_WINDOWS, WINDOWS};
@@ -25,7 +28,7 @@ use super::sample::Samples;
 use super::symbols::{Function, Symbols, canonical};
 use super::work::{Basis, Work};
 use crate::results::apps::{AppPoint, Of, PhaseInfo, Share};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Two windows are alike in intensity within this factor.
 pub const AI_FACTOR: f64 = 2.0;
@@ -35,7 +38,11 @@ pub const AI_FACTOR: f64 = 2.0;
 pub const RATE_FACTOR: f64 = 4.0;
 
 /// A phase shorter than this share of the run is merged into a neighbour.
-pub const MIN_SHARE: f64 = 0.03;
+pub const MIN_SHARE: f64 = 0.05;
+
+/// Flops per byte below which a window is not FP work: its W is start-up
+/// or bookkeeping, and its intensity says nothing.
+pub const FP_AI: f64 = 1e-3;
 
 /// One window placed in the native run: its span, W and Q, and the
 /// instructions each function ran in it.
@@ -51,15 +58,32 @@ pub struct Span {
 
 impl Span {
     fn ai(&self) -> f64 {
-        (self.flops + 1.0) / (self.bytes + 1.0)
+        self.flops / self.bytes.max(1.0)
+    }
+
+    /// Whether it is FP work (see the module's words).
+    fn fp(&self) -> bool {
+        self.flops >= FP_AI * self.bytes.max(1.0)
+    }
+
+    /// W/s for FP work, bytes/s for the other.
+    fn rate(&self) -> f64 {
+        let done = if self.fp() { self.flops } else { self.bytes };
+        done / (self.end - self.start)
     }
 }
 
+/// A native function's samples matched as those of the function the
+/// emulated run took in its place (`code_paths`: the host's path needs a
+/// feature QEMU lacks).
+pub type StandIns = HashMap<Function, Function>;
+
 /// The windows of `windows` in native time (`seconds` long), W and Q under
-/// `basis`; `samples` the native run's, if sampled.
+/// `basis`; `samples` the native run's, if sampled, their functions
+/// matched through `stand_ins`.
 pub fn spans(
     windows: &[Window],
-    samples: Option<&Samples>,
+    (samples, stand_ins): (Option<&Samples>, &StandIns),
     seconds: f64,
     basis: &Basis,
     symbols: &mut Symbols,
@@ -77,7 +101,7 @@ pub fn spans(
         (timed.iter().enumerate()).map(|(k, (_, (m, o)))| (canonical(m, &mut paths), *o, k));
     let mut of_sample: Vec<Option<Function>> = vec![None; timed.len()];
     for (f, k) in by_function(sampled, symbols) {
-        of_sample[k] = Some(f);
+        of_sample[k] = Some(stand_ins.get(&f).cloned().unwrap_or(f));
     }
     let ends = native_ends(&per, timed, &of_sample, seconds);
     let mut start = 0.0;
@@ -103,22 +127,35 @@ pub fn spans(
 
 /// Each window's end in native seconds (see the module's words): `per`
 /// each window's instructions by function, `timed` the native samples in
-/// time order and `of_sample` their functions.
+/// time order and `of_sample` their functions. A function found in both
+/// runs is matched to itself; the functions of a file found in one run
+/// only are matched together, the file's unshared instructions in order to
+/// its unshared samples (the emulated run took its own path through the
+/// file's code, as a library does for a CPU feature QEMU lacks). Samples
+/// matched to nothing leave their time to the windows around them.
 fn native_ends(
     per: &[HashMap<Function, u64>],
     timed: &[(f64, (String, u64))],
     of_sample: &[Option<Function>],
     seconds: f64,
 ) -> Vec<f64> {
-    let mut total: HashMap<&Function, u64> = HashMap::new();
-    per.iter()
-        .flatten()
-        .for_each(|(f, n)| *total.entry(f).or_default() += n);
-    let mut samples: HashMap<&Function, u64> = HashMap::new();
+    let ran: HashSet<&Function> = per.iter().flat_map(|w| w.keys()).collect();
+    let sampled: HashSet<&Function> = of_sample.iter().flatten().collect();
+    // A function found in both runs, else its file's unshared code.
+    let key = |f: &Function| match ran.contains(f) && sampled.contains(f) {
+        true => f.clone(),
+        false => Function {
+            module: f.module.clone(),
+            name: String::new(),
+        },
+    };
+    let mut total: HashMap<Function, u64> = HashMap::new();
+    (per.iter().flatten()).for_each(|(f, n)| *total.entry(key(f)).or_default() += n);
+    let mut samples: HashMap<Function, u64> = HashMap::new();
     let mut times = Vec::new();
     for ((t, _), f) in timed.iter().zip(of_sample) {
-        if let Some(f) = f.as_ref().filter(|f| total.contains_key(f)) {
-            *samples.entry(f).or_default() += 1;
+        if let Some(k) = f.as_ref().map(key).filter(|k| total.contains_key(k)) {
+            *samples.entry(k).or_default() += 1;
             times.push(*t);
         }
     }
@@ -129,8 +166,9 @@ fn native_ends(
         .map(|w| {
             ran += w.values().sum::<u64>();
             for (f, n) in w {
-                let m = samples.get(f).copied().unwrap_or(0) as f64;
-                done += *n as f64 / total[f] as f64 * m;
+                let k = key(f);
+                let m = samples.get(&k).copied().unwrap_or(0) as f64;
+                done += *n as f64 / total[&k] as f64 * m;
             }
             match times.is_empty() {
                 true => seconds * ran as f64 / all.max(1) as f64,
@@ -197,8 +235,8 @@ pub fn phases(spans: &[Span]) -> Vec<std::ops::Range<usize>> {
             .filter(|&k| out.len() > 1 && duration(spans, &out[k]) < MIN_SHARE * seconds)
             .min_by(|&a, &b| duration(spans, &out[a]).total_cmp(&duration(spans, &out[b])));
         let Some(k) = short else { break };
-        let ai = sum(&spans[out[k].clone()]).ai();
-        let gap = |j: usize| (sum(&spans[out[j].clone()]).ai() / ai).log2().abs();
+        let me = sum(&spans[out[k].clone()]);
+        let gap = |j: usize| distance(&me, &sum(&spans[out[j].clone()]));
         let into = match (k.checked_sub(1), (k + 1 < out.len()).then_some(k + 1)) {
             (Some(a), Some(b)) => {
                 if gap(a) <= gap(b) {
@@ -222,23 +260,19 @@ pub fn phases(spans: &[Span]) -> Vec<std::ops::Range<usize>> {
 /// Functions named in a phase at most.
 const HOTTEST: usize = 3;
 
-/// The phase points of `m`'s windows, cut as `every` says, each named after
-/// the program (`name`) and its hottest function; made by `own` (the
-/// program's arithmetic, so that the phases add up to the program).
+/// The phase points of `m`'s windows, cut as `every` says (the samples
+/// matched through `stand_ins`), each named after the program (`name`) and
+/// its hottest native function; made by `own` (the program's arithmetic,
+/// so that the phases add up to the program).
 pub fn phase_points(
     name: &str,
     m: &Measured,
-    every: Every,
+    (every, stand_ins): (Every, &StandIns),
     own: &Own,
     symbols: &mut Symbols,
 ) -> Vec<AppPoint> {
-    let spans = spans(
-        &m.windows,
-        m.samples.as_ref(),
-        m.seconds,
-        &own.basis,
-        symbols,
-    );
+    let matched = (m.samples.as_ref(), stand_ins);
+    let spans = spans(&m.windows, matched, m.seconds, &own.basis, symbols);
     let windows = shown(&spans, every.count(m.seconds), m.seconds);
     let timed = m.samples.as_ref().map_or(&[][..], |s| &s.timed[..]);
     let mut paths = HashMap::new();
@@ -337,13 +371,35 @@ fn sum(spans: &[Span]) -> Span {
     }
 }
 
-/// Whether span `b` belongs with `a`: intensity within [`AI_FACTOR`], rate
-/// within [`RATE_FACTOR`] (where both took time).
-fn alike(a: &Span, b: &Span) -> bool {
-    let ratio = |x: f64, y: f64| (x / y).max(y / x);
-    let rate = |s: &Span| (s.flops + 1.0) / (s.end - s.start);
+/// How far apart `a` and `b` are: (intensity, rate), each the log2 of their
+/// ratio (intensity infinite between FP work and other; rate 0 where
+/// either took no time).
+fn apart(a: &Span, b: &Span) -> (f64, f64) {
+    let log = |x: f64, y: f64| (x.max(1e-300) / y.max(1e-300)).log2().abs();
+    let ai = match (a.fp(), b.fp()) {
+        (true, true) => log(a.ai(), b.ai()),
+        (false, false) => 0.0,
+        _ => f64::INFINITY,
+    };
     let timed = a.end > a.start && b.end > b.start;
-    ratio(a.ai(), b.ai()) <= AI_FACTOR && (!timed || ratio(rate(a), rate(b)) <= RATE_FACTOR)
+    let rate = match timed {
+        true => log(a.rate(), b.rate()),
+        false => 0.0,
+    };
+    (ai, rate)
+}
+
+/// Whether span `b` belongs with `a`: intensity within [`AI_FACTOR`], rate
+/// within [`RATE_FACTOR`].
+fn alike(a: &Span, b: &Span) -> bool {
+    let (ai, rate) = apart(a, b);
+    ai <= AI_FACTOR.log2() && rate <= RATE_FACTOR.log2()
+}
+
+/// One number for how far apart two phases are: intensity first.
+fn distance(a: &Span, b: &Span) -> f64 {
+    let (ai, rate) = apart(a, b);
+    ai * 1e3 + rate
 }
 
 #[cfg(test)]
@@ -358,6 +414,13 @@ mod tests {
             flops,
             bytes,
             functions: Vec::new(),
+        }
+    }
+
+    fn g(module: &str) -> Function {
+        Function {
+            module: module.into(),
+            name: "x".into(),
         }
     }
 
@@ -393,6 +456,24 @@ mod tests {
     }
 
     #[test]
+    fn work_without_flops_is_one_phase_while_its_byte_rate_holds() {
+        // A sort (no flops; bytes at one rate, then a third as fast), then
+        // element-wise FP work.
+        let mut spans = Vec::new();
+        let mut t = 0.0;
+        for (n, flops, bytes) in [(20, 0.0, 3e6), (20, 2.0, 1e6), (20, 5e5, 1e7)] {
+            for _ in 0..n {
+                spans.push(span(t, t + 0.01, flops, bytes));
+                t += 0.01;
+            }
+        }
+        assert_eq!(phases(&spans), vec![0..40, 40..60]);
+        // Ten times slower bytes: another phase.
+        spans[20..40].iter_mut().for_each(|s| s.bytes = 3e5);
+        assert_eq!(phases(&spans), vec![0..20, 20..40, 40..60]);
+    }
+
+    #[test]
     fn a_window_ends_when_its_functions_native_samples_do() {
         let (a, b) = (f("a"), f("b"));
         // a ran 100 instructions then b 100 then a 100; natively a's samples
@@ -413,13 +494,29 @@ mod tests {
                 a.clone()
             }));
         }
-        // A sample of a function the emulated run never ran: left out.
-        timed.insert(2, (2.5, (String::new(), 0)));
-        of.insert(2, Some(f("native_only")));
         let ends = native_ends(&per, &timed, &of, 12.5);
         assert_eq!(ends, vec![4.0, 8.0, 12.5]);
+        // The emulated run took its own path in a's second call (c in place
+        // of d natively, in a's file): the file's unshared code, matched in
+        // order.
+        let mut per = per;
+        per[2] = HashMap::from([(f("c"), 40)]);
+        of[8..12].iter_mut().for_each(|x| *x = Some(f("d")));
+        let ends = native_ends(&per, &timed, &of, 12.5);
+        assert_eq!(ends, vec![4.0, 8.0, 12.5]);
+        // Code of another file at the start, run natively unsampled (cold),
+        // and a sample in a file the emulated run never ran: neither moves
+        // the times.
+        per.insert(0, HashMap::from([(g("ld.so"), 10)]));
+        timed.insert(4, (4.5, (String::new(), 0)));
+        of.insert(4, Some(g("vdso")));
+        let ends = native_ends(&per, &timed, &of, 12.5);
+        assert_eq!(ends[..3], [0.0, 4.0, 8.0]);
         // Not sampled: time follows instructions.
-        assert_eq!(native_ends(&per, &[], &[], 3.0), vec![1.0, 2.0, 3.0]);
+        assert_eq!(
+            native_ends(&per, &[], &[], 1.5),
+            vec![0.06, 0.66, 1.26, 1.5]
+        );
         assert_eq!(at(&[1.0, 2.0], 0.5), 0.5);
         assert_eq!(at(&[1.0, 2.0], 1.5), 1.5);
         assert_eq!(at(&[1.0, 2.0], 5.0), 2.0);

@@ -68,11 +68,17 @@ pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
         }
         _ => None,
     };
+    // Native functions whose code the emulated run took another path for,
+    // to the functions it ran in their place.
+    let mut stand_ins = std::collections::HashMap::new();
     if let Some((s, mut g)) = grouped {
         if m.separate_runs {
             let c = code_paths::compare(&g.costs, s.total);
             warnings.extend(path_warnings(&c, m.emulated_cpu.as_ref()));
             code_paths::apply(&mut g.costs, &c);
+            stand_ins = (c.pairs.into_iter())
+                .map(|(n, e)| (n.function, e.function))
+                .collect();
         }
         if let Some(top) = shown.functions {
             let hot = Hot {
@@ -85,7 +91,8 @@ pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
         }
     }
     if let Some(every) = shown.timeline {
-        let phases = super::timeline::phase_points(&shown.name, m, every, &typed, &mut symbols);
+        let cut = (every, &stand_ins);
+        let phases = super::timeline::phase_points(&shown.name, m, cut, &typed, &mut symbols);
         out.extend(phases);
     }
     out.extend(region_points(shown, m, &own));

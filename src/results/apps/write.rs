@@ -29,16 +29,18 @@ fn add_points_now(path: &Path, points: Vec<AppPoint>) -> Result<()> {
     }
     // An older file is written again in today's layout.
     f.schema = APPS_SCHEMA;
-    // A program profiled again loses its old function and loop points, asked
-    // for again or not: they were of another run.
+    // A program profiled again loses its old function, loop and phase
+    // points, asked for again or not: they were of another run.
     let programs: Vec<String> = (points.iter())
         .filter_map(|p| match &p.of {
             Of::Program { .. } => Some(p.name.clone()),
             _ => p.function().map(|f| f.program.clone()),
         })
         .collect();
-    f.applications
-        .retain(|a| !a.function().is_some_and(|f| programs.contains(&f.program)));
+    f.applications.retain(|a| {
+        !(a.function().map(|f| &f.program)).is_some_and(|p| programs.contains(p))
+            && !(a.phase().map(|x| &x.program)).is_some_and(|p| programs.contains(p))
+    });
     // Likewise its old ranks: it may run on fewer.
     let launched: Vec<&str> = (points.iter().filter(|p| p.mpi().is_some()))
         .map(|p| p.name.as_str())
@@ -81,18 +83,31 @@ mod tests {
             of: Of::Function(FunctionInfo::new(program, "app", 0.5, 50)),
             ..AppPoint::new(name, 1e9, 1e9, 0.5)
         };
+        let phase = |program: &str| AppPoint {
+            of: Of::Phase(crate::results::apps::PhaseInfo {
+                program: program.into(),
+                index: 1,
+                start: 0.0,
+                end: 1.0,
+                functions: vec![],
+                windows: vec![],
+            }),
+            ..AppPoint::new(format!("{program}: phase 1"), 1e9, 1e9, 1.0)
+        };
         let first = vec![
             AppPoint::new("app", 1e9, 1e9, 1.0),
             function("f", "app"),
+            phase("app"),
             AppPoint::new("other", 1e9, 1e9, 1.0),
             function("g", "other"),
+            phase("other"),
         ];
         add_points(&f, first).unwrap();
         add_points(&f, vec![AppPoint::new("app", 2e9, 1e9, 1.0)]).unwrap();
         let names: Vec<String> = (load(&f).unwrap().applications.into_iter())
             .map(|p| p.name)
             .collect();
-        assert_eq!(names, ["other", "g", "app"]);
+        assert_eq!(names, ["other", "g", "other: phase 1", "app"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

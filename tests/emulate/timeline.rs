@@ -1,0 +1,199 @@
+//! `profile --timeline`: a program of three phases of known W and Q, and a
+//! numpy script of three steps, each timed by the program itself; their
+//! phases against those counts and time stamps.
+
+use super::*;
+
+const PHASES: &str = include_str!("../programs/phases.c");
+
+/// The seconds a program printed on its standard error after `tag`.
+fn stamps(stderr: &str, tag: &str) -> Vec<f64> {
+    let line = (stderr.lines())
+        .find(|l| l.starts_with(tag))
+        .unwrap_or_else(|| panic!("no '{tag}' line in: {stderr}"));
+    line.split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect()
+}
+
+/// The phase points of `program` in the apps file at `path`, in order.
+fn phases_of(path: &Path, program: &str) -> Vec<apps::AppPoint> {
+    let mut p: Vec<apps::AppPoint> = (apps::load(path).unwrap().applications.into_iter())
+        .filter(|a| a.phase().is_some_and(|x| x.program == program))
+        .collect();
+    p.sort_by_key(|a| a.phase().map(|x| x.index));
+    p
+}
+
+/// An FMA-bound loop, a DRAM triad, the FMA-bound loop again: three phases,
+/// each with its W and Q within 2 % of the hand count and its boundaries
+/// within 5 % of the run of the program's own time stamps; the phases add
+/// up to the program; `plot --phases` draws them on the path between them.
+pub fn three_phases_are_found_with_their_work_and_native_boundaries() {
+    let dir = tmpdir("timeline");
+    let exe = gcc(&dir, "phases", PHASES, &["-O2", "-g"]);
+    let (n, r) = (4_000_000f64, 30f64);
+    let out = emulated_profile(
+        &dir,
+        "apps.yaml",
+        &["--timeline"],
+        &[exe.to_str().unwrap(), "4000000", "30"],
+    )
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let own = stamps(&stderr, "phases ");
+    let p = phases_of(&dir.join("apps.yaml"), "phases");
+    let names: Vec<&str> = p.iter().map(|a| a.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "phases: phase 1 (set)",
+            "phases: phase 2 (triad)",
+            "phases: phase 3 (again)"
+        ],
+        "{stderr}"
+    );
+    let hand = [
+        (67.0 * n, 16.0 * n),
+        (2.0 * n * r, 24.0 * n * r),
+        (128.0 * n, 16.0 * n),
+    ];
+    for (a, (w, q)) in p.iter().zip(hand) {
+        assert!(
+            (a.flops / w - 1.0).abs() <= 0.02,
+            "{}: W {} against {w}",
+            a.name,
+            a.flops
+        );
+        assert!(
+            (a.bytes / q - 1.0).abs() <= 0.02,
+            "{}: Q {} against {q}",
+            a.name,
+            a.bytes
+        );
+    }
+    let run = own[3];
+    for (k, a) in p.iter().enumerate().skip(1) {
+        let start = a.phase().unwrap().start;
+        assert!(
+            (start - own[k]).abs() <= 0.05 * run,
+            "{}: begins at {start:.4} s, the program says {:.4} s of {run:.4} s",
+            a.name,
+            own[k]
+        );
+    }
+    let whole = apps::load(&dir.join("apps.yaml")).unwrap().applications[0].clone();
+    let sum: f64 = p.iter().map(|a| a.flops).sum();
+    assert!(
+        (sum / whole.flops - 1.0).abs() < 1e-9,
+        "{sum} against {}",
+        whole.flops
+    );
+    let windows: usize = p.iter().map(|a| a.phase().unwrap().windows.len()).sum();
+    assert_eq!(windows, 100, "the run's windows, each in one phase");
+    // The chart: each phase's tooltip, and two arrows of the path.
+    let chart = dir.join("chart.svg");
+    let results = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/emr-xeon-2core.yaml"
+    );
+    let apps_path = dir.join("apps.yaml");
+    let drawn = carmbench(&[
+        "plot",
+        results,
+        "--apps",
+        apps_path.to_str().unwrap(),
+        "--phases",
+        "-o",
+        chart.to_str().unwrap(),
+    ]);
+    assert!(
+        drawn.status.success(),
+        "{}",
+        String::from_utf8_lossy(&drawn.stderr)
+    );
+    let svg = std::fs::read_to_string(&chart).unwrap();
+    for a in &p {
+        assert!(
+            svg.contains(&format!("{}: ", a.name)),
+            "no tooltip of {}",
+            a.name
+        );
+    }
+    assert!(svg.contains("phases by number and hottest function"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A numpy script's matrix products, sorts and element-wise work (one BLAS
+/// thread, its AVX kernel in both runs: QEMU emulates AVX-512 and FMA not
+/// at all or slowly): a phase for each step in turn, named by its hottest
+/// function, each step's time mostly within its phase (the script's stamps
+/// begin after the interpreter's start-up).
+pub fn numpy_phases_follow_the_scripts_steps() {
+    let dir = tmpdir("timeline-numpy");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/programs/numpy_phases.py"
+    );
+    let out = emulated_profile(
+        &dir,
+        "apps.yaml",
+        &["--timeline"],
+        &[common::parts::DEBIAN_PYTHON, script],
+    )
+    .env("OPENBLAS_NUM_THREADS", "1")
+    .env("OPENBLAS_CORETYPE", "Sandybridge")
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let own = stamps(&stderr, "steps ");
+    let p = phases_of(&dir.join("apps.yaml"), "python3");
+    let said: Vec<String> = (p.iter())
+        .map(|a| {
+            format!(
+                "{} {:.3}-{:.3} AI {:.3}",
+                a.name,
+                a.phase().unwrap().start,
+                a.phase().unwrap().end,
+                a.ai()
+            )
+        })
+        .collect();
+    // The steps: (start, end, the phase's hottest function, FP work).
+    let steps = [
+        (own[0], own[1], "dgemm_kernel", true),
+        (own[1], own[2], "_multiarray_umath", false),
+        (own[2], own[3], "_multiarray_umath", true),
+    ];
+    let mut found = Vec::new();
+    for (start, end, hottest, fp) in steps {
+        let overlap = |a: &apps::AppPoint| {
+            let x = a.phase().unwrap();
+            (end.min(x.end) - start.max(x.start)).max(0.0)
+        };
+        let best = (p.iter().enumerate())
+            .max_by(|a, b| overlap(a.1).total_cmp(&overlap(b.1)))
+            .unwrap();
+        let (k, a) = best;
+        assert!(
+            overlap(a) >= 0.5 * (end - start),
+            "the step {start:.3}-{end:.3} s is in no one phase: {said:?}"
+        );
+        let name = &a.phase().unwrap().functions[0].name;
+        assert!(
+            name.contains(hottest),
+            "{}: hottest {name}, not {hottest}: {said:?}",
+            a.name
+        );
+        assert_eq!(a.ai() > 0.01, fp, "{}: AI {}: {said:?}", a.name, a.ai());
+        found.push(k);
+    }
+    assert!(
+        found.windows(2).all(|w| w[0] < w[1]),
+        "phases out of order: {said:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
