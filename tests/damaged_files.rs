@@ -73,7 +73,7 @@ fn damaged_apps_files_and_plans_are_refused() {
             "schema: 1\napplications:\n  - {name: a, flops: 1, bytes: 1, seconds: 1, threads: 0}\n",
             "threads is 0",
         ),
-        ("schema: 8\napplications: []\n", "schema 8"),
+        ("schema: 99\napplications: []\n", "schema 99"),
     ] {
         std::fs::write(&apps, text).unwrap();
         for args in [

@@ -241,6 +241,27 @@ fn bad_profile_input() {
             ],
             "/nonexistent/x",
         ),
+        (
+            vec!["profile", "--timeline", "100us", "--", "true"],
+            "give a window of 1ms or more, e.g. 20ms",
+        ),
+        (
+            vec!["profile", "--timeline", "often", "--", "true"],
+            "give a window such as 20ms",
+        ),
+        (
+            vec![
+                "profile",
+                "--timeline",
+                "--flops",
+                "1",
+                "--bytes",
+                "1",
+                "--",
+                "true",
+            ],
+            "--timeline counts the run in windows of time under emulation",
+        ),
     ] {
         let out = carmbench_in(&args, &dir);
         let e = String::from_utf8_lossy(&out.stderr);
@@ -263,7 +284,8 @@ fn a_profiled_program_is_written_as_of_program_in_schema_6() {
     );
     success(&out);
     let text = std::fs::read_to_string(dir.join("a.yaml")).unwrap();
-    assert!(text.starts_with("schema: 7\n"), "{text}");
+    let schema = format!("schema: {}\n", apps::APPS_SCHEMA);
+    assert!(text.starts_with(&schema), "{text}");
     assert!(text.contains("\n  of: program\n"), "{text}");
     let f = apps::load(&dir.join("a.yaml")).unwrap();
     assert_eq!(f.applications[0].of.kind(), apps::Kind::Program);

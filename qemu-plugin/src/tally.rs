@@ -211,16 +211,29 @@ impl Tally {
 
     /// A timeline's snapshot at `now_ns`, when one is asked for: the
     /// period to the next.
+    ///
+    /// The blocks' lock, which translation takes, is held only to copy the
+    /// counts of the blocks that ran since the last (never with the
+    /// timeline's: the counts file is written holding both, blocks first).
     pub fn snapshot(&self, now_ns: u64) -> Option<u64> {
+        static ONE: Mutex<()> = Mutex::new(());
+        let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
         self.timeline.lock().unwrap().as_ref()?;
         let n = self.blocks.lock().unwrap().len();
         let threads: Vec<Arc<Thread>> = self.threads.lock().unwrap().clone();
         let runs = (threads.iter().map(|t| &t.runs)).chain([&self.solo.runs]);
         let sums = sites::block_sums(n, runs);
-        let blocks = self.blocks.lock().unwrap();
+        let changed = self.timeline.lock().unwrap().as_mut()?.changes(sums);
+        let counts: Vec<Option<Vec<(usize, u64)>>> = {
+            let blocks = self.blocks.lock().unwrap();
+            (changed.iter())
+                .map(|(id, _)| blocks.get(*id as usize).map(|b| b.counts.clone()))
+                .collect()
+        };
+        let counts: Vec<Option<&[(usize, u64)]>> = counts.iter().map(|c| c.as_deref()).collect();
         let mut timeline = self.timeline.lock().unwrap();
         let w = timeline.as_mut()?;
-        w.take(now_ns, sums, &blocks);
+        w.push(now_ns, &changed, &counts);
         Some(w.period_ns)
     }
 

@@ -56,26 +56,51 @@ impl Windows {
     /// A snapshot at `now_ns`: `now` is every block's sums over threads
     /// (runs, then the [`DYNAMIC`] counters), `blocks` what each run counts.
     pub fn take(&mut self, now_ns: u64, now: BTreeMap<u32, BlockTally>, blocks: &[Block]) {
+        let changed = self.changes(now);
+        let counts: Vec<Option<&[(usize, u64)]>> = (changed.iter())
+            .map(|(id, _)| blocks.get(*id as usize).map(|b| &b.counts[..]))
+            .collect();
+        self.push(now_ns, &changed, &counts);
+    }
+
+    /// What changed since the last snapshot: each block's deltas (by id),
+    /// `now` taken as the last. The first half of [`Windows::take`], which
+    /// needs no block's counts (the translating threads hold them).
+    pub fn changes(&mut self, now: BTreeMap<u32, BlockTally>) -> Vec<(u32, BlockTally)> {
+        let mut out = Vec::new();
+        for (id, v) in now {
+            let before = self.last.insert(id, v).unwrap_or_default();
+            let d: BlockTally = std::array::from_fn(|k| v[k].saturating_sub(before[k]));
+            if d.iter().any(|&x| x > 0) {
+                out.push((id, d));
+            }
+        }
+        out
+    }
+
+    /// The second half: the window of `changed`, ending at `now_ns`, each
+    /// block's counts per run in `counts` (in `changed`'s order).
+    pub fn push(
+        &mut self,
+        now_ns: u64,
+        changed: &[(u32, BlockTally)],
+        counts: &[Option<&[(usize, u64)]>],
+    ) {
         let mut w = Taken {
             end_ns: now_ns.max(self.taken.last().map_or(self.start_ns, |t| t.end_ns)),
             counts: [0; field::N],
             runs: Vec::new(),
         };
-        for (id, v) in now {
-            let before = self.last.insert(id, v).unwrap_or_default();
-            let d: BlockTally = std::array::from_fn(|k| v[k].saturating_sub(before[k]));
-            if d.iter().all(|&x| x == 0) {
-                continue;
-            }
-            if let Some(b) = blocks.get(id as usize) {
-                b.counts.iter().for_each(|&(f, x)| w.counts[f] += x * d[0]);
-            }
+        for ((id, d), c) in changed.iter().zip(counts) {
+            c.iter()
+                .flat_map(|c| c.iter())
+                .for_each(|&(f, x)| w.counts[f] += x * d[0]);
             DYNAMIC
                 .iter()
                 .zip(&d[1..])
                 .for_each(|(&f, x)| w.counts[f] += x);
             if d[0] > 0 {
-                w.runs.push((id, d[0]));
+                w.runs.push((*id, d[0]));
             }
         }
         self.taken.push(w);

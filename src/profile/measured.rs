@@ -237,8 +237,9 @@ pub const WINDOWS: usize = 100;
 /// in the finer ones, so a boundary is placed within a quarter window.
 pub const FINER: usize = 4;
 
-/// Windows shown at most (a tiny window over a long run).
-pub const MOST_WINDOWS: usize = 10_000;
+/// Windows shown at most (a tiny window over a long run): the plugin keeps
+/// up to twice [`FINER`] times as many, each a list of the code it ran.
+pub const MOST_WINDOWS: usize = 2_000;
 
 impl Every {
     /// The windows shown over a native run of `seconds`.

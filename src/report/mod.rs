@@ -9,6 +9,7 @@ mod apps;
 mod gpu;
 mod machine;
 mod roofs;
+mod timeline;
 mod validation;
 
 use crate::chart::{self, Filter, curve::CurveChart};
@@ -139,7 +140,8 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
                 @if let Some(svg) = apps_chart {
                     section.carm {
                         h2 { "Applications on the roofs" }
-                        (figure(svg, "The applications, functions and loops below on the same roofs: a program is a triangle, a function or loop a disc whose area is its share of the time, the largest numbered in the legend. Point at a row of the tables below to find its point."))
+                        (figure(svg, "The applications, functions and loops below on the same roofs: a program is a triangle, a function or loop a disc whose area is its share of the time, the largest numbered in the legend, a phase a diamond on the program's path. Point at a row of the tables below to find its point."))
+                        @if let Some(strips) = timeline::strips(apps) { (strips) }
                     }
                 }
                 @if let Some(table) = comparison {
@@ -230,6 +232,7 @@ fn charts(
     let apps = (!placeable.is_empty()).then(|| {
         chart::select(docs, filter, placeable).and_then(|mut s| {
             s.without_validation();
+            s.trajectory = chart::phases::trajectory(&s.apps);
             chart::svg(&s)
         })
     });
