@@ -491,6 +491,7 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Sampling) s03_a_twin_builds_functions_and_loops_are_named_from_its_own_file,
         (Part::Qemu, Part::Sampling) three_phases_are_found_with_their_work_and_native_boundaries,
         (Part::Qemu, Part::Sampling, Part::Numpy) numpy_phases_follow_the_scripts_steps,
+        (Part::Qemu, Part::Mpi, Part::Sampling) each_rank_of_an_mpi_job_has_its_own_phases,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

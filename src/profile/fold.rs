@@ -77,6 +77,7 @@ fn join(launcher: Launcher, parts: Vec<Part>, failed: Vec<FailedRank>) -> Measur
             regions: r.regions,
             samples: r.samples,
             runtime: p.runtime,
+            windows: r.windows,
         });
     }
     m.warnings

@@ -148,6 +148,8 @@ pub struct RankPart {
     /// Its work in the MPI runtime's code, when counted by place: what it
     /// did waiting for the other ranks is there.
     pub runtime: Option<Work>,
+    /// Its run in windows of time (`--timeline`), in its own native time.
+    pub windows: Vec<Window>,
 }
 
 impl Ranks {

@@ -429,11 +429,6 @@ fn counting(a: &ProfileArgs, found: &Found, caches: Option<Caches>) -> Result<Co
             "--timeline counts the run in windows of time under emulation: give --counts emulate (without --flops and --bytes)",
         ));
     }
-    if a.timeline.is_some() && a.mpi {
-        return Err(Error::input(
-            "--timeline follows one process tree, not yet an MPI job: leave out --mpi, or profile one rank's program",
-        ));
-    }
     if a.loops == Some(0) {
         return Err(Error::input(
             "--loops 0 shows no loop; give how many of the hottest to show (default 10)",

@@ -16,7 +16,8 @@
 //! before it when both are of one sort and, for FP work, its intensity W/Q
 //! is within a factor [`AI_FACTOR`] of the phase's so far; and its rate
 //! (W/s for FP work, bytes/s for the other) within [`RATE_FACTOR`]. Then a
-//! phase shorter than [`MIN_SHARE`] of the run is merged into the
+//! phase shorter than [`MIN_SHARE`] of the run (or [`RATE_ONLY_SHARE`], when
+//! only its rate sets it apart from a neighbour) is merged into the
 //! neighbour nearer it (in intensity, then rate), and neighbours now alike
 //! are joined.
 
@@ -39,6 +40,11 @@ pub const RATE_FACTOR: f64 = 4.0;
 
 /// A phase shorter than this share of the run is merged into a neighbour.
 pub const MIN_SHARE: f64 = 0.05;
+
+/// A phase apart from a neighbour by its rate alone, shorter than this
+/// share of the run, is merged into it: a first pass over new memory, its
+/// page faults' time, is not a phase of its own.
+pub const RATE_ONLY_SHARE: f64 = 0.10;
 
 /// Flops per byte below which a window is not FP work: its W is start-up
 /// or bookkeeping, and its intensity says nothing.
@@ -232,7 +238,7 @@ pub fn phases(spans: &[Span]) -> Vec<std::ops::Range<usize>> {
     let seconds = spans.last().map_or(0.0, |s| s.end);
     loop {
         let short = (0..out.len())
-            .filter(|&k| out.len() > 1 && duration(spans, &out[k]) < MIN_SHARE * seconds)
+            .filter(|&k| out.len() > 1 && short(spans, &out, k, seconds))
             .min_by(|&a, &b| duration(spans, &out[a]).total_cmp(&duration(spans, &out[b])));
         let Some(k) = short else { break };
         let me = sum(&spans[out[k].clone()]);
@@ -337,6 +343,18 @@ fn hottest(weights: impl Iterator<Item = (Function, u64)>) -> Vec<Share> {
             share: n as f64 / all.max(1) as f64,
         })
         .collect()
+}
+
+/// Whether phase `k` of `out` is too short to stand apart: under
+/// [`MIN_SHARE`] of the run, or under [`RATE_ONLY_SHARE`] and apart from a
+/// neighbour by its rate only.
+fn short(spans: &[Span], out: &[std::ops::Range<usize>], k: usize, seconds: f64) -> bool {
+    let d = duration(spans, &out[k]);
+    let me = sum(&spans[out[k].clone()]);
+    let by_rate = |j: usize| apart(&me, &sum(&spans[out[j].clone()])).0 <= AI_FACTOR.log2();
+    let neighbours = [k.checked_sub(1), (k + 1 < out.len()).then_some(k + 1)];
+    d < MIN_SHARE * seconds
+        || d < RATE_ONLY_SHARE * seconds && neighbours.into_iter().flatten().any(by_rate)
 }
 
 /// Neighbouring phases now alike, joined.
@@ -453,6 +471,30 @@ mod tests {
         // Too short a run of windows alone: one phase.
         assert_eq!(phases(&spans[..2]), vec![0..2]);
         assert!(phases(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_slow_first_pass_at_the_same_intensity_is_not_a_phase_of_its_own() {
+        // Compute, then a triad whose first pass (page faults) runs at a
+        // tenth of the rate for 8 % of the run, then compute.
+        let mut spans = Vec::new();
+        let mut t = 0.0;
+        for (n, flops) in [(30, 4e6), (8, 1e5), (32, 1e6), (30, 4e6)] {
+            let bytes = if flops == 4e6 { 1e6 } else { flops * 12.0 };
+            for _ in 0..n {
+                spans.push(span(t, t + 0.01, flops, bytes));
+                t += 0.01;
+            }
+        }
+        assert_eq!(phases(&spans), vec![0..30, 30..70, 70..100]);
+        // As long as the rest of the triad, it is a phase of its own.
+        let mut long = spans[..38].to_vec();
+        long.extend(spans[30..].iter().cloned());
+        let seconds: Vec<f64> = (0..long.len()).map(|k| k as f64 * 0.01).collect();
+        for (s, t) in long.iter_mut().zip(seconds) {
+            (s.start, s.end) = (t, t + 0.01);
+        }
+        assert_eq!(phases(&long).len(), 4);
     }
 
     #[test]

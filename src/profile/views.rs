@@ -90,18 +90,48 @@ pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
             out.extend(hot.points((s, g), top, &mut symbols));
         }
     }
-    if let Some(every) = shown.timeline {
-        let cut = (every, &stand_ins);
-        let phases = super::timeline::phase_points(&shown.name, m, cut, &typed, &mut symbols);
-        out.extend(phases);
-    }
     out.extend(region_points(shown, m, &own));
     if let Some(r) = &m.ranks {
         let ranks = mpi::rank_points(shown, r, &typed, m.emulated_cpu.as_ref());
         warnings.extend(ranks.iter().filter_map(mpi::in_runtime));
         out.extend(ranks);
     }
+    if let Some(every) = shown.timeline {
+        out.extend(phases(shown, m, (every, &stand_ins), &typed, &mut symbols));
+    }
     (out, warnings)
+}
+
+/// The program's phases, and each rank's in its own native time, named
+/// after its point.
+fn phases(
+    shown: &Shown,
+    m: &Measured,
+    cut: (super::timeline::Every, &super::timeline::StandIns),
+    typed: &Own,
+    symbols: &mut Symbols,
+) -> Vec<AppPoint> {
+    let mut out = super::timeline::phase_points(&shown.name, m, cut, typed, symbols);
+    let ranks = m.ranks.iter().flat_map(|r| &r.each);
+    for k in ranks.filter(|k| !k.windows.is_empty()) {
+        let rank = Measured {
+            windows: k.windows.clone(),
+            samples: k.samples.clone(),
+            seconds: k.seconds,
+            emulated_cpu: m.emulated_cpu.clone(),
+            ..Measured::default()
+        };
+        let name = format!("{}/rank{}", shown.name, k.rank);
+        // A rank's phases run on its own threads.
+        let own = Own {
+            threads: k.threads,
+            ..*typed
+        };
+        out.extend(super::timeline::phase_points(
+            &name, &rank, cut, &own, symbols,
+        ));
+    }
+    out
 }
 
 /// A point per region the program marked.

@@ -197,3 +197,63 @@ pub fn numpy_phases_follow_the_scripts_steps() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `phases.c` as two ranks of an Open MPI job (`profile --mpi
+/// --timeline`): each rank's three phases in its own native time, against
+/// its own stamps, on one thread's roofs; profiled again without
+/// `--timeline`, the old phases go.
+pub fn each_rank_of_an_mpi_job_has_its_own_phases() {
+    let dir = tmpdir("timeline-mpi");
+    gcc(&dir, "phases", PHASES, &["-O2", "-g"]);
+    let launch = ["mpirun", "-np", "2", "./phases", "2000000", "20"];
+    let profile = |more: &[&str]| {
+        let mut flags = vec!["--mpi"];
+        flags.extend(more);
+        emulated_profile(&dir, "apps.yaml", &flags, &launch)
+            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+            .output()
+            .unwrap()
+    };
+    let out = profile(&["--timeline"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    for rank in 0..2 {
+        let own = stamps(&stderr, &format!("phases@{rank} "));
+        let program = format!("phases/rank{rank}");
+        let p = phases_of(&dir.join("apps.yaml"), &program);
+        let hottest: Vec<&str> = (p.iter())
+            .map(|a| a.phase().unwrap().functions[0].name.as_str())
+            .collect();
+        assert_eq!(hottest, ["set", "triad", "again"], "{program}: {stderr}");
+        for (k, a) in p.iter().enumerate().skip(1) {
+            let start = a.phase().unwrap().start;
+            assert!(
+                (start - own[k]).abs() <= 0.05 * own[3],
+                "{}: begins at {start:.4} s, the rank says {:.4} s",
+                a.name,
+                own[k]
+            );
+            assert_eq!(a.threads, Some(1), "{}", a.name);
+        }
+        let points = apps::load(&dir.join("apps.yaml")).unwrap().applications;
+        let rank_point = points.iter().find(|a| a.name == program).unwrap();
+        let sum: f64 = p.iter().map(|a| a.flops).sum();
+        assert!(
+            (sum / rank_point.flops - 1.0).abs() < 1e-9,
+            "{program}: {sum}"
+        );
+    }
+    let again = profile(&[]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let points = apps::load(&dir.join("apps.yaml")).unwrap().applications;
+    assert!(
+        points.iter().all(|a| a.phase().is_none()),
+        "old phases left: {points:#?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

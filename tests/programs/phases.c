@@ -1,7 +1,8 @@
 // Three phases, each timed here: an FMA-bound loop that sets two arrays,
 // a triad over them, and the FMA-bound loop again over one of them. Its
 // stderr gets "phases S S S S": the seconds since main began at which each
-// phase began, and the end.
+// phase began, and the end ("phases@R S S S S" as rank R of an Open MPI
+// job).
 // By hand, n elements, r triad passes:
 // phase 1: per element 2 flops for its start value, 32 dependent
 //   multiply-adds (64 flops) and one subtraction: W = 67 n; two stores:
@@ -55,6 +56,8 @@ int main(int argc, char **argv) {
     again(b, n);
     double t3 = now();
     printf("checksum %ld\n", (long)(a[n / 2] + b[n / 3]));
-    fprintf(stderr, "phases %.6f %.6f %.6f %.6f\n", 0.0, t1 - t0, t2 - t0, t3 - t0);
+    const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+    fprintf(stderr, "phases%s%s %.6f %.6f %.6f %.6f\n", rank ? "@" : "", rank ? rank : "", 0.0,
+            t1 - t0, t2 - t0, t3 - t0);
     return 0;
 }

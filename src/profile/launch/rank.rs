@@ -96,6 +96,9 @@ pub struct SampleRecord {
     events: BTreeMap<String, Vec<(String, u64, u64)>>,
     event_period: u64,
     cpu_seconds: f64,
+    /// The time samples in order: (seconds, file, offset), for a timeline.
+    #[serde(default)]
+    timed: Vec<(f64, String, u64)>,
 }
 
 type Places = std::collections::HashMap<(String, u64), u64>;
@@ -123,6 +126,9 @@ impl From<&Samples> for SampleRecord {
                 .collect(),
             event_period: s.event_period,
             cpu_seconds: s.cpu_seconds,
+            timed: (s.timed.iter())
+                .map(|(t, (m, o))| (*t, m.clone(), *o))
+                .collect(),
         }
     }
 }
@@ -136,9 +142,7 @@ impl From<SampleRecord> for Samples {
             events: r.events.into_iter().map(|(k, p)| (k, keyed(p))).collect(),
             event_period: r.event_period,
             cpu_seconds: r.cpu_seconds,
-            // A rank's samples in time are not recorded (no timeline for
-            // an MPI job: `--timeline` and `--mpi` are refused together).
-            timed: Vec::new(),
+            timed: r.timed.into_iter().map(|(t, m, o)| (t, (m, o))).collect(),
         }
     }
 }

@@ -49,6 +49,13 @@ fn add_points_now(path: &Path, points: Vec<AppPoint>) -> Result<()> {
         !a.rank()
             .is_some_and(|r| launched.contains(&r.program.as_str()))
     });
+    // And its ranks' phases (their program is the rank's point).
+    let of_rank = |program: &str| {
+        (program.rsplit_once("/rank")).is_some_and(|(p, k)| {
+            launched.contains(&p) && !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit())
+        })
+    };
+    (f.applications).retain(|a| !a.phase().is_some_and(|x| of_rank(&x.program)));
     // And its old GPU kernels when its GPU work is profiled again.
     let on_gpu: Vec<&str> = (points.iter().filter_map(AppPoint::kernel))
         .map(|k| k.program.as_str())
