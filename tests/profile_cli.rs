@@ -260,7 +260,7 @@ fn bad_profile_input() {
                 "--",
                 "true",
             ],
-            "--timeline counts the run in windows of time under emulation",
+            "--timeline counts the run in windows of time, by emulation or the PMU",
         ),
     ] {
         let out = carmbench_in(&args, &dir);

@@ -91,7 +91,8 @@ const MIN_FLOP_RATE: f64 = 1e6;
 
 /// Profile the command of `plan`: count it and make its points.
 pub fn profile(plan: &ProfilePlan) -> Result<Profiled> {
-    let sampled = plan.functions.is_some();
+    // A timeline places its windows in the native run's time by samples.
+    let sampled = plan.functions.is_some() || plan.timeline.is_some();
     let measured = (plan.counting.counter()).measure(plan.launch.launch(), sampled)?;
     Ok(Profiled::of(&plan.shown(), measured))
 }

@@ -86,10 +86,11 @@ pub struct ProfileArgs {
     /// counted per loop, time from native samples (emulation only).
     #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "10")]
     pub loops: Option<usize>,
-    /// The run over time (emulation): its counts in windows (100 over the
-    /// run, or one every WINDOW, e.g. 20ms), mapped to the native run's time
-    /// by the functions that ran; consecutive windows alike in intensity and
-    /// rate joined into phases, a point each.
+    /// The run over time: its counts in windows (100 over the run, or one
+    /// every WINDOW, e.g. 20ms), emulated ones placed in the native run's
+    /// time by the functions that ran (or the PMU's events sampled in time);
+    /// consecutive windows alike in intensity and rate joined into phases, a
+    /// point each.
     #[arg(long, value_name = "WINDOW", num_args = 0..=1, default_missing_value = "auto", value_parser = window)]
     pub timeline: Option<Every>,
     /// The arithmetic of the counts, for the roofs the point is placed under:
@@ -424,9 +425,9 @@ fn counting(a: &ProfileArgs, found: &Found, caches: Option<Caches>) -> Result<Co
             "--loops finds loops in the control flow the emulated run records: give --counts emulate (without --flops and --bytes)",
         ));
     }
-    if a.timeline.is_some() && !emulating {
+    if a.timeline.is_some() && matches!(resolved, Counting::Manual(_)) {
         return Err(Error::input(
-            "--timeline counts the run in windows of time under emulation: give --counts emulate (without --flops and --bytes)",
+            "--timeline counts the run in windows of time, by emulation or the PMU: leave out --flops and --bytes",
         ));
     }
     if a.loops == Some(0) {

@@ -40,6 +40,11 @@ pub struct Samples {
     /// Each time sample in order: (seconds since the command started,
     /// place), for a timeline.
     pub timed: Vec<(f64, (String, u64))>,
+    /// When each hardware event's samples were taken (the PMU path), by
+    /// event name, seconds since the command started, in order.
+    pub event_times: BTreeMap<String, Vec<f64>>,
+    /// The sampled run's wall time, seconds (0: not known).
+    pub wall_seconds: f64,
 }
 
 /// One file mapping of a process.
@@ -242,22 +247,28 @@ pub fn run_with_events(
     read();
     drop(samplers);
     s.cpu_seconds = (children_user_seconds() - before).max(0.0);
+    s.wall_seconds = ended.seconds;
     s.event_period = EVENT_PERIOD;
     for (kind, pid, ip, at) in ips {
         let place = maps.place(pid, ip);
+        let seconds = at.saturating_sub(start_ns) as f64 * 1e-9;
         let places = match kind {
             None => {
                 s.total += 1;
-                let seconds = at.saturating_sub(start_ns) as f64 * 1e-9;
                 s.timed.push((seconds, place.clone()));
                 &mut s.places
             }
-            Some(k) => s.events.entry(events[k].0.clone()).or_default(),
+            Some(k) => {
+                let name = &events[k].0;
+                s.event_times.entry(name.clone()).or_default().push(seconds);
+                s.events.entry(name.clone()).or_default()
+            }
         };
         *places.entry(place).or_default() += 1;
     }
     // The buffers of the CPUs are read one after the other.
     s.timed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    (s.event_times.values_mut()).for_each(|t| t.sort_by(f64::total_cmp));
     Ok((ended, s))
 }
 

@@ -99,6 +99,12 @@ pub struct SampleRecord {
     /// The time samples in order: (seconds, file, offset), for a timeline.
     #[serde(default)]
     timed: Vec<(f64, String, u64)>,
+    /// When each hardware event's samples were taken.
+    #[serde(default)]
+    event_times: BTreeMap<String, Vec<f64>>,
+    /// The sampled run's wall time.
+    #[serde(default)]
+    wall_seconds: f64,
 }
 
 type Places = std::collections::HashMap<(String, u64), u64>;
@@ -129,6 +135,8 @@ impl From<&Samples> for SampleRecord {
             timed: (s.timed.iter())
                 .map(|(t, (m, o))| (*t, m.clone(), *o))
                 .collect(),
+            event_times: s.event_times.clone(),
+            wall_seconds: s.wall_seconds,
         }
     }
 }
@@ -143,6 +151,8 @@ impl From<SampleRecord> for Samples {
             event_period: r.event_period,
             cpu_seconds: r.cpu_seconds,
             timed: r.timed.into_iter().map(|(t, m, o)| (t, (m, o))).collect(),
+            event_times: r.event_times,
+            wall_seconds: r.wall_seconds,
         }
     }
 }

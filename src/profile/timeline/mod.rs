@@ -31,24 +31,8 @@ use super::work::{Basis, Work};
 use crate::results::apps::{AppPoint, Of, PhaseInfo, Share};
 use std::collections::{HashMap, HashSet};
 
-/// Two windows are alike in intensity within this factor.
-pub const AI_FACTOR: f64 = 2.0;
-
-/// And in rate (W/s) within this one: the rate of a short window rests on
-/// few native samples.
-pub const RATE_FACTOR: f64 = 4.0;
-
-/// A phase shorter than this share of the run is merged into a neighbour.
-pub const MIN_SHARE: f64 = 0.05;
-
-/// A phase apart from a neighbour by its rate alone, shorter than this
-/// share of the run, is merged into it: a first pass over new memory, its
-/// page faults' time, is not a phase of its own.
-pub const RATE_ONLY_SHARE: f64 = 0.10;
-
-/// Flops per byte below which a window is not FP work: its W is start-up
-/// or bookkeeping, and its intensity says nothing.
-pub const FP_AI: f64 = 1e-3;
+mod phases;
+pub use phases::{AI_FACTOR, FP_AI, MIN_SHARE, RATE_FACTOR, RATE_ONLY_SHARE, phases};
 
 /// One window placed in the native run: its span, W and Q, and the
 /// instructions each function ran in it.
@@ -127,6 +111,57 @@ pub fn spans(
             };
             start = end;
             s
+        })
+        .collect()
+}
+
+/// The PMU's windows (no emulated run): `n` equal spans of the native run
+/// (`seconds`), each with the hardware events sampled in it (its samples
+/// times the period between two) and the functions its time samples fell
+/// in. Events sampled every 100 003 leave a span of a few milliseconds a
+/// few dozen samples, hence the shown windows, not finer ones.
+pub fn sampled_spans(
+    s: &Samples,
+    n: usize,
+    seconds: f64,
+    basis: &Basis,
+    symbols: &mut Symbols,
+) -> Vec<Span> {
+    let n = n.max(1);
+    let width = seconds.max(1e-9) / n as f64;
+    // The samples' run (a second one, beside the counted run) in the
+    // counted run's length.
+    let scale = match s.wall_seconds > 0.0 {
+        true => seconds / s.wall_seconds,
+        false => 1.0,
+    };
+    let bin = |t: f64| ((t * scale / width) as usize).min(n - 1);
+    let mut events: Vec<std::collections::BTreeMap<String, u64>> = vec![Default::default(); n];
+    for (name, times) in &s.event_times {
+        for &t in times {
+            *events[bin(t)].entry(name.clone()).or_default() += s.event_period;
+        }
+    }
+    let mut paths = HashMap::new();
+    let places = (s.timed.iter()).map(|(t, (m, o))| (canonical(m, &mut paths), *o, bin(*t)));
+    let mut per: Vec<HashMap<Function, u64>> = vec![HashMap::new(); n];
+    for (f, k) in by_function(places, symbols) {
+        *per[k].entry(f).or_default() += 1;
+    }
+    (events.into_iter().zip(per).enumerate())
+        .map(|(k, (e, functions))| {
+            let work = Work::Events(e);
+            let d = basis.derive(&work);
+            let mut functions: Vec<(Function, u64)> = functions.into_iter().collect();
+            functions.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            Span {
+                start: k as f64 * width,
+                end: (k + 1) as f64 * width,
+                work,
+                flops: d.flops,
+                bytes: d.bytes,
+                functions,
+            }
         })
         .collect()
 }
@@ -225,44 +260,6 @@ pub fn shown(spans: &[Span], n: usize, seconds: f64) -> Vec<[f64; 3]> {
     out
 }
 
-/// The phases of `spans`: ranges of consecutive spans (see the module's
-/// words).
-pub fn phases(spans: &[Span]) -> Vec<std::ops::Range<usize>> {
-    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
-    for k in 0..spans.len() {
-        match out.last_mut() {
-            Some(r) if alike(&sum(&spans[r.clone()]), &spans[k]) => r.end = k + 1,
-            _ => out.push(k..k + 1),
-        }
-    }
-    let seconds = spans.last().map_or(0.0, |s| s.end);
-    loop {
-        let short = (0..out.len())
-            .filter(|&k| out.len() > 1 && short(spans, &out, k, seconds))
-            .min_by(|&a, &b| duration(spans, &out[a]).total_cmp(&duration(spans, &out[b])));
-        let Some(k) = short else { break };
-        let me = sum(&spans[out[k].clone()]);
-        let gap = |j: usize| distance(&me, &sum(&spans[out[j].clone()]));
-        let into = match (k.checked_sub(1), (k + 1 < out.len()).then_some(k + 1)) {
-            (Some(a), Some(b)) => {
-                if gap(a) <= gap(b) {
-                    a
-                } else {
-                    b
-                }
-            }
-            (Some(a), None) => a,
-            (None, Some(b)) => b,
-            (None, None) => break,
-        };
-        let (lo, hi) = (k.min(into), k.max(into));
-        out[lo].end = out[hi].end;
-        out.remove(hi);
-        join_alike(spans, &mut out);
-    }
-    out
-}
-
 /// Functions named in a phase at most.
 const HOTTEST: usize = 3;
 
@@ -278,7 +275,12 @@ pub fn phase_points(
     symbols: &mut Symbols,
 ) -> Vec<AppPoint> {
     let matched = (m.samples.as_ref(), stand_ins);
-    let spans = spans(&m.windows, matched, m.seconds, &own.basis, symbols);
+    let spans = match (m.windows.is_empty(), &m.samples) {
+        (true, Some(s)) if !s.event_times.is_empty() => {
+            sampled_spans(s, every.count(m.seconds), m.seconds, &own.basis, symbols)
+        }
+        _ => spans(&m.windows, matched, m.seconds, &own.basis, symbols),
+    };
     let windows = shown(&spans, every.count(m.seconds), m.seconds);
     let timed = m.samples.as_ref().map_or(&[][..], |s| &s.timed[..]);
     let mut paths = HashMap::new();
@@ -292,12 +294,8 @@ pub fn phase_points(
     for (k, r) in phases(&spans).into_iter().enumerate() {
         let part = &spans[r];
         let (start, end) = (part[0].start, part[part.len() - 1].end);
-        let mut counts = carmbench_counts::Counts::default();
-        for s in part {
-            if let Work::Counted(c) = &s.work {
-                counts += c;
-            }
-        }
+        let mut work = Work::default();
+        part.iter().for_each(|s| work += &s.work);
         let in_time = (timed.iter().zip(&of_sample))
             .filter(|((t, _), _)| (start..end).contains(t))
             .filter_map(|(_, f)| f.clone().map(|f| (f, 1)));
@@ -321,7 +319,6 @@ pub fn phase_points(
         };
         let what = format!("phase {} of the run, {start:.3} s to {end:.3} s", k + 1);
         let label = format!("{name}: phase {}{first}", k + 1);
-        let work = Work::Counted(counts);
         let mut p = own.point(Of::Phase(info), label, &work, end - start, Some(what));
         p.emulated_cpu = m.emulated_cpu.clone();
         out.push(p);
@@ -343,81 +340,6 @@ fn hottest(weights: impl Iterator<Item = (Function, u64)>) -> Vec<Share> {
             share: n as f64 / all.max(1) as f64,
         })
         .collect()
-}
-
-/// Whether phase `k` of `out` is too short to stand apart: under
-/// [`MIN_SHARE`] of the run, or under [`RATE_ONLY_SHARE`] and apart from a
-/// neighbour by its rate only.
-fn short(spans: &[Span], out: &[std::ops::Range<usize>], k: usize, seconds: f64) -> bool {
-    let d = duration(spans, &out[k]);
-    let me = sum(&spans[out[k].clone()]);
-    let by_rate = |j: usize| apart(&me, &sum(&spans[out[j].clone()])).0 <= AI_FACTOR.log2();
-    let neighbours = [k.checked_sub(1), (k + 1 < out.len()).then_some(k + 1)];
-    d < MIN_SHARE * seconds
-        || d < RATE_ONLY_SHARE * seconds && neighbours.into_iter().flatten().any(by_rate)
-}
-
-/// Neighbouring phases now alike, joined.
-fn join_alike(spans: &[Span], out: &mut Vec<std::ops::Range<usize>>) {
-    let mut k = 0;
-    while k + 1 < out.len() {
-        if alike(
-            &sum(&spans[out[k].clone()]),
-            &sum(&spans[out[k + 1].clone()]),
-        ) {
-            out[k].end = out[k + 1].end;
-            out.remove(k + 1);
-        } else {
-            k += 1;
-        }
-    }
-}
-
-fn duration(spans: &[Span], r: &std::ops::Range<usize>) -> f64 {
-    spans[r.end - 1].end - spans[r.start].start
-}
-
-/// Spans as one (their W, Q and time; no functions).
-fn sum(spans: &[Span]) -> Span {
-    Span {
-        start: spans.first().map_or(0.0, |s| s.start),
-        end: spans.last().map_or(0.0, |s| s.end),
-        work: Work::default(),
-        flops: spans.iter().map(|s| s.flops).sum(),
-        bytes: spans.iter().map(|s| s.bytes).sum(),
-        functions: Vec::new(),
-    }
-}
-
-/// How far apart `a` and `b` are: (intensity, rate), each the log2 of their
-/// ratio (intensity infinite between FP work and other; rate 0 where
-/// either took no time).
-fn apart(a: &Span, b: &Span) -> (f64, f64) {
-    let log = |x: f64, y: f64| (x.max(1e-300) / y.max(1e-300)).log2().abs();
-    let ai = match (a.fp(), b.fp()) {
-        (true, true) => log(a.ai(), b.ai()),
-        (false, false) => 0.0,
-        _ => f64::INFINITY,
-    };
-    let timed = a.end > a.start && b.end > b.start;
-    let rate = match timed {
-        true => log(a.rate(), b.rate()),
-        false => 0.0,
-    };
-    (ai, rate)
-}
-
-/// Whether span `b` belongs with `a`: intensity within [`AI_FACTOR`], rate
-/// within [`RATE_FACTOR`].
-fn alike(a: &Span, b: &Span) -> bool {
-    let (ai, rate) = apart(a, b);
-    ai <= AI_FACTOR.log2() && rate <= RATE_FACTOR.log2()
-}
-
-/// One number for how far apart two phases are: intensity first.
-fn distance(a: &Span, b: &Span) -> f64 {
-    let (ai, rate) = apart(a, b);
-    ai * 1e3 + rate
 }
 
 #[cfg(test)]
@@ -450,69 +372,46 @@ mod tests {
     }
 
     #[test]
-    fn compute_then_stream_then_compute_is_three_phases_and_a_blip_is_merged() {
-        let mut spans = Vec::new();
-        let mut t = 0.0;
-        for (n, flops, bytes) in [
-            (30, 4e6, 1e6),
-            (1, 1e6, 4e6),
-            (40, 1e5, 1.2e6),
-            (30, 4e6, 1e6),
-        ] {
-            for _ in 0..n {
-                spans.push(span(t, t + 0.01, flops, bytes));
-                t += 0.01;
-            }
-        }
+    fn the_pmus_windows_are_its_event_samples_in_time() {
+        let zen3 = (crate::profile::pmu::families().into_iter())
+            .find(|f| f.name == "zen3")
+            .unwrap();
+        let basis = Basis {
+            precision: None,
+            pmu: Some((&zen3, Some(8.0))),
+            caches: None,
+        };
+        // A second run of 2 s standing for a counted run of 1 s: FP work for
+        // its first 40 %, then loads; a time sample every 10 ms in `f`, then
+        // `g`.
+        let mut s = Samples {
+            event_period: 1000,
+            wall_seconds: 2.0,
+            ..Samples::default()
+        };
+        let every = |from: f64, to: f64, n: usize| -> Vec<f64> {
+            (0..n)
+                .map(|k| from + (to - from) * (k as f64 + 0.5) / n as f64)
+                .collect()
+        };
+        s.event_times
+            .insert("fp_ret_sse_avx_ops.all".into(), every(0.0, 0.8, 4000));
+        s.event_times
+            .insert("ls_dispatch.ld_dispatch".into(), every(0.8, 2.0, 6000));
+        s.timed = every(0.0, 2.0, 200)
+            .into_iter()
+            .map(|t| (t, (String::from(if t < 0.8 { "f" } else { "g" }), 0)))
+            .collect();
+        let spans = sampled_spans(&s, 50, 1.0, &basis, &mut Symbols::default());
+        assert_eq!(spans.len(), 50);
+        assert!((spans[49].end - 1.0).abs() < 1e-12);
+        let flops: f64 = spans.iter().map(|x| x.flops).sum();
+        assert_eq!(flops, 4000.0 * 1000.0);
+        assert_eq!(spans[0].bytes, 0.0);
+        assert_eq!(spans[30].bytes, 200.0 * 1000.0 * 8.0);
         let p = phases(&spans);
-        // The mixed window at the first boundary joins the stream, the
-        // side nearer its intensity.
-        assert_eq!(p, vec![0..30, 30..71, 71..101]);
-        // Too short a run of windows alone: one phase.
-        assert_eq!(phases(&spans[..2]), vec![0..2]);
-        assert!(phases(&[]).is_empty());
-    }
-
-    #[test]
-    fn a_slow_first_pass_at_the_same_intensity_is_not_a_phase_of_its_own() {
-        // Compute, then a triad whose first pass (page faults) runs at a
-        // tenth of the rate for 8 % of the run, then compute.
-        let mut spans = Vec::new();
-        let mut t = 0.0;
-        for (n, flops) in [(30, 4e6), (8, 1e5), (32, 1e6), (30, 4e6)] {
-            let bytes = if flops == 4e6 { 1e6 } else { flops * 12.0 };
-            for _ in 0..n {
-                spans.push(span(t, t + 0.01, flops, bytes));
-                t += 0.01;
-            }
-        }
-        assert_eq!(phases(&spans), vec![0..30, 30..70, 70..100]);
-        // As long as the rest of the triad, it is a phase of its own.
-        let mut long = spans[..38].to_vec();
-        long.extend(spans[30..].iter().cloned());
-        let seconds: Vec<f64> = (0..long.len()).map(|k| k as f64 * 0.01).collect();
-        for (s, t) in long.iter_mut().zip(seconds) {
-            (s.start, s.end) = (t, t + 0.01);
-        }
-        assert_eq!(phases(&long).len(), 4);
-    }
-
-    #[test]
-    fn work_without_flops_is_one_phase_while_its_byte_rate_holds() {
-        // A sort (no flops; bytes at one rate, then a third as fast), then
-        // element-wise FP work.
-        let mut spans = Vec::new();
-        let mut t = 0.0;
-        for (n, flops, bytes) in [(20, 0.0, 3e6), (20, 2.0, 1e6), (20, 5e5, 1e7)] {
-            for _ in 0..n {
-                spans.push(span(t, t + 0.01, flops, bytes));
-                t += 0.01;
-            }
-        }
-        assert_eq!(phases(&spans), vec![0..40, 40..60]);
-        // Ten times slower bytes: another phase.
-        spans[20..40].iter_mut().for_each(|s| s.bytes = 3e5);
-        assert_eq!(phases(&spans), vec![0..20, 20..40, 40..60]);
+        assert_eq!(p, vec![0..20, 20..50], "{spans:?}");
+        assert_eq!(spans[0].functions[0].1, 4, "four time samples a span");
     }
 
     #[test]

@@ -1,0 +1,222 @@
+//! The phase rule of a run over time: consecutive windows alike in
+//! intensity and rate joined into phases (the words are in the parent
+//! module's).
+
+use super::Span;
+use crate::profile::work::Work;
+
+/// Two windows are alike in intensity within this factor.
+pub const AI_FACTOR: f64 = 2.0;
+
+/// And in rate (W/s) within this one: the rate of a short window rests on
+/// few native samples.
+pub const RATE_FACTOR: f64 = 4.0;
+
+/// A phase shorter than this share of the run is merged into a neighbour.
+pub const MIN_SHARE: f64 = 0.05;
+
+/// A phase apart from a neighbour by its rate alone, shorter than this
+/// share of the run, is merged into it: a first pass over new memory, its
+/// page faults' time, is not a phase of its own.
+pub const RATE_ONLY_SHARE: f64 = 0.10;
+
+/// Flops per byte below which a window is not FP work: its W is start-up
+/// or bookkeeping, and its intensity says nothing.
+pub const FP_AI: f64 = 1e-3;
+
+/// The phases of `spans`: ranges of consecutive spans (see the module's
+/// words).
+pub fn phases(spans: &[Span]) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+    for k in 0..spans.len() {
+        match out.last_mut() {
+            Some(r) if alike(&sum(&spans[r.clone()]), &spans[k]) => r.end = k + 1,
+            _ => out.push(k..k + 1),
+        }
+    }
+    let seconds = spans.last().map_or(0.0, |s| s.end);
+    loop {
+        let short = (0..out.len())
+            .filter(|&k| out.len() > 1 && short(spans, &out, k, seconds))
+            .min_by(|&a, &b| duration(spans, &out[a]).total_cmp(&duration(spans, &out[b])));
+        let Some(k) = short else { break };
+        let me = sum(&spans[out[k].clone()]);
+        let gap = |j: usize| distance(&me, &sum(&spans[out[j].clone()]));
+        let into = match (k.checked_sub(1), (k + 1 < out.len()).then_some(k + 1)) {
+            (Some(a), Some(b)) => {
+                if gap(a) <= gap(b) {
+                    a
+                } else {
+                    b
+                }
+            }
+            (Some(a), None) => a,
+            (None, Some(b)) => b,
+            (None, None) => break,
+        };
+        let (lo, hi) = (k.min(into), k.max(into));
+        out[lo].end = out[hi].end;
+        out.remove(hi);
+        join_alike(spans, &mut out);
+    }
+    out
+}
+
+/// Whether phase `k` of `out` is too short to stand apart: under
+/// [`MIN_SHARE`] of the run, or under [`RATE_ONLY_SHARE`] and apart from a
+/// neighbour by its rate only.
+fn short(spans: &[Span], out: &[std::ops::Range<usize>], k: usize, seconds: f64) -> bool {
+    let d = duration(spans, &out[k]);
+    let me = sum(&spans[out[k].clone()]);
+    let by_rate = |j: usize| apart(&me, &sum(&spans[out[j].clone()])).0 <= AI_FACTOR.log2();
+    let neighbours = [k.checked_sub(1), (k + 1 < out.len()).then_some(k + 1)];
+    d < MIN_SHARE * seconds
+        || d < RATE_ONLY_SHARE * seconds && neighbours.into_iter().flatten().any(by_rate)
+}
+
+/// Neighbouring phases now alike, joined.
+fn join_alike(spans: &[Span], out: &mut Vec<std::ops::Range<usize>>) {
+    let mut k = 0;
+    while k + 1 < out.len() {
+        if alike(
+            &sum(&spans[out[k].clone()]),
+            &sum(&spans[out[k + 1].clone()]),
+        ) {
+            out[k].end = out[k + 1].end;
+            out.remove(k + 1);
+        } else {
+            k += 1;
+        }
+    }
+}
+
+fn duration(spans: &[Span], r: &std::ops::Range<usize>) -> f64 {
+    spans[r.end - 1].end - spans[r.start].start
+}
+
+/// Spans as one (their W, Q and time; no functions).
+fn sum(spans: &[Span]) -> Span {
+    Span {
+        start: spans.first().map_or(0.0, |s| s.start),
+        end: spans.last().map_or(0.0, |s| s.end),
+        work: Work::default(),
+        flops: spans.iter().map(|s| s.flops).sum(),
+        bytes: spans.iter().map(|s| s.bytes).sum(),
+        functions: Vec::new(),
+    }
+}
+
+/// How far apart `a` and `b` are: (intensity, rate), each the log2 of their
+/// ratio (intensity infinite between FP work and other; rate 0 where
+/// either took no time).
+fn apart(a: &Span, b: &Span) -> (f64, f64) {
+    let log = |x: f64, y: f64| (x.max(1e-300) / y.max(1e-300)).log2().abs();
+    // Work that moved no byte is of infinite intensity, alike only to its
+    // own kind.
+    let ai = match ((a.fp(), a.bytes > 0.0), (b.fp(), b.bytes > 0.0)) {
+        ((true, true), (true, true)) => log(a.ai(), b.ai()),
+        ((true, false), (true, false)) | ((false, _), (false, _)) => 0.0,
+        _ => f64::INFINITY,
+    };
+    let timed = a.end > a.start && b.end > b.start;
+    let rate = match timed {
+        true => log(a.rate(), b.rate()),
+        false => 0.0,
+    };
+    (ai, rate)
+}
+
+/// Whether span `b` belongs with `a`: intensity within [`AI_FACTOR`], rate
+/// within [`RATE_FACTOR`].
+fn alike(a: &Span, b: &Span) -> bool {
+    let (ai, rate) = apart(a, b);
+    ai <= AI_FACTOR.log2() && rate <= RATE_FACTOR.log2()
+}
+
+/// One number for how far apart two phases are: intensity first.
+fn distance(a: &Span, b: &Span) -> f64 {
+    let (ai, rate) = apart(a, b);
+    ai * 1e3 + rate
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(start: f64, end: f64, flops: f64, bytes: f64) -> Span {
+        Span {
+            start,
+            end,
+            work: Work::default(),
+            flops,
+            bytes,
+            functions: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn compute_then_stream_then_compute_is_three_phases_and_a_blip_is_merged() {
+        let mut spans = Vec::new();
+        let mut t = 0.0;
+        for (n, flops, bytes) in [
+            (30, 4e6, 1e6),
+            (1, 1e6, 4e6),
+            (40, 1e5, 1.2e6),
+            (30, 4e6, 1e6),
+        ] {
+            for _ in 0..n {
+                spans.push(span(t, t + 0.01, flops, bytes));
+                t += 0.01;
+            }
+        }
+        let p = phases(&spans);
+        // The mixed window at the first boundary joins the stream, the
+        // side nearer its intensity.
+        assert_eq!(p, vec![0..30, 30..71, 71..101]);
+        // Too short a run of windows alone: one phase.
+        assert_eq!(phases(&spans[..2]), vec![0..2]);
+        assert!(phases(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_slow_first_pass_at_the_same_intensity_is_not_a_phase_of_its_own() {
+        // Compute, then a triad whose first pass (page faults) runs at a
+        // tenth of the rate for 8 % of the run, then compute.
+        let mut spans = Vec::new();
+        let mut t = 0.0;
+        for (n, flops) in [(30, 4e6), (8, 1e5), (32, 1e6), (30, 4e6)] {
+            let bytes = if flops == 4e6 { 1e6 } else { flops * 12.0 };
+            for _ in 0..n {
+                spans.push(span(t, t + 0.01, flops, bytes));
+                t += 0.01;
+            }
+        }
+        assert_eq!(phases(&spans), vec![0..30, 30..70, 70..100]);
+        // As long as the rest of the triad, it is a phase of its own.
+        let mut long = spans[..38].to_vec();
+        long.extend(spans[30..].iter().cloned());
+        let seconds: Vec<f64> = (0..long.len()).map(|k| k as f64 * 0.01).collect();
+        for (s, t) in long.iter_mut().zip(seconds) {
+            (s.start, s.end) = (t, t + 0.01);
+        }
+        assert_eq!(phases(&long).len(), 4);
+    }
+
+    #[test]
+    fn work_without_flops_is_one_phase_while_its_byte_rate_holds() {
+        // A sort (no flops; bytes at one rate, then a third as fast), then
+        // element-wise FP work.
+        let mut spans = Vec::new();
+        let mut t = 0.0;
+        for (n, flops, bytes) in [(20, 0.0, 3e6), (20, 2.0, 1e6), (20, 5e5, 1e7)] {
+            for _ in 0..n {
+                spans.push(span(t, t + 0.01, flops, bytes));
+                t += 0.01;
+            }
+        }
+        assert_eq!(phases(&spans), vec![0..40, 40..60]);
+        // Ten times slower bytes: another phase.
+        spans[20..40].iter_mut().for_each(|s| s.bytes = 3e5);
+        assert_eq!(phases(&spans), vec![0..20, 20..40, 40..60]);
+    }
+}
