@@ -57,7 +57,7 @@ impl Tip {
 }
 
 /// Text for XML character data and attributes.
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

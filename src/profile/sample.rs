@@ -39,13 +39,17 @@ pub struct Samples {
     pub cpu_seconds: f64,
     /// Each time sample in order: (seconds since the command started,
     /// place), for a timeline.
-    pub timed: Vec<(f64, (String, u64))>,
+    pub timed: Vec<Stamped>,
     /// When each hardware event's samples were taken (the PMU path), by
     /// event name, seconds since the command started, in order.
     pub event_times: BTreeMap<String, Vec<f64>>,
     /// The sampled run's wall time, seconds (0: not known).
     pub wall_seconds: f64,
 }
+
+/// A time sample: seconds since the command started, and its place (file
+/// path, file offset).
+pub type Stamped = (f64, (String, u64));
 
 /// One file mapping of a process.
 #[derive(Debug, Clone)]

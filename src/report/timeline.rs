@@ -3,6 +3,7 @@
 //! bands; pointing at a band (a click keeps it) marks the phase's point on
 //! the chart and the rows of its point and of its hottest functions.
 
+use crate::chart::tips::escape;
 use crate::results::apps::{AppPoint, PhaseInfo};
 use maud::{Markup, PreEscaped, html};
 use std::fmt::Write;
@@ -200,11 +201,6 @@ fn axes(s: &mut String, sc: &Scales, height: f64) {
 /// A value on an axis, as the charts write theirs.
 fn tick(v: f64) -> String {
     crate::chart::canvas::fmt_tick(v)
-}
-
-/// `text` with the characters SVG and HTML give a meaning escaped.
-fn escape(text: &str) -> String {
-    maud::html! { (text) }.into_string().replace('"', "&quot;")
 }
 
 /// A band pointed at (or clicked, until clicked again) marks the points and

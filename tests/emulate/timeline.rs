@@ -130,7 +130,7 @@ pub fn three_phases_are_found_with_their_work_and_native_boundaries() {
 /// thread, its AVX kernel in both runs: QEMU emulates AVX-512 and FMA not
 /// at all or slowly): a phase for each step in turn, named by its hottest
 /// function, each step's time mostly within its phase (the script's stamps
-/// begin after the interpreter's start-up).
+/// from when its process was made, as carmbench's are).
 pub fn numpy_phases_follow_the_scripts_steps() {
     let dir = tmpdir("timeline-numpy");
     let script = concat!(
@@ -151,17 +151,11 @@ pub fn numpy_phases_follow_the_scripts_steps() {
     assert!(out.status.success(), "{stderr}");
     let own = stamps(&stderr, "steps ");
     let p = phases_of(&dir.join("apps.yaml"), "python3");
-    let said: Vec<String> = (p.iter())
-        .map(|a| {
-            format!(
-                "{} {:.3}-{:.3} AI {:.3}",
-                a.name,
-                a.phase().unwrap().start,
-                a.phase().unwrap().end,
-                a.ai()
-            )
-        })
-        .collect();
+    let mut said: Vec<String> = vec![format!("the script's steps at {own:?}")];
+    said.extend(p.iter().map(|a| {
+        let x = a.phase().unwrap();
+        format!("{} {:.3}-{:.3} AI {:.3}", a.name, x.start, x.end, a.ai())
+    }));
     // The steps: (start, end, the phase's hottest function, FP work).
     let steps = [
         (own[0], own[1], "dgemm_kernel", true),

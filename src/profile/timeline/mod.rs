@@ -25,7 +25,7 @@ use super::functions::by_function;
 pub use super::measured::{Every, FINER, MOST_WINDOWS, WINDOWS};
 use super::measured::{Measured, Window};
 use super::point::Own;
-use super::sample::Samples;
+use super::sample::{Samples, Stamped};
 use super::symbols::{Function, Symbols, canonical};
 use super::work::{Basis, Work};
 use crate::results::apps::{AppPoint, Of, PhaseInfo, Share};
@@ -69,11 +69,11 @@ impl Span {
 pub type StandIns = HashMap<Function, Function>;
 
 /// The windows of `windows` in native time (`seconds` long), W and Q under
-/// `basis`; `samples` the native run's, if sampled, their functions
-/// matched through `stand_ins`.
+/// `basis`; `timed` the native run's time samples (none if not sampled),
+/// `of_sample` their functions, matched through `stand_ins`.
 pub fn spans(
     windows: &[Window],
-    (samples, stand_ins): (Option<&Samples>, &StandIns),
+    (timed, of_sample, stand_ins): (&[Stamped], &[Option<Function>], &StandIns),
     seconds: f64,
     basis: &Basis,
     symbols: &mut Symbols,
@@ -86,14 +86,10 @@ pub fn spans(
     for (f, (k, n)) in by_function(code, symbols) {
         *per[k].entry(f).or_default() += n;
     }
-    let timed = samples.map_or(&[][..], |s| &s.timed[..]);
-    let sampled =
-        (timed.iter().enumerate()).map(|(k, (_, (m, o)))| (canonical(m, &mut paths), *o, k));
-    let mut of_sample: Vec<Option<Function>> = vec![None; timed.len()];
-    for (f, k) in by_function(sampled, symbols) {
-        of_sample[k] = Some(stand_ins.get(&f).cloned().unwrap_or(f));
-    }
-    let ends = native_ends(&per, timed, &of_sample, seconds);
+    let matched: Vec<Option<Function>> = (of_sample.iter())
+        .map(|f| f.as_ref().map(|f| stand_ins.get(f).unwrap_or(f).clone()))
+        .collect();
+    let ends = native_ends(&per, timed, &matched, seconds);
     let mut start = 0.0;
     (windows.iter().zip(per).zip(ends))
         .map(|((w, functions), end)| {
@@ -121,11 +117,10 @@ pub fn spans(
 /// in. Events sampled every 100 003 leave a span of a few milliseconds a
 /// few dozen samples, hence the shown windows, not finer ones.
 pub fn sampled_spans(
-    s: &Samples,
+    (s, of_sample): (&Samples, &[Option<Function>]),
     n: usize,
     seconds: f64,
     basis: &Basis,
-    symbols: &mut Symbols,
 ) -> Vec<Span> {
     let n = n.max(1);
     let width = seconds.max(1e-9) / n as f64;
@@ -142,11 +137,11 @@ pub fn sampled_spans(
             *events[bin(t)].entry(name.clone()).or_default() += s.event_period;
         }
     }
-    let mut paths = HashMap::new();
-    let places = (s.timed.iter()).map(|(t, (m, o))| (canonical(m, &mut paths), *o, bin(*t)));
     let mut per: Vec<HashMap<Function, u64>> = vec![HashMap::new(); n];
-    for (f, k) in by_function(places, symbols) {
-        *per[k].entry(f).or_default() += 1;
+    for ((t, _), f) in s.timed.iter().zip(of_sample) {
+        if let Some(f) = f {
+            *per[bin(*t)].entry(f.clone()).or_default() += 1;
+        }
     }
     (events.into_iter().zip(per).enumerate())
         .map(|(k, (e, functions))| {
@@ -176,7 +171,7 @@ pub fn sampled_spans(
 /// matched to nothing leave their time to the windows around them.
 fn native_ends(
     per: &[HashMap<Function, u64>],
-    timed: &[(f64, (String, u64))],
+    timed: &[Stamped],
     of_sample: &[Option<Function>],
     seconds: f64,
 ) -> Vec<f64> {
@@ -274,22 +269,21 @@ pub fn phase_points(
     own: &Own,
     symbols: &mut Symbols,
 ) -> Vec<AppPoint> {
-    let matched = (m.samples.as_ref(), stand_ins);
+    let timed = m.samples.as_ref().map_or(&[][..], |s| &s.timed[..]);
+    let of_sample = sample_functions(timed, symbols);
     let spans = match (m.windows.is_empty(), &m.samples) {
-        (true, Some(s)) if !s.event_times.is_empty() => {
-            sampled_spans(s, every.count(m.seconds), m.seconds, &own.basis, symbols)
+        (true, Some(s)) if !s.event_times.is_empty() => sampled_spans(
+            (s, &of_sample),
+            every.count(m.seconds),
+            m.seconds,
+            &own.basis,
+        ),
+        _ => {
+            let matched = (timed, &of_sample[..], stand_ins);
+            spans(&m.windows, matched, m.seconds, &own.basis, symbols)
         }
-        _ => spans(&m.windows, matched, m.seconds, &own.basis, symbols),
     };
     let windows = shown(&spans, every.count(m.seconds), m.seconds);
-    let timed = m.samples.as_ref().map_or(&[][..], |s| &s.timed[..]);
-    let mut paths = HashMap::new();
-    let sampled =
-        (timed.iter().enumerate()).map(|(k, (_, (p, o)))| (canonical(p, &mut paths), *o, k));
-    let mut of_sample: Vec<Option<Function>> = vec![None; timed.len()];
-    for (f, k) in by_function(sampled, symbols) {
-        of_sample[k] = Some(f);
-    }
     let mut out = Vec::new();
     for (k, r) in phases(&spans).into_iter().enumerate() {
         let part = &spans[r];
@@ -324,6 +318,18 @@ pub fn phase_points(
         out.push(p);
     }
     out
+}
+
+/// The function of each of the time samples `timed`.
+fn sample_functions(timed: &[Stamped], symbols: &mut Symbols) -> Vec<Option<Function>> {
+    let mut paths = HashMap::new();
+    let places =
+        (timed.iter().enumerate()).map(|(k, (_, (m, o)))| (canonical(m, &mut paths), *o, k));
+    let mut of_sample: Vec<Option<Function>> = vec![None; timed.len()];
+    for (f, k) in by_function(places, symbols) {
+        of_sample[k] = Some(f);
+    }
+    of_sample
 }
 
 /// The [`HOTTEST`] functions of `weights` (a function and its weight, as
@@ -402,7 +408,8 @@ mod tests {
             .into_iter()
             .map(|t| (t, (String::from(if t < 0.8 { "f" } else { "g" }), 0)))
             .collect();
-        let spans = sampled_spans(&s, 50, 1.0, &basis, &mut Symbols::default());
+        let of_sample = sample_functions(&s.timed, &mut Symbols::default());
+        let spans = sampled_spans((&s, &of_sample), 50, 1.0, &basis);
         assert_eq!(spans.len(), 50);
         assert!((spans[49].end - 1.0).abs() < 1e-12);
         let flops: f64 = spans.iter().map(|x| x.flops).sum();
