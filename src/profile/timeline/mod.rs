@@ -18,8 +18,8 @@
 //! (W/s for FP work, bytes/s for the other) within [`RATE_FACTOR`]. Then a
 //! phase shorter than [`MIN_SHARE`] of the run (or [`RATE_ONLY_SHARE`], when
 //! only its rate sets it apart from a neighbour) is merged into the
-//! neighbour nearer it (in intensity, then rate), and neighbours now alike
-//! are joined.
+//! neighbour whose intensity (then rate) it changes least, and neighbours
+//! now alike are joined.
 
 use super::functions::by_function;
 pub use super::measured::{Every, FINER, MOST_WINDOWS, WINDOWS};
