@@ -256,7 +256,14 @@ where
                     .map_err(e)?
             }
             Key::Phases => {
-                draw_px_line(c.root, (x, y), (x + 44, y), palette::MOVE, &[7, 4]).map_err(e)?;
+                draw_px_line(
+                    c.root,
+                    (x, y),
+                    (x + 44, y),
+                    palette::MOVE,
+                    &super::phases::DASH,
+                )
+                .map_err(e)?;
                 super::phases::diamond(c.root, (x + 22, y), palette::GREY).map_err(e)?
             }
             Key::Levels => {

@@ -40,6 +40,24 @@ pub fn of(changes: &[crate::compare::profiles::Change], gpu: bool) -> Vec<super:
         .collect()
 }
 
+/// An arrow from `from` to `to` on the canvas, its shaft `dash`ed (none:
+/// solid), its head solid; no text goes over it.
+pub fn arrow<DB: DrawingBackend>(
+    c: &mut Canvas<'_, DB>,
+    (from, to): ((i32, i32), (i32, i32)),
+    dash: &[u32],
+) -> std::result::Result<(), String>
+where
+    DB::ErrorType: 'static,
+{
+    draw_px_line(c.root, from, to, palette::MOVE, dash).map_err(e)?;
+    for end in head(from, to) {
+        draw_px_line(c.root, to, end, palette::MOVE, &[]).map_err(e)?;
+    }
+    c.placer.line((from, to));
+    Ok(())
+}
+
 /// Draw every move of `sel`.
 pub fn draw_moves<DB: DrawingBackend>(
     sel: &Selection,
@@ -58,11 +76,7 @@ where
         if from == to {
             continue;
         }
-        draw_px_line(c.root, from, to, palette::MOVE, &[]).map_err(e)?;
-        for end in head(from, to) {
-            draw_px_line(c.root, to, end, palette::MOVE, &[]).map_err(e)?;
-        }
-        c.placer.line((from, to));
+        arrow(c, (from, to), &[])?;
         c.tips.push(Tip::dot(
             from,
             5,

@@ -2,7 +2,7 @@
 //! by its number and hottest function, and the program's path through them
 //! in time order, an arrow from each phase to the next.
 
-use super::canvas::{Canvas, Plot, draw_px_line, err as e, palette};
+use super::canvas::{Canvas, Plot, err as e};
 use super::select::{Move, Selection};
 use super::tips::Tip;
 use crate::results::apps::{AppPoint, PhaseInfo};
@@ -13,7 +13,7 @@ const HALF: i32 = 8;
 
 /// The dash of the path's arrows, pixels on and off: apart from the
 /// solid arrows of `plot --before`.
-const DASH: [u32; 2] = [7, 4];
+pub const DASH: [u32; 2] = [7, 4];
 
 /// Each program's path: an arrow from each of its placeable phases to the
 /// next, in time order.
@@ -44,14 +44,9 @@ where
 {
     for m in &sel.trajectory {
         let (from, to) = (chart.backend_coord(&m.from), chart.backend_coord(&m.to));
-        if from == to {
-            continue;
+        if from != to {
+            super::moves::arrow(c, (from, to), &DASH)?;
         }
-        draw_px_line(c.root, from, to, palette::MOVE, &DASH).map_err(e)?;
-        for end in super::moves::head(from, to) {
-            draw_px_line(c.root, to, end, palette::MOVE, &[]).map_err(e)?;
-        }
-        c.placer.line((from, to));
     }
     Ok(())
 }
