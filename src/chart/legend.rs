@@ -255,17 +255,7 @@ where
                     .draw(&TriangleMarker::new((x + 22, y), 7, palette::GREY.filled()))
                     .map_err(e)?
             }
-            Key::Phases => {
-                draw_px_line(
-                    c.root,
-                    (x, y),
-                    (x + 44, y),
-                    palette::MOVE,
-                    &super::phases::DASH,
-                )
-                .map_err(e)?;
-                super::phases::diamond(c.root, (x + 22, y), palette::GREY).map_err(e)?
-            }
+            Key::Phases => super::phases::key(c.root, (x, y)).map_err(e)?,
             Key::Levels => {
                 draw_px_line(c.root, (x, y), (x + 44, y), palette::GREY, &[4, 4]).map_err(e)?;
                 super::levels::square(c.root, (x + 22, y), palette::GREY).map_err(e)?

@@ -98,6 +98,17 @@ pub fn diamond<DB: DrawingBackend>(
     root.draw(&Polygon::new(at(HALF - 1), col.filled()))
 }
 
+/// The legend's key of a phase at `(x, y)`: the path's dash under a
+/// diamond.
+pub fn key<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    (x, y): (i32, i32),
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    use super::canvas::{draw_px_line, palette};
+    draw_px_line(root, (x, y), (x + 44, y), palette::MOVE, &DASH)?;
+    diamond(root, (x + 22, y), palette::GREY)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
