@@ -4,10 +4,12 @@
 //! block for the functions that ran in it).
 //!
 //! The timer knows nothing of the run's length, so the windows halve as
-//! they pile up: with twice the windows asked for, each pair becomes one
-//! and the timer's period doubles. A run of any length ends with between
-//! the number asked and twice that, each from its own instructions, and a
-//! snapshot costs a pass over the blocks, never a callback per run.
+//! they pile up: with twice the windows asked for, the neighbours with the
+//! fewest instructions are joined until half are left, and the timer's
+//! period doubles, up to a limit. A run of any length ends with between the
+//! number asked and twice that, even in instructions where the timer
+//! allows, and a snapshot costs a pass over the blocks that ran, never a
+//! callback per run.
 
 use crate::classify::{Array, field};
 use crate::sites::{Block, BlockTally, DYNAMIC};
@@ -18,6 +20,20 @@ use std::collections::{BTreeMap, HashMap};
 /// still has its windows (a run of 1 s has 400 before any halving).
 pub const FIRST_PERIOD_NS: u64 = 2_500_000;
 
+/// The timer's longest period, nanoseconds: code QEMU runs fast (a sort,
+/// a copy) still gets windows of its own late in a long run; a snapshot
+/// costs a pass over the blocks that ran since the last.
+pub const MOST_PERIOD_NS: u64 = 4 * FIRST_PERIOD_NS;
+
+/// Two windows do alike work when their flops and bytes per instruction
+/// are each within this factor (the phase rule's own, in carmbench).
+pub const ALIKE: f64 = 2.0;
+
+/// Two neighbouring windows as [`Windows::halve`] orders them: (whether
+/// they do unlike work, their instructions), the first's index, the
+/// second's.
+type Pair = ((bool, u64), usize, usize);
+
 /// One window as the plugin keeps it: its end, its counts and its runs per
 /// block (id, runs), by id.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +41,36 @@ pub struct Taken {
     pub end_ns: u64,
     pub counts: Array,
     pub runs: Vec<(u32, u64)>,
+}
+
+impl Taken {
+    /// Whether this window and `b` do alike work: flops and bytes per
+    /// instruction each within a factor [`ALIKE`] (below one in a hundred
+    /// instructions, none).
+    fn alike(&self, b: &Taken) -> bool {
+        let per = |t: &Taken| {
+            let c = Counts::from_array(&t.counts);
+            let n = t.counts[field::INSTRUCTIONS].max(1) as f64;
+            [c.flops() as f64 / n, c.bytes() as f64 / n].map(|x| if x < 0.01 { 0.0 } else { x })
+        };
+        let (x, y) = (per(self), per(b));
+        x.iter().zip(y).all(|(p, q)| {
+            let (lo, hi) = (p.min(q), p.max(q));
+            hi == 0.0 || lo > 0.0 && hi <= ALIKE * lo
+        })
+    }
+
+    /// `b`, the window after this one, joined to it.
+    fn join(&mut self, b: &Taken) {
+        self.end_ns = b.end_ns;
+        self.counts
+            .iter_mut()
+            .zip(b.counts)
+            .for_each(|(x, y)| *x += y);
+        let mut runs: BTreeMap<u32, u64> = std::mem::take(&mut self.runs).into_iter().collect();
+        (b.runs.iter()).for_each(|&(id, n)| *runs.entry(id).or_default() += n);
+        self.runs = runs.into_iter().collect();
+    }
 }
 
 /// The windows of one process so far.
@@ -109,23 +155,59 @@ impl Windows {
         }
     }
 
-    /// Each pair of windows joined into one, the period doubled.
+    /// Half the windows joined into their neighbours, the pair with the
+    /// fewest instructions first, and the period doubled (to at most
+    /// [`MOST_PERIOD_NS`]). Windows even in instructions are nearer even in
+    /// native time than windows even in emulated time: QEMU runs some code
+    /// a hundred times slower than the rest (numpy's dgemm), the CPU far
+    /// less unevenly, and the native run's time is the one shown.
     fn halve(&mut self) {
-        let old = std::mem::take(&mut self.taken);
-        for pair in old.chunks(2) {
-            let mut w = pair[0].clone();
-            if let Some(b) = pair.get(1) {
-                w.end_ns = b.end_ns;
-                w.counts.iter_mut().zip(b.counts).for_each(|(x, y)| *x += y);
-                let mut runs: BTreeMap<u32, u64> = w.runs.into_iter().collect();
-                b.runs
-                    .iter()
-                    .for_each(|&(id, n)| *runs.entry(id).or_default() += n);
-                w.runs = runs.into_iter().collect();
+        use std::cmp::Reverse;
+        let size = |t: &Option<Taken>| t.as_ref().map_or(0, |t| t.counts[field::INSTRUCTIONS]);
+        // A pair that does unlike work is joined last: one window across a
+        // change of step blurs both sides.
+        let key = |a: &Option<Taken>, b: &Option<Taken>| match (a, b) {
+            (Some(x), Some(y)) => (!x.alike(y), size(a) + size(b)),
+            _ => (true, u64::MAX),
+        };
+        let mut alive: Vec<Option<Taken>> = std::mem::take(&mut self.taken)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let n = alive.len();
+        // Each window's neighbours (n: none) and the pairs by their size.
+        let (mut prev, mut next): (Vec<usize>, Vec<usize>) = (0..n)
+            .map(|k| (k.checked_sub(1).unwrap_or(n), k + 1))
+            .unzip();
+        let mut pairs: std::collections::BinaryHeap<Reverse<Pair>> = (1..n)
+            .map(|k| Reverse((key(&alive[k - 1], &alive[k]), k - 1, k)))
+            .collect();
+        let mut left = n;
+        while left > self.keep {
+            let Some(Reverse((s, a, b))) = pairs.pop() else {
+                break;
+            };
+            // A pair since joined to another is stale.
+            if next[a] != b || alive[b].is_none() || key(&alive[a], &alive[b]) != s {
+                continue;
             }
-            self.taken.push(w);
+            let joined = alive[b].take().expect("alive");
+            if let Some(w) = alive[a].as_mut() {
+                w.join(&joined);
+            }
+            next[a] = next[b];
+            if next[b] < n {
+                prev[next[b]] = a;
+            }
+            left -= 1;
+            for (x, y) in [(prev[a], a), (a, next[a])] {
+                if x < n && y < n {
+                    pairs.push(Reverse((key(&alive[x], &alive[y]), x, y)));
+                }
+            }
         }
-        self.period_ns = self.period_ns.saturating_mul(2);
+        self.taken = alive.into_iter().flatten().collect();
+        self.period_ns = self.period_ns.saturating_mul(2).min(MOST_PERIOD_NS);
     }
 
     /// In a forked child: its own windows from `now_ns`, from zero.
@@ -214,13 +296,16 @@ mod tests {
         assert_eq!(w.taken[1].runs, vec![(1, 5)]);
         // The dynamic counters' deltas: block 0's loads stayed, block 1's came.
         assert_eq!(w.taken[1].counts[DYNAMIC[0]], 10);
-        // Four windows of two kept: halved into two, the period doubled.
+        // Four windows of two kept (30, 15, 6 and 12 instructions): the
+        // pair with the fewest instructions joined first (the last two), then
+        // again (the second with them), the period doubled.
         w.take(400, runs(&[(0, 12), (1, 5)]), &blocks);
         w.take(500, runs(&[(0, 12), (1, 9)]), &blocks);
         assert_eq!(w.taken.len(), 2);
         assert_eq!(w.period_ns, 2 * FIRST_PERIOD_NS);
+        assert_eq!(w.taken[0].end_ns, 200);
         assert_eq!(w.taken[1].end_ns, 500);
-        assert_eq!(w.taken[1].runs, vec![(0, 2), (1, 4)]);
+        assert_eq!(w.taken[1].runs, vec![(0, 2), (1, 9)]);
         let fma: u64 = w.taken.iter().map(|t| t.counts[field::DP_FMA]).sum();
         assert_eq!(
             fma,
@@ -230,10 +315,26 @@ mod tests {
         let site_of = HashMap::from([(0, 7), (1, 7)]);
         let t = w.written(&site_of, &blocks);
         assert_eq!(t.start_ns, 100);
-        assert_eq!(t.windows[1].sites, vec![(7, 3 * 6)]);
-        assert_eq!(t.windows[0].counts.dp_fma_flops, 80);
+        assert_eq!(t.windows[1].sites, vec![(7, 3 * 11)]);
+        assert_eq!(t.windows[0].counts.dp_fma_flops, 40);
         w.restart(900);
         assert!(w.written(&site_of, &blocks).windows.is_empty());
+    }
+
+    #[test]
+    fn windows_across_a_change_of_work_are_joined_last() {
+        // FMA work in 10 runs, then 1; then 1 run of plain work, then 10:
+        // the two small windows, though the smallest pair, do unlike work.
+        let blocks = vec![block(4), block(0)];
+        let mut w = Windows::new(2, 0);
+        let mut now = [(0, 0), (1, 0)];
+        for (k, (id, n)) in [(0, 10), (0, 1), (1, 1), (1, 10)].into_iter().enumerate() {
+            now[id as usize].1 += n;
+            w.take(10 * (k as u64 + 1), runs(&now), &blocks);
+        }
+        assert_eq!(w.taken.len(), 2);
+        assert_eq!(w.taken[0].runs, vec![(0, 11)]);
+        assert_eq!(w.taken[1].runs, vec![(1, 11)]);
     }
 
     #[test]

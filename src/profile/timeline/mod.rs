@@ -2,14 +2,19 @@
 //! windows ([`Window`]: exact counts, and the instructions each function
 //! ran in them) placed in the native run's time, then joined into phases.
 //!
-//! **Native time.** The two runs execute the same code in the same order,
-//! at different speeds, so a window is matched to the native run by its
-//! functions: a function that ran a fraction of its instructions by the
-//! window's end had then run that fraction of its native samples. Summed
-//! over the functions found in both runs, this gives how many of the
-//! native run's samples (in time order) lie before the window's end, and
-//! that sample's time stamp is its end in native seconds. Where no sample
-//! matched (a run too short, or not sampled), time follows instructions.
+//! **Native time** (`native.rs`). The two runs execute the same code in the
+//! same order, at different speeds, so a window is matched to the native
+//! run by its functions: a function that ran a fraction of its
+//! instructions by the window's end had then run that fraction of its
+//! native samples, and the time stamp there is its guess of the window's
+//! end. The window ends at the guesses' median, weighted by the
+//! instructions each function ran in it; the ends are then made to follow
+//! one another. A function found in one run only is matched with its
+//! file's other such code, trusted less. Each guess rests on functions that
+//! ran in the window: a function whose time per instruction changes
+//! between its uses (the interpreter's, slower at exit over cold memory)
+//! is outvoted, and moves no window far from it. Windows with no sampled
+//! function share the time between their neighbours by instructions.
 //!
 //! **Phases.** A window is FP work when its W is at least [`FP_AI`] per
 //! byte, else other work (integer, copies, waiting). It joins the phase
@@ -29,8 +34,9 @@ use super::sample::{Samples, Stamped};
 use super::symbols::{Function, Symbols, canonical};
 use super::work::{Basis, Work};
 use crate::results::apps::{AppPoint, Of, PhaseInfo, Share};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
+mod native;
 mod phases;
 pub use phases::{AI_FACTOR, FP_AI, MIN_SHARE, RATE_FACTOR, RATE_ONLY_SHARE, phases};
 
@@ -89,7 +95,7 @@ pub fn spans(
     let matched: Vec<Option<Function>> = (of_sample.iter())
         .map(|f| f.as_ref().map(|f| stand_ins.get(f).unwrap_or(f).clone()))
         .collect();
-    let ends = native_ends(&per, timed, &matched, seconds);
+    let ends = native::ends(&per, timed, &matched, seconds);
     let mut start = 0.0;
     (windows.iter().zip(per).zip(ends))
         .map(|((w, functions), end)| {
@@ -159,78 +165,6 @@ pub fn sampled_spans(
             }
         })
         .collect()
-}
-
-/// Each window's end in native seconds (see the module's words): `per`
-/// each window's instructions by function, `timed` the native samples in
-/// time order and `of_sample` their functions. A function found in both
-/// runs is matched to itself; the functions of a file found in one run
-/// only are matched together, the file's unshared instructions in order to
-/// its unshared samples (the emulated run took its own path through the
-/// file's code, as a library does for a CPU feature QEMU lacks). Samples
-/// matched to nothing leave their time to the windows around them.
-fn native_ends(
-    per: &[HashMap<Function, u64>],
-    timed: &[Stamped],
-    of_sample: &[Option<Function>],
-    seconds: f64,
-) -> Vec<f64> {
-    let ran: HashSet<&Function> = per.iter().flat_map(|w| w.keys()).collect();
-    let sampled: HashSet<&Function> = of_sample.iter().flatten().collect();
-    // A function found in both runs, else its file's unshared code.
-    let key = |f: &Function| match ran.contains(f) && sampled.contains(f) {
-        true => f.clone(),
-        false => Function {
-            module: f.module.clone(),
-            name: String::new(),
-        },
-    };
-    let mut total: HashMap<Function, u64> = HashMap::new();
-    (per.iter().flatten()).for_each(|(f, n)| *total.entry(key(f)).or_default() += n);
-    let mut samples: HashMap<Function, u64> = HashMap::new();
-    let mut times = Vec::new();
-    for ((t, _), f) in timed.iter().zip(of_sample) {
-        if let Some(k) = f.as_ref().map(key).filter(|k| total.contains_key(k)) {
-            *samples.entry(k).or_default() += 1;
-            times.push(*t);
-        }
-    }
-    let all: u64 = total.values().sum();
-    let (mut done, mut ran) = (0.0, 0u64);
-    let mut ends: Vec<f64> = per
-        .iter()
-        .map(|w| {
-            ran += w.values().sum::<u64>();
-            for (f, n) in w {
-                let k = key(f);
-                let m = samples.get(&k).copied().unwrap_or(0) as f64;
-                done += *n as f64 / total[&k] as f64 * m;
-            }
-            match times.is_empty() {
-                true => seconds * ran as f64 / all.max(1) as f64,
-                false => at(&times, done).min(seconds),
-            }
-        })
-        .collect();
-    if let Some(last) = ends.last_mut() {
-        *last = seconds;
-    }
-    ends
-}
-
-/// The time by which `done` samples of `times` had been taken: 0 before
-/// the first, between two stamps in proportion.
-fn at(times: &[f64], done: f64) -> f64 {
-    let k = done.floor() as usize;
-    let before = if k == 0 {
-        0.0
-    } else {
-        times[(k - 1).min(times.len() - 1)]
-    };
-    match times.get(k) {
-        Some(&next) => before + (next - before) * (done - k as f64),
-        None => before,
-    }
 }
 
 /// The windows shown: `n` equal spans of the run, each with the W and Q of
@@ -363,20 +297,6 @@ mod tests {
         }
     }
 
-    fn g(module: &str) -> Function {
-        Function {
-            module: module.into(),
-            name: "x".into(),
-        }
-    }
-
-    fn f(name: &str) -> Function {
-        Function {
-            module: "/bin/app".into(),
-            name: name.into(),
-        }
-    }
-
     #[test]
     fn the_pmus_windows_are_its_event_samples_in_time() {
         let zen3 = (crate::profile::pmu::families().into_iter())
@@ -419,55 +339,6 @@ mod tests {
         let p = phases(&spans);
         assert_eq!(p, vec![0..20, 20..50], "{spans:?}");
         assert_eq!(spans[0].functions[0].1, 4, "four time samples a span");
-    }
-
-    #[test]
-    fn a_window_ends_when_its_functions_native_samples_do() {
-        let (a, b) = (f("a"), f("b"));
-        // a ran 100 instructions then b 100 then a 100; natively a's samples
-        // at 1..=4 s and 9..=12 s, b's at 5..=8 s (half as fast, per
-        // instruction, as a).
-        let per = vec![
-            HashMap::from([(a.clone(), 100)]),
-            HashMap::from([(b.clone(), 100)]),
-            HashMap::from([(a.clone(), 100)]),
-        ];
-        let mut timed = Vec::new();
-        let mut of = Vec::new();
-        for k in 1..=12 {
-            timed.push((k as f64, (String::new(), 0)));
-            of.push(Some(if (5..=8).contains(&k) {
-                b.clone()
-            } else {
-                a.clone()
-            }));
-        }
-        let ends = native_ends(&per, &timed, &of, 12.5);
-        assert_eq!(ends, vec![4.0, 8.0, 12.5]);
-        // The emulated run took its own path in a's second call (c in place
-        // of d natively, in a's file): the file's unshared code, matched in
-        // order.
-        let mut per = per;
-        per[2] = HashMap::from([(f("c"), 40)]);
-        of[8..12].iter_mut().for_each(|x| *x = Some(f("d")));
-        let ends = native_ends(&per, &timed, &of, 12.5);
-        assert_eq!(ends, vec![4.0, 8.0, 12.5]);
-        // Code of another file at the start, run natively unsampled (cold),
-        // and a sample in a file the emulated run never ran: neither moves
-        // the times.
-        per.insert(0, HashMap::from([(g("ld.so"), 10)]));
-        timed.insert(4, (4.5, (String::new(), 0)));
-        of.insert(4, Some(g("vdso")));
-        let ends = native_ends(&per, &timed, &of, 12.5);
-        assert_eq!(ends[..3], [0.0, 4.0, 8.0]);
-        // Not sampled: time follows instructions.
-        assert_eq!(
-            native_ends(&per, &[], &[], 1.5),
-            vec![0.06, 0.66, 1.26, 1.5]
-        );
-        assert_eq!(at(&[1.0, 2.0], 0.5), 0.5);
-        assert_eq!(at(&[1.0, 2.0], 1.5), 1.5);
-        assert_eq!(at(&[1.0, 2.0], 5.0), 2.0);
     }
 
     #[test]
