@@ -6,7 +6,9 @@
    phases, few blocks), gzip of 30 MB (branchy code, many small blocks) and the numpy script of
    tests/programs/numpy_phases.py (the interpreter and numpy: the most blocks a snapshot walks).
 2. Boundaries: phases.c prints when each of its phases began; `--timeline`'s phase boundaries
-   against them, as a share of the run (target: 5 %), the median of RUNS runs.
+   against them, as a share of the run (target: 5 %), the median of RUNS runs. The same for the
+   numpy script's steps, and how often each step lies at least half in one phase (the test's
+   rule). Run it again beside two `yes > /dev/null` to see a loaded machine.
 
 Needs gcc, gzip, qemu-user and Debian's python3-numpy (`bash scripts/setup.sh --tests`) and `cargo
 build --release --workspace`. Usage: scripts/bench-timeline.py [--runs N]
@@ -73,6 +75,27 @@ def boundaries(work, exe, runs):
           f"from the program's own stamp (median of {len(errors)}; target 5 %)")
 
 
+def numpy_steps(work, runs):
+    """numpy_phases.py's four stamps (each step's start, then the end) against the nearest phase
+    boundary, as a share of the run; and whether each step lies at least half in one phase (the
+    test's rule)."""
+    script = os.path.join(PROGRAMS, "numpy_phases.py")
+    errors, held = [], 0
+    for _ in range(runs):
+        _, stderr = profile(["--timeline", "--", "/usr/bin/python3", script], work)
+        own = [float(x) for x in re.search(r"^steps (.*)$", stderr, re.M).group(1).split()]
+        pts = yaml.safe_load(open(os.path.join(work, "t.yaml")))["applications"]
+        spans = sorted((p["phase"]["start"], p["phase"]["end"]) for p in pts if p.get("phase"))
+        run = spans[-1][1]
+        cuts = [a for a, _ in spans[1:]]
+        errors.append(max(min(abs(c - t) for c in cuts) for t in own) / run)
+        held += all(max(min(e, b) - max(s, a) for a, b in spans) >= 0.5 * (e - s)
+                    for s, e in zip(own, own[1:]))
+    print(f"boundaries, numpy: the farthest step {100 * statistics.median(errors):.1f} % of the run "
+          f"from a phase boundary (median of {runs}); each step at least half in one phase in "
+          f"{held} of {runs}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
@@ -81,6 +104,7 @@ def main():
         exe = os.path.join(work, "phases")
         subprocess.run(["gcc", "-O2", "-g", "-o", exe, os.path.join(PROGRAMS, "phases.c")], check=True)
         boundaries(work, exe, a.runs)
+        numpy_steps(work, a.runs)
         cost(work, exe, a.runs)
 
 
