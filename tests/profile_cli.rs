@@ -293,3 +293,37 @@ fn a_profiled_program_is_written_as_of_program_in_schema_6() {
     assert_eq!(f.applications[0].counted_by, Some(apps::CountedBy::Manual));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn counts_above_every_roof_are_called_a_counting_error() {
+    let dir = tmpdir("above-roof");
+    // A petaflop in the few milliseconds `true` takes: no CPU does that.
+    let out = carmbench_in(
+        &[
+            "profile",
+            "--flops",
+            "1e15",
+            "--bytes",
+            "1e13",
+            "--results",
+            FIXTURE,
+            "--",
+            "true",
+        ],
+        &dir,
+    );
+    let stdout = success(&out);
+    assert!(
+        stdout.contains("  above_roof: ") && stdout.contains("a counting or timing error"),
+        "{stdout}"
+    );
+    let p = &apps::load(&dir.join("apps.yaml")).unwrap().applications[0];
+    let a = &p.advice[0];
+    assert_eq!(a.code, carmbench::results::advice::Code::AboveRoof, "{p:?}");
+    assert!(a.share > 1.0, "{a:?}");
+    assert!(
+        p.advice
+            .iter()
+            .all(|x| x.code != carmbench::results::advice::Code::Bound)
+    );
+}

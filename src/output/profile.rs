@@ -4,6 +4,7 @@
 
 use crate::profile::sample::FEW_SAMPLES;
 use crate::results::Document;
+use crate::results::advice::{self, Code};
 use crate::results::apps::{AppPoint, RanOnly};
 use crate::results::placement::{self, bounding, dots};
 use std::fmt::Write;
@@ -187,6 +188,9 @@ pub fn placements(points: &[AppPoint], results: Option<&Document>, results_path:
             let _ = writeln!(out, "{}", placed(doc, p));
             if let Some(v) = traffic(doc, p) {
                 let _ = writeln!(out, "{v}");
+            }
+            for a in p.advice.iter().filter(|a| a.code != Code::Bound) {
+                let _ = writeln!(out, "  {}: {}", a.name(), advice::words(a));
             }
             if let Some(v) = spread_line(p) {
                 let _ = writeln!(out, "{v}");

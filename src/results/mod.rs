@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 pub use sweep::{SweepKey, SweepSummary};
 
+pub mod advice;
 pub mod apps;
 pub mod check;
 pub mod cores;

@@ -246,6 +246,8 @@ pub(super) struct PointFile {
     phase: Option<PhaseInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     spread: Option<Spread>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    advice: Vec<super::advice::Advice>,
 }
 
 impl TryFrom<PointFile> for AppPoint {
@@ -279,6 +281,7 @@ impl TryFrom<PointFile> for AppPoint {
             traffic: f.traffic,
             emulated_cpu: f.emulated_cpu,
             spread: f.spread,
+            advice: f.advice,
         })
     }
 }
@@ -309,6 +312,7 @@ impl From<AppPoint> for PointFile {
             kernel: parts.kernel,
             phase: parts.phase,
             spread: p.spread,
+            advice: p.advice,
         }
     }
 }

@@ -10,8 +10,9 @@ use std::path::Path;
 /// twin build counted in its place, 3 the points of a program's functions;
 /// 3 also holds the precision of a point's work; 5 an MPI program's ranks;
 /// 6 what each point is (`of:`); 7 GPU kernels (`of: kernel`); 8 a run's
-/// phases in time (`of: phase`). Files of schemas 1 to 7 are still read.
-pub const APPS_SCHEMA: u32 = 8;
+/// phases in time (`of: phase`); 9 each point's advice (`advice:`). Files of
+/// schemas 1 to 8 are still read.
+pub const APPS_SCHEMA: u32 = 9;
 
 /// One application point: a program, or a region, function, loop or
 /// rank of one ([`Of`]).
@@ -69,6 +70,10 @@ pub struct AppPoint {
     /// A function's or region's time over the ranks of an MPI program.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<Spread>,
+    /// What to do next: the bound, the reasons the counts give, the run's
+    /// own quality ([`crate::results::advice`]), as `profile` found them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub advice: Vec<advice::Advice>,
 }
 
 /// The CPU an emulated program was shown: the host's identity, and the
@@ -293,6 +298,7 @@ impl AppPoint {
             precision: None,
             emulated_cpu: None,
             spread: None,
+            advice: Vec::new(),
         }
     }
 
@@ -398,6 +404,7 @@ pub fn parse(text: &str, doc: &str) -> Result<AppsFile> {
 }
 
 /// How to mend an apps file.
+pub mod advice;
 mod check;
 /// A GPU kernel's point.
 mod kernel_info;
