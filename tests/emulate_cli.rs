@@ -55,6 +55,10 @@ use attack2::*;
 mod timeline;
 use timeline::*;
 
+#[path = "emulate/advice.rs"]
+mod advice;
+use advice::*;
+
 use carmbench::profile::emulator::Emulator;
 use carmbench::results::apps;
 use carmbench_counts::Counts;
@@ -492,6 +496,8 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Sampling) three_phases_are_found_with_their_work_and_native_boundaries,
         (Part::Qemu, Part::Sampling, Part::Numpy) numpy_phases_follow_the_scripts_steps,
         (Part::Qemu, Part::Mpi, Part::Sampling) each_rank_of_an_mpi_job_has_its_own_phases,
+        (Part::Qemu, Part::Sampling) a_scalar_loop_is_told_the_vector_width_and_an_unfused_one_fma,
+        (Part::Qemu, Part::Sampling) a_dram_triad_is_memory_bound_and_a_brief_run_is_said,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

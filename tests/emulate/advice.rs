@@ -1,0 +1,99 @@
+//! `profile`'s advice on programs of known instruction mix: a scalar loop,
+//! the same vectorised without FMA, a DRAM triad, a run too short for its
+//! samples (tests/programs/advice.c).
+
+use super::*;
+use carmbench::results::advice::{Advice, Code};
+
+const ADVICE: &str = include_str!("../programs/advice.c");
+
+/// Emerald Rapids' roofs: AVX-512 (8 doubles), FMA twice the rate of adds
+/// and multiplies.
+const EMR: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/emr-xeon-2core.yaml"
+);
+
+/// The program's point's advice after `profile --results <results>` of
+/// `args`, with `more` flags.
+fn advice_of(dir: &Path, results: &str, more: &[&str], args: &[&str]) -> (Vec<Advice>, String) {
+    let mut flags = vec!["--results", results];
+    flags.extend(more);
+    let out = emulated_profile(dir, "apps.yaml", &flags, args)
+        .output()
+        .unwrap();
+    let stdout = success(&out);
+    let points = apps::load(&dir.join("apps.yaml")).unwrap().applications;
+    let name = args[0].trim_start_matches("./");
+    let p = (points.into_iter())
+        .find(|p| p.name == name && p.function().is_none())
+        .unwrap();
+    (p.advice, stdout)
+}
+
+fn find(a: &[Advice], code: Code) -> Option<&Advice> {
+    a.iter().find(|x| x.code == code)
+}
+
+/// `-O2 -fno-tree-vectorize`: scalar, unfused: scalar_fp with a gain of
+/// the vector width (AVX-512's 8 doubles) and no_fma; vectorised for AVX2
+/// without FMA: no_fma near 2, and scalar_fp the 2 of 256 bits against 512.
+/// Each in words in `profile`'s output.
+pub fn a_scalar_loop_is_told_the_vector_width_and_an_unfused_one_fma() {
+    let dir = tmpdir("advice-compute");
+    let scalar = ["-O2", "-g", "-fno-tree-vectorize"];
+    gcc(&dir, "scalar", ADVICE, &scalar);
+    gcc(&dir, "avx2", ADVICE, &["-O3", "-g", "-mavx2", "-mno-fma"]);
+    let (a, stdout) = advice_of(&dir, EMR, &[], &["./scalar", "poly", "512", "3000"]);
+    assert_eq!(a[0].code, Code::Bound, "{a:?}");
+    let s = find(&a, Code::ScalarFp).unwrap_or_else(|| panic!("{a:?}"));
+    assert!(
+        s.share > 0.99 && (s.gain.unwrap() - 8.0).abs() < 0.05,
+        "{a:?}"
+    );
+    let f = find(&a, Code::NoFma).unwrap_or_else(|| panic!("{a:?}"));
+    assert!(
+        f.share > 0.99 && (1.8..=2.2).contains(&f.gain.unwrap()),
+        "{a:?}"
+    );
+    assert!(find(&a, Code::MemoryBound).is_none(), "AI 16: {a:?}");
+    assert!(
+        stdout.contains("  scalar_fp: 100% of its FP work"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("  no_fma: 100% of its flops"), "{stdout}");
+    let (a, _) = advice_of(&dir, EMR, &[], &["./avx2", "poly", "512", "8000"]);
+    let f = find(&a, Code::NoFma).unwrap_or_else(|| panic!("{a:?}"));
+    assert!((1.8..=2.2).contains(&f.gain.unwrap()), "{a:?}");
+    let s = find(&a, Code::ScalarFp).unwrap_or_else(|| panic!("{a:?}"));
+    assert!(
+        (s.gain.unwrap() - 2.0).abs() < 0.05,
+        "256 bits of 512: {a:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A triad over six times the results' L3, its caches simulated: bound
+/// at DRAM, and no compute advice (wider or fused, it would wait as long);
+/// a run of about 20 ms: the short-run note.
+pub fn a_dram_triad_is_memory_bound_and_a_brief_run_is_said() {
+    let dir = tmpdir("advice-memory");
+    gcc(&dir, "advice", ADVICE, &["-O2", "-g"]);
+    let l3 = (fixture().machine.topology.caches.iter())
+        .find(|c| c.depth == 3)
+        .unwrap()
+        .size_bytes;
+    let n = (l3 / 4).to_string();
+    let traffic = ["--traffic"];
+    let (a, stdout) = advice_of(&dir, FIXTURE, &traffic, &["./advice", "triad", &n, "2"]);
+    let m = find(&a, Code::MemoryBound).unwrap_or_else(|| panic!("{a:?}"));
+    assert!(m.roof.as_deref().unwrap().starts_with("DRAM "), "{a:?}");
+    assert!(find(&a, Code::ScalarFp).is_none(), "{a:?}");
+    assert!(find(&a, Code::NoFma).is_none(), "{a:?}");
+    assert!(stdout.contains("  memory_bound: memory-bound:"), "{stdout}");
+    let (a, stdout) = advice_of(&dir, EMR, &[], &["./advice", "poly", "512", "200"]);
+    let s = find(&a, Code::ShortRun).unwrap_or_else(|| panic!("{a:?}"));
+    assert!(s.share < 1.0, "{a:?}");
+    assert!(stdout.contains("  short_run: its CPU time is"), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
