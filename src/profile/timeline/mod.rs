@@ -53,6 +53,19 @@ pub struct Span {
 }
 
 impl Span {
+    /// A span of `flops` and `bytes` from `start` to `end`, its work and
+    /// functions not kept (a phase's sum, a test's window).
+    fn bare(start: f64, end: f64, flops: f64, bytes: f64) -> Span {
+        Span {
+            start,
+            end,
+            work: Work::default(),
+            flops,
+            bytes,
+            functions: Vec::new(),
+        }
+    }
+
     fn ai(&self) -> f64 {
         self.flops / self.bytes.max(1.0)
     }
@@ -286,17 +299,6 @@ fn hottest(weights: impl Iterator<Item = (Function, u64)>) -> Vec<Share> {
 mod tests {
     use super::*;
 
-    fn span(start: f64, end: f64, flops: f64, bytes: f64) -> Span {
-        Span {
-            start,
-            end,
-            work: Work::default(),
-            flops,
-            bytes,
-            functions: Vec::new(),
-        }
-    }
-
     #[test]
     fn the_pmus_windows_are_its_event_samples_in_time() {
         let zen3 = (crate::profile::pmu::families().into_iter())
@@ -343,7 +345,10 @@ mod tests {
 
     #[test]
     fn shown_windows_share_a_span_by_its_overlap_and_keep_the_whole() {
-        let spans = vec![span(0.0, 0.15, 30.0, 3.0), span(0.15, 0.4, 50.0, 0.0)];
+        let spans = vec![
+            Span::bare(0.0, 0.15, 30.0, 3.0),
+            Span::bare(0.15, 0.4, 50.0, 0.0),
+        ];
         let w = shown(&spans, 4, 0.4);
         assert_eq!(w.len(), 4);
         assert!((w[0][1] - 20.0).abs() < 1e-9 && (w[1][1] - 10.0 - 10.0).abs() < 1e-9);

@@ -3,7 +3,6 @@
 //! module's).
 
 use super::Span;
-use crate::profile::work::Work;
 
 /// Two windows are alike in intensity within this factor.
 pub const AI_FACTOR: f64 = 2.0;
@@ -124,14 +123,12 @@ fn duration(spans: &[Span], r: &std::ops::Range<usize>) -> f64 {
 
 /// Spans as one (their W, Q and time; no functions).
 fn sum(spans: &[Span]) -> Span {
-    Span {
-        start: spans.first().map_or(0.0, |s| s.start),
-        end: spans.last().map_or(0.0, |s| s.end),
-        work: Work::default(),
-        flops: spans.iter().map(|s| s.flops).sum(),
-        bytes: spans.iter().map(|s| s.bytes).sum(),
-        functions: Vec::new(),
-    }
+    Span::bare(
+        spans.first().map_or(0.0, |s| s.start),
+        spans.last().map_or(0.0, |s| s.end),
+        spans.iter().map(|s| s.flops).sum(),
+        spans.iter().map(|s| s.bytes).sum(),
+    )
 }
 
 /// How far apart `a` and `b` are: (intensity, rate), each the log2 of their
@@ -171,35 +168,28 @@ fn distance(a: &Span, b: &Span) -> f64 {
 mod tests {
     use super::*;
 
-    fn span(start: f64, end: f64, flops: f64, bytes: f64) -> Span {
-        Span {
-            start,
-            end,
-            work: Work::default(),
-            flops,
-            bytes,
-            functions: Vec::new(),
-        }
+    /// Windows of 10 ms in turn: for each (count, flops, bytes), that many
+    /// windows of that W and Q.
+    fn windows(parts: &[(usize, f64, f64)]) -> Vec<Span> {
+        let each = parts
+            .iter()
+            .flat_map(|&(n, w, q)| std::iter::repeat_n((w, q), n));
+        (each.enumerate())
+            .map(|(k, (w, q))| Span::bare(k as f64 * 0.01, (k + 1) as f64 * 0.01, w, q))
+            .collect()
     }
 
     #[test]
     fn compute_then_stream_then_compute_is_three_phases_and_a_blip_is_merged() {
-        let mut spans = Vec::new();
-        let mut t = 0.0;
         // Compute (AI 8), a window across the boundary (the compute's last
         // flops and the stream's first bytes: AI 1.3), a stream (AI 1/12),
         // compute again.
-        for (n, flops, bytes) in [
+        let spans = windows(&[
             (30, 17e6, 2.1e6),
             (1, 2.5e6, 1.9e6),
             (40, 6e6, 72e6),
             (30, 17e6, 2.1e6),
-        ] {
-            for _ in 0..n {
-                spans.push(span(t, t + 0.01, flops, bytes));
-                t += 0.01;
-            }
-        }
+        ]);
         let p = phases(&spans);
         // The mixed window joins the stream, whose intensity it changes
         // least (0.8 %, where the compute's by 2.4 %), though its own is
@@ -214,14 +204,7 @@ mod tests {
     fn a_window_joined_to_the_phase_before_goes_where_it_changes_least() {
         // A at AI 1, a window at AI 2 (alike enough to join A), B at AI 4
         // with eight times A's flops: in B it moves B's intensity least.
-        let mut spans = Vec::new();
-        let mut t = 0.0;
-        for (n, flops, bytes) in [(10, 1e6, 1e6), (1, 1e6, 5e5), (10, 8e6, 2e6)] {
-            for _ in 0..n {
-                spans.push(span(t, t + 0.01, flops, bytes));
-                t += 0.01;
-            }
-        }
+        let spans = windows(&[(10, 1e6, 1e6), (1, 1e6, 5e5), (10, 8e6, 2e6)]);
         assert_eq!(phases(&spans), vec![0..10, 10..21]);
     }
 
@@ -229,15 +212,12 @@ mod tests {
     fn a_slow_first_pass_at_the_same_intensity_is_not_a_phase_of_its_own() {
         // Compute, then a triad whose first pass (page faults) runs at a
         // tenth of the rate for 8 % of the run, then compute.
-        let mut spans = Vec::new();
-        let mut t = 0.0;
-        for (n, flops) in [(30, 4e6), (8, 1e5), (32, 1e6), (30, 4e6)] {
-            let bytes = if flops == 4e6 { 1e6 } else { flops * 12.0 };
-            for _ in 0..n {
-                spans.push(span(t, t + 0.01, flops, bytes));
-                t += 0.01;
-            }
-        }
+        let spans = windows(&[
+            (30, 4e6, 1e6),
+            (8, 1e5, 1.2e6),
+            (32, 1e6, 1.2e7),
+            (30, 4e6, 1e6),
+        ]);
         assert_eq!(phases(&spans), vec![0..30, 30..70, 70..100]);
         // As long as the rest of the triad, it is a phase of its own.
         let mut long = spans[..38].to_vec();
@@ -253,14 +233,7 @@ mod tests {
     fn work_without_flops_is_one_phase_while_its_byte_rate_holds() {
         // A sort (no flops; bytes at one rate, then a third as fast), then
         // element-wise FP work.
-        let mut spans = Vec::new();
-        let mut t = 0.0;
-        for (n, flops, bytes) in [(20, 0.0, 3e6), (20, 2.0, 1e6), (20, 5e5, 1e7)] {
-            for _ in 0..n {
-                spans.push(span(t, t + 0.01, flops, bytes));
-                t += 0.01;
-            }
-        }
+        let mut spans = windows(&[(20, 0.0, 3e6), (20, 2.0, 1e6), (20, 5e5, 1e7)]);
         assert_eq!(phases(&spans), vec![0..40, 40..60]);
         // Ten times slower bytes: another phase.
         spans[20..40].iter_mut().for_each(|s| s.bytes = 3e5);
