@@ -187,7 +187,7 @@ fn best_match(
     // Code without a symbol is named by its file and address: alike by
     // its file only.
     let alike = |a: &str, b: &str| {
-        if a.contains("+0x") || b.contains("+0x") {
+        if crate::results::apps::is_unnamed(a) || crate::results::apps::is_unnamed(b) {
             return None;
         }
         alike_names(a, b)

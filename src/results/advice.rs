@@ -8,9 +8,11 @@
 use super::Document;
 pub use super::apps::advice::{Advice, Code};
 use super::apps::{AppPoint, Of};
-use super::placement::{bounding, dots, placement};
+use super::placement::{bounding, dots, level_roofs, peak_label, placement};
 use super::view::View;
 use crate::kernels::Op;
+use crate::machine::Level;
+use crate::machine::isa::Isa;
 
 /// Each point's advice under `doc`'s roofs, replacing any it had.
 pub fn advise_all(doc: &Document, points: &mut [AppPoint]) {
@@ -78,8 +80,8 @@ struct Roofs {
     levels: Vec<(String, f64)>,
     /// (label, GFLOP/s, op) of the compute roofs of the point's precision.
     peaks: Vec<(String, f64, Option<Op>)>,
-    /// The widest vector's bytes.
-    widest: u32,
+    /// The widest ISA measured.
+    widest: Isa,
     ai: f64,
 }
 
@@ -122,13 +124,11 @@ pub fn advise(doc: &Document, p: &AppPoint) -> Vec<Advice> {
     };
     let scale = place.nodes as f64;
     let roofs = Roofs {
-        levels: (v.bandwidth.iter())
-            .map(|r| (format!("{} roof", r.label()), scale * r.value()))
-            .collect(),
+        levels: level_roofs(&v, scale),
         peaks: (v.compute.iter())
-            .map(|r| (format!("{} peak", r.label()), scale * r.value(), r.op))
+            .map(|r| (peak_label(r), scale * r.value(), r.op))
             .collect(),
-        widest: v.isa.width_bytes(),
+        widest: v.isa,
         ai: p.ai(),
     };
     let perf = p.gflop_per_s();
@@ -140,12 +140,27 @@ pub fn advise(doc: &Document, p: &AppPoint) -> Vec<Advice> {
         out.insert(0, advice(Code::AboveRoof, perf / top, None, None));
         return out;
     };
-    // The memory roof bounding the point: None when a peak does.
+    // The memory roof bounding the point (None when a peak does), and with
+    // simulated caches the level whose dot is nearest its roof.
     let under = (roofs.levels.iter()).find(|l| l.0 == label).map(|l| l.1);
-    let cap = cap(p, doc, under.map(|b| b * roofs.ai));
-    let mut reasons = vec![advice(Code::Bound, perf / at, Some(at / perf), Some(label))];
-    if let Some(bw) = under {
-        reasons.push(memory(p, doc, &roofs, perf, bw));
+    let dots = dots(p, Some(doc));
+    let level = bounding(p, &dots).and_then(|(l, share)| {
+        let dot = dots.iter().find(|d| d.level == l)?;
+        Some((l, share, dot.roof))
+    });
+    // What fixing its arithmetic gains stops at its memory: that level's
+    // roof at its own intensity, else the memory roof right above it.
+    let cap = (level.and_then(|l| l.2))
+        .or(under.map(|b| b * roofs.ai))
+        .unwrap_or(f64::INFINITY);
+    let mut reasons = vec![advice(
+        Code::Bound,
+        perf / at,
+        Some(at / perf),
+        Some(label.clone()),
+    )];
+    if under.is_some() {
+        reasons.push(memory(&roofs, level.map(|l| (l.0, l.1)), perf / at, label));
     }
     reasons.extend(next_roof(&roofs, at));
     if !p.precision.is_some_and(|q| q.is_integer()) {
@@ -168,36 +183,18 @@ fn advice(code: Code, share: f64, gain: Option<f64>, roof: Option<String>) -> Ad
 }
 
 /// Memory-bound: the level whose dot is nearest its roof when the caches
-/// were simulated, else the CARM's bounding level.
-fn memory(p: &AppPoint, doc: &Document, roofs: &Roofs, perf: f64, bw: f64) -> Advice {
-    let dots = dots(p, Some(doc));
-    match bounding(p, &dots) {
+/// were simulated (`level`, with its share of its roof), else the CARM's
+/// bounding roof (`label`, `share` of it).
+fn memory(roofs: &Roofs, level: Option<(Level, f64)>, share: f64, label: String) -> Advice {
+    match level {
         Some((level, share)) => {
             let label = (roofs.levels.iter())
                 .find(|l| l.0.starts_with(&format!("{level} ")))
                 .map_or(format!("{level} roof"), |l| l.0.clone());
             advice(Code::MemoryBound, share, None, Some(label))
         }
-        None => {
-            let label = (roofs.levels.iter())
-                .find(|l| l.1 == bw)
-                .map(|l| l.0.clone());
-            advice(Code::MemoryBound, perf / (bw * roofs.ai), None, label)
-        }
+        None => advice(Code::MemoryBound, share, None, Some(label)),
     }
-}
-
-/// The most its memory lets the point reach, GFLOP/s, whatever its
-/// arithmetic: its bounding level's roof at that level's intensity when its
-/// caches were simulated, else the memory roof right above it (`roof`,
-/// none when a peak bounds it). What fixing its arithmetic gains stops
-/// there.
-fn cap(p: &AppPoint, doc: &Document, roof: Option<f64>) -> f64 {
-    let dots = dots(p, Some(doc));
-    let traffic = bounding(p, &dots)
-        .and_then(|(level, _)| dots.iter().find(|d| d.level == level))
-        .and_then(|d| d.roof);
-    traffic.or(roof).unwrap_or(f64::INFINITY)
 }
 
 /// The next roof above the bound at the point's intensity: a faster
@@ -226,16 +223,18 @@ fn next_roof(roofs: &Roofs, at: f64) -> Option<Advice> {
 /// more lanes).
 fn scalar_fp(p: &AppPoint, roofs: &Roofs, cap: f64) -> Option<Advice> {
     let m = p.mix.as_ref()?;
+    use crate::kernels::Precision;
     let element = match m.sp_flops > m.dp_flops {
-        true => 4.0,
-        false => 8.0,
+        true => f64::from(Precision::Sp.bytes()),
+        false => f64::from(Precision::Dp.bytes()),
     };
-    let widest = (f64::from(roofs.widest) / element).max(1.0);
+    let lanes = |isa: Isa| f64::from(isa.width_bytes()) / element;
+    let widest = lanes(roofs.widest).max(1.0);
     let widths = [
         (m.fp_scalar, 1.0),
-        (m.fp_128, 16.0 / element),
-        (m.fp_256, 32.0 / element),
-        (m.fp_512, 64.0 / element),
+        (m.fp_128, lanes(Isa::Sse)),
+        (m.fp_256, lanes(Isa::Avx2)),
+        (m.fp_512, lanes(Isa::Avx512)),
     ];
     let instructions: f64 = widths.iter().map(|w| w.0).sum();
     let elements: f64 = widths.iter().map(|w| w.0 * w.1).sum();
@@ -246,9 +245,9 @@ fn scalar_fp(p: &AppPoint, roofs: &Roofs, cap: f64) -> Option<Advice> {
         .filter(|w| w.1 < widest)
         .map(|w| w.0 * w.1)
         .sum();
-    let lanes = elements / instructions;
+    let mean = elements / instructions;
     let (_, top) = roofs.top()?;
-    let gain = top.min(cap) / (top * lanes / widest).min(cap);
+    let gain = top.min(cap) / (top * mean / widest).min(cap);
     (narrow / elements >= MIN_SHARE && gain >= MIN_GAIN)
         .then(|| advice(Code::ScalarFp, narrow / elements, Some(gain), None))
 }
@@ -296,7 +295,7 @@ fn quality(p: &AppPoint) -> Vec<Advice> {
     if p.seconds > 0.0 && cpu < SHORT_SECONDS && !matches!(p.of, Of::Region) {
         out.push(advice(Code::ShortRun, cpu / SHORT_SECONDS, None, None));
     }
-    if p.function().is_some() && p.name.contains("+0x") {
+    if p.function().is_some() && super::apps::is_unnamed(&p.name) {
         out.push(advice(Code::NoSymbols, 1.0, None, None));
     }
     out

@@ -69,21 +69,9 @@ pub fn placement(doc: &Document, p: &AppPoint, threads: usize) -> Option<Placeme
     let t = roof_threads(doc, threads)?;
     let scale = nodes as f64;
     let v = View::of_precision(doc, t, p.precision)?;
-    let levels: Vec<(String, f64)> = v
-        .bandwidth
-        .iter()
-        .map(|r| (format!("{} roof", r.label()), scale * r.value()))
-        .collect();
-    let peaks: Vec<(String, f64)> = v
-        .default_compute()
-        .iter()
-        .map(|r| match r.precision {
-            // The general registers' integer roofs beside a vector ISA's.
-            Some(crate::kernels::Precision::Int) => {
-                (format!("{} {} peak", r.label(), r.isa), scale * r.value())
-            }
-            _ => (format!("{} peak", r.label()), scale * r.value()),
-        })
+    let levels = level_roofs(&v, scale);
+    let peaks: Vec<(String, f64)> = (v.default_compute().iter())
+        .map(|r| (peak_label(r), scale * r.value()))
         .collect();
     Some(Placement {
         threads: t,
@@ -91,6 +79,22 @@ pub fn placement(doc: &Document, p: &AppPoint, threads: usize) -> Option<Placeme
         unmeasured: (t != threads).then_some(threads),
         roof: crate::roofline::tightest_roof(p.ai(), p.gflop_per_s(), &levels, &peaks),
     })
+}
+
+/// The memory roofs of `v`, each (label, GB/s × `scale`), fastest first.
+pub fn level_roofs(v: &View, scale: f64) -> Vec<(String, f64)> {
+    (v.bandwidth.iter())
+        .map(|r| (format!("{} roof", r.label()), scale * r.value()))
+        .collect()
+}
+
+/// A compute roof's label ("fma dp peak"; the general registers' integer
+/// roofs beside a vector ISA's name their ISA).
+pub fn peak_label(r: &super::Roof) -> String {
+    match r.precision {
+        Some(crate::kernels::Precision::Int) => format!("{} {} peak", r.label(), r.isa),
+        _ => format!("{} peak", r.label()),
+    }
 }
 
 /// One level's dot of a point whose caches were simulated.

@@ -364,6 +364,12 @@ impl AppPoint {
     }
 }
 
+/// Whether a function's name is its file and the offset of its start
+/// (`file+0xADDR`): code without a symbol, as `profile` names it.
+pub fn is_unnamed(name: &str) -> bool {
+    name.contains("+0x")
+}
+
 /// An apps file.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
