@@ -38,6 +38,7 @@ const PROFILE_LAYERS: &[&[&str]] = &[
         "symbols",
         "command",
         "mask",
+        "cpu_use",
         "tree",
         "signals",
         "stderr",

@@ -327,3 +327,66 @@ fn counts_above_every_roof_are_called_a_counting_error() {
             .all(|x| x.code != carmbench::results::advice::Code::Bound)
     );
 }
+
+/// The first CPU this process may run on.
+fn a_cpu_of_ours() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let list = (status.lines())
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap();
+    let first = list.trim().split([',', '-']).next().unwrap();
+    first.to_string()
+}
+
+#[test]
+fn a_run_that_mostly_slept_or_shared_its_core_is_told_so() {
+    use carmbench::results::advice::Code;
+    let dir = tmpdir("run-quality");
+    let profile = |name: &str, cmd: &[&str]| {
+        let mut args = vec![
+            "profile",
+            "--flops",
+            "1e9",
+            "--bytes",
+            "1e9",
+            "--results",
+            FIXTURE,
+            "--name",
+            name,
+            "--",
+        ];
+        args.extend(cmd);
+        let out = carmbench_in(&args, &dir);
+        let stdout = success(&out);
+        let all = apps::load(&dir.join("apps.yaml")).unwrap().applications;
+        let p = all.into_iter().find(|p| p.name == name).unwrap();
+        (stdout, p)
+    };
+    // Asleep 0.4 s: it ran almost none of its wall time.
+    let (stdout, p) = profile("sleeper", &["sleep", "0.4"]);
+    let n = p.native.expect("the native run's CPU time");
+    assert!(n.cpu_seconds < 0.1, "{n:?}");
+    let w = p.advice.iter().find(|a| a.code == Code::MostlyWaited);
+    assert!(w.is_some_and(|w| w.share > 0.7), "{:?}", p.advice);
+    assert!(stdout.contains("  mostly_waited: it ran "), "{stdout}");
+    // Two busy loops on one CPU: each waits for it about half the time.
+    let busy = "awk 'BEGIN{for(i=0;i<2e7;i++)s+=i}'";
+    let both = format!(
+        "taskset -c {c} sh -c \"{busy}\" & taskset -c {c} sh -c \"{busy}\"; wait",
+        c = a_cpu_of_ours()
+    );
+    let (stdout, p) = profile("crowded", &["sh", "-c", &both]);
+    let n = p.native.expect("the native run's CPU time");
+    assert!(n.waited_seconds > 0.1 * n.cpu_seconds, "{n:?}");
+    let s = p.advice.iter().find(|a| a.code == Code::SharedCores);
+    assert!(
+        s.is_some_and(|s| s.share > 0.2 && s.gain.unwrap() > 1.2),
+        "{:?}",
+        p.advice
+    );
+    assert!(
+        stdout.contains("  shared_cores: its threads waited"),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

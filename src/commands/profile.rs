@@ -31,9 +31,7 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
     let checked = profiled.check(&plan);
     say(&profiled.warnings[before..]);
     checked?;
-    if let Some(doc) = plan.results.as_ref() {
-        crate::results::advice::advise_all(doc, &mut profiled.points);
-    }
+    crate::results::advice::advise_all(plan.results.as_ref(), &mut profiled.points);
     apps::add_points(&plan.out, profiled.points.clone())?;
     if let Some(n) = &profiled.note {
         println!("{n}");

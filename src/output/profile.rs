@@ -189,9 +189,7 @@ pub fn placements(points: &[AppPoint], results: Option<&Document>, results_path:
             if let Some(v) = traffic(doc, p) {
                 let _ = writeln!(out, "{v}");
             }
-            for a in p.advice.iter().filter(|a| a.code != Code::Bound) {
-                let _ = writeln!(out, "  {}: {}", a.name(), advice::words(a));
-            }
+            out += &advice_lines(p, "  ");
             if let Some(v) = spread_line(p) {
                 let _ = writeln!(out, "{v}");
             }
@@ -199,6 +197,7 @@ pub fn placements(points: &[AppPoint], results: Option<&Document>, results_path:
         None => {
             programs.for_each(|p| {
                 let _ = writeln!(out, "{}", unplaced(p));
+                out += &advice_lines(p, "  ");
             });
             let _ = writeln!(
                 out,
@@ -208,6 +207,15 @@ pub fn placements(points: &[AppPoint], results: Option<&Document>, results_path:
         }
     }
     out
+}
+
+/// `p`'s advice but its bound (its placement line's), a line each after
+/// `indent`.
+fn advice_lines(p: &AppPoint, indent: &str) -> String {
+    (p.advice.iter())
+        .filter(|a| a.code != Code::Bound)
+        .map(|a| format!("{indent}{}: {}\n", a.name(), advice::words(a)))
+        .collect()
 }
 
 /// The bounding roof of a function point and how close it is, or why it
@@ -256,7 +264,7 @@ pub fn function_table(doc: Option<&Document>, points: &[AppPoint]) -> String {
         true => format!("{v:.3}"),
         false => "-".into(),
     };
-    for p in functions {
+    for p in &functions {
         let Some(f) = p.function() else { continue };
         let _ = writeln!(
             t,
@@ -287,6 +295,16 @@ pub fn function_table(doc: Option<&Document>, points: &[AppPoint]) -> String {
                     )
                 })
         );
+    }
+    let advised: Vec<&&AppPoint> = (functions.iter())
+        .filter(|p| p.advice.iter().any(|a| a.code != Code::Bound))
+        .collect();
+    if !advised.is_empty() {
+        t += "what to do next, by function (each one's bound is in the table):\n";
+    }
+    for p in advised {
+        let _ = writeln!(t, "  {}", p.name);
+        t += &advice_lines(p, "    ");
     }
     t
 }

@@ -46,6 +46,9 @@ pub struct Measured {
     pub separate_runs: bool,
     /// The CPU the emulated program was shown.
     pub emulated_cpu: Option<EmulatedCpu>,
+    /// How the native run used the CPUs (not for an MPI job: its ranks
+    /// ran apart).
+    pub cpu: Option<crate::results::apps::NativeTime>,
     /// The control flow between the blocks (loops asked for).
     pub flow: Vec<Flow>,
     /// Each rank, for an MPI job (`--mpi`): the rest is their sum.

@@ -30,6 +30,7 @@
 pub mod code_paths;
 pub mod command;
 pub mod counter;
+pub mod cpu_use;
 pub mod emulator;
 pub mod flow_graph;
 pub mod fold;

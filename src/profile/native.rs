@@ -40,6 +40,8 @@ pub struct NativeRun {
     pub left: Vec<Named>,
     /// Its threads that ran at once, typically (0: not seen).
     pub at_once: usize,
+    /// Its CPU time and its wait for a CPU.
+    pub cpu: crate::results::apps::NativeTime,
 }
 
 impl NativeRun {
@@ -99,6 +101,7 @@ pub fn run_status(f: &Found, watch: Watch, stdin: Stdio) -> Result<(ExitStatus, 
     out.seconds = ended.seconds;
     out.left = ended.left;
     out.at_once = ended.at_once;
+    out.cpu = ended.cpu;
     out.regions = regions;
     Ok((ended.status, out))
 }

@@ -13,8 +13,9 @@ use std::process::{Command, ExitStatus};
 /// tenth of a second, at 1-3 % of the run's time (docs/evidence.md).
 pub const PERIOD_NS: u64 = 1_000_000;
 
-/// Samples a function's time rests on below which it is shown as uncertain.
-pub const FEW_SAMPLES: u64 = 50;
+/// Samples a function's time rests on below which it is shown as uncertain
+/// (and told so in its advice).
+pub use crate::results::advice::FEW_SAMPLES;
 
 /// Runs shorter than this get too few samples to share their time out.
 pub const MIN_SECONDS: f64 = 0.01;

@@ -8,6 +8,7 @@
 //! under emulation (they are carmbench's copies). A timeout, or carmbench
 //! being stopped ([`stop_all`]), stops the whole tree.
 
+use super::cpu_use::CpuUse;
 use crate::error::{Error, Result};
 use std::collections::{HashMap, HashSet};
 use std::process::{Command, ExitStatus};
@@ -86,28 +87,42 @@ pub struct Ended {
     /// The threads of the tree that ran at once, typically (0: never seen
     /// running): single-threaded processes started together count each.
     pub at_once: usize,
+    /// Its CPU time, its wait for a CPU and the host's steal.
+    pub cpu: crate::results::apps::NativeTime,
 }
 
 /// The tree's running threads, counted at each look: a thread waiting for
 /// a CPU counts as running (state R), so a loaded machine does not hide
 /// the work that goes on at once.
-#[derive(Default)]
+/// Their wait for a CPU is read at the same looks.
 struct AtOnce {
     seen: Vec<usize>,
+    cpu: CpuUse,
 }
 
 impl AtOnce {
+    /// Before the tree starts.
+    fn start() -> AtOnce {
+        AtOnce {
+            seen: Vec::new(),
+            cpu: CpuUse::start(),
+        }
+    }
+
     fn look(&mut self, procs: &[Proc]) {
         let n: usize = procs.iter().map(running_threads).sum();
         if n > 0 {
             self.seen.push(n);
         }
+        self.cpu.look(procs.iter().map(|p| p.pid));
     }
 
-    /// The median of the looks that saw a thread running, 0 for none.
-    fn typical(mut self) -> usize {
+    /// The median of the looks that saw a thread running, 0 for none; the
+    /// tree's use of the CPUs.
+    fn typical(mut self) -> (usize, crate::results::apps::NativeTime) {
         self.seen.sort_unstable();
-        self.seen.get(self.seen.len() / 2).copied().unwrap_or(0)
+        let n = self.seen.get(self.seen.len() / 2).copied().unwrap_or(0);
+        (n, self.cpu.end())
     }
 }
 
@@ -138,6 +153,7 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
     let tag = new_tag();
     cmd.env(TAG_ENV, &tag);
     super::mask::restore_in(cmd);
+    let mut at_once = AtOnce::start();
     let t0 = Instant::now();
     let mut child = cmd
         .spawn()
@@ -150,7 +166,7 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
         let _ = tx.send((child.wait(), Instant::now()));
     });
     let over = |now: Instant| rules.timeout.is_some_and(|t| now - t0 > t);
-    let (mut at_once, mut next_look) = (AtOnce::default(), t0 + COUNT_EVERY);
+    let mut next_look = t0 + COUNT_EVERY;
     let (status, end) = loop {
         tick();
         if Instant::now() >= next_look {
@@ -176,11 +192,13 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
         Leftovers::Leave => left.iter().map(|p| named(p.pid, &p.name)).collect(),
         Leftovers::Stop => stop_these(&left),
     };
+    let (at_once, cpu) = at_once.typical();
     Ok(Ended {
         status,
         seconds: (last.max(end) - t0).as_secs_f64(),
         left,
-        at_once: at_once.typical(),
+        at_once,
+        cpu,
     })
 }
 

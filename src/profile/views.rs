@@ -55,6 +55,7 @@ pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
     let mut whole = typed.point(of, shown.name.clone(), &m.total, m.seconds, None);
     whole.processes = processes(m, &basis);
     whole.emulated_cpu = m.emulated_cpu.clone();
+    whole.native = m.cpu;
     let program = whole.clone();
     let mut out = vec![whole];
     let brief = shown.functions.and_then(|_| too_brief(&out[0], m));

@@ -93,6 +93,20 @@ fn paired(points: &[AppPoint], stderr: &str, native: &str, emulated: &str, w: f6
     assert_eq!(f.counted_as.as_deref(), Some(emulated));
     assert_eq!(p.flops, w, "{native} counted as {emulated}");
     assert!(p.seconds > 0.0 && p.placeable());
+    // Its advice says so, and gives no vector or FMA advice from the
+    // other kernel's instructions.
+    use carmbench::results::advice::Code;
+    let o = (p.advice.iter()).find(|a| a.code == Code::OtherPath);
+    assert!(
+        o.is_some_and(|o| o.evidence.ran_instead.as_deref() == Some(emulated)),
+        "{:?}",
+        p.advice
+    );
+    assert!(
+        (p.advice.iter()).all(|a| a.code != Code::ScalarFp && a.code != Code::NoFma),
+        "{:?}",
+        p.advice
+    );
     assert!(
         point(points, emulated).is_none(),
         "{emulated} is not a point of its own"

@@ -192,6 +192,7 @@ impl Emulation {
             total: Work::Counted(out.total),
             seconds: run.seconds,
             threads: Some(out.threads.max(run.at_once)),
+            cpu: Some(run.cpu),
             source: match &self.twin {
                 Some(t) => format!(
                     "{}; counted with the twin build {}",

@@ -65,6 +65,7 @@ impl Counter for Manual {
                 measured: Measured {
                     seconds: r.run.seconds,
                     threads: r.run.threads_at_once(),
+                    cpu: Some(r.run.cpu),
                     warnings: left_running(&r.run),
                     ..Measured::default()
                 },
@@ -148,6 +149,7 @@ impl Pmu {
             total: Work::Events(run.events),
             seconds: run.seconds,
             threads,
+            cpu: Some(run.cpu),
             source: "perf".into(),
             warnings,
             method: Method::Pmu {

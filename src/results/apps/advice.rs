@@ -35,6 +35,23 @@ pub enum Code {
     ShortRun,
     /// Code without symbols: named by file and offset (`share` 1).
     NoSymbols,
+    /// Under emulation other code ran in this code's place (the host's
+    /// path needs what QEMU lacks): `share` of the point's native time
+    /// whose W and Q are the other code's (`ran_instead` names it for a
+    /// function); its instruction mix is that code's too.
+    OtherPath,
+    /// Far below the roof above it (`share` of it, under
+    /// [`crate::results::advice::MIN_SHARE`]): neither bandwidth nor the FP
+    /// units limit it, but latency, little work per call, or waiting.
+    FarBelow,
+    /// The native run shared its cores: `share` of its threads' time they
+    /// were ready but waited for a CPU other work held (`steal` the share
+    /// the host took); `gain` its rate were it alone.
+    SharedCores,
+    /// The native run mostly did not run: `share` of its wall time (over
+    /// its threads) it neither ran nor waited for a CPU (I/O, sleep, locks,
+    /// other processes).
+    MostlyWaited,
 }
 
 /// One piece of advice: its code and numbers (see [`Code`]).
@@ -51,6 +68,63 @@ pub struct Advice {
     /// The roof it names, by its chart label.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roof: Option<String>,
+    /// The counts that say it.
+    #[serde(default, skip_serializing_if = "Evidence::is_empty")]
+    pub evidence: Evidence,
+}
+
+/// The counts behind a piece of advice, those its code has.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    /// `scalar_fp`: the FP element operations by the width of their
+    /// instructions, shares.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub widths: Option<Widths>,
+    /// `no_fma`: the share of the flops done by FMA.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fma_share: Option<f64>,
+    /// `memory_bound`: bytes at the bounding level per unit of work (flop,
+    /// or integer op).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_per_op: Option<f64>,
+    /// `memory_bound` with simulated caches: the share of the line
+    /// accesses that missed every level above the bounding one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub misses_per_access: Option<f64>,
+    /// `shared_cores`, `mostly_waited`: CPU time over wall time × threads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_share: Option<f64>,
+    /// `shared_cores`: the share of the machine's CPU time the host took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal: Option<f64>,
+    /// `other_path` of a function: the function that ran in its place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ran_instead: Option<String>,
+    /// `other_path` of a function: the one run it ran in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ran_only: Option<super::RanOnly>,
+}
+
+impl Evidence {
+    /// Nothing in it.
+    pub fn is_empty(&self) -> bool {
+        *self == Evidence::default()
+    }
+}
+
+/// Shares of FP element operations by instruction width.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Widths {
+    /// Scalar.
+    pub scalar: f64,
+    /// 128-bit vectors.
+    pub v128: f64,
+    /// 256-bit vectors.
+    pub v256: f64,
+    /// 512-bit vectors.
+    pub v512: f64,
 }
 
 impl Advice {

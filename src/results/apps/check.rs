@@ -71,16 +71,10 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
         check_mix(&e, m)?;
     }
     if let Some(t) = &a.traffic {
-        for (f, v) in [
-            ("traffic.L2.read", t.l2.read),
-            ("traffic.L2.write", t.l2.write),
-            ("traffic.L3.read", t.l3.read),
-            ("traffic.L3.write", t.l3.write),
-            ("traffic.DRAM.read", t.dram.read),
-            ("traffic.DRAM.write", t.dram.write),
-        ] {
-            e.non_negative(f, v)?;
-        }
+        check_traffic(&e, t)?;
+    }
+    if let Some(n) = &a.native {
+        check_native(&e, n)?;
     }
     if let Some(f) = a.function() {
         e.non_negative("function.share", f.share)?;
@@ -213,6 +207,29 @@ pub fn manual_counts(flops: f64, bytes: f64) -> Result<()> {
 /// Check one application point, as an apps file `doc` would hold it.
 pub fn check_point(a: &AppPoint, doc: &str) -> Result<()> {
     check_app(doc, a)
+}
+
+/// Simulated traffic: no negative bytes.
+fn check_traffic(e: &Entry, t: &super::Traffic) -> Result<()> {
+    for (f, v) in [
+        ("traffic.L2.read", t.l2.read),
+        ("traffic.L2.write", t.l2.write),
+        ("traffic.L3.read", t.l3.read),
+        ("traffic.L3.write", t.l3.write),
+        ("traffic.DRAM.read", t.dram.read),
+        ("traffic.DRAM.write", t.dram.write),
+    ] {
+        e.non_negative(f, v)?;
+    }
+    Ok(())
+}
+
+/// A program's native run: times not negative, the steal a share.
+fn check_native(e: &Entry, n: &super::NativeTime) -> Result<()> {
+    e.non_negative("native.cpu_seconds", n.cpu_seconds)?;
+    e.non_negative("native.waited_seconds", n.waited_seconds)?;
+    e.non_negative("native.steal", n.steal)?;
+    e.ordered(("native.steal", n.steal), ("1", 1.0))
 }
 
 /// Check an apps file read from `doc`.

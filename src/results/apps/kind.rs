@@ -246,6 +246,8 @@ pub(super) struct PointFile {
     phase: Option<PhaseInfo>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     spread: Option<Spread>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    native: Option<super::NativeTime>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     advice: Vec<super::advice::Advice>,
 }
@@ -281,6 +283,7 @@ impl TryFrom<PointFile> for AppPoint {
             traffic: f.traffic,
             emulated_cpu: f.emulated_cpu,
             spread: f.spread,
+            native: f.native,
             advice: f.advice,
         })
     }
@@ -312,6 +315,7 @@ impl From<AppPoint> for PointFile {
             kernel: parts.kernel,
             phase: parts.phase,
             spread: p.spread,
+            native: p.native,
             advice: p.advice,
         }
     }

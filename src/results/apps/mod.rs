@@ -10,9 +10,10 @@ use std::path::Path;
 /// twin build counted in its place, 3 the points of a program's functions;
 /// 3 also holds the precision of a point's work; 5 an MPI program's ranks;
 /// 6 what each point is (`of:`); 7 GPU kernels (`of: kernel`); 8 a run's
-/// phases in time (`of: phase`); 9 each point's advice (`advice:`). Files of
-/// schemas 1 to 8 are still read.
-pub const APPS_SCHEMA: u32 = 9;
+/// phases in time (`of: phase`); 9 each point's advice (`advice:`); 10 the
+/// advice's evidence and a program's CPU time (`native:`). Files of
+/// schemas 1 to 9 are still read.
+pub const APPS_SCHEMA: u32 = 10;
 
 /// One application point: a program, or a region, function, loop or
 /// rank of one ([`Of`]).
@@ -70,6 +71,9 @@ pub struct AppPoint {
     /// A function's or region's time over the ranks of an MPI program.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<Spread>,
+    /// A program's native run: its CPU time and its wait for a CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native: Option<NativeTime>,
     /// What to do next: the bound, the reasons the counts give, the run's
     /// own quality ([`crate::results::advice`]), as `profile` found them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -100,96 +104,6 @@ pub struct EmulatedCpu {
     /// Features of QEMU's model the host lacks, turned off.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub masked: Vec<String>,
-}
-
-/// Bytes read from and written to one level by the level above it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ReadWrite {
-    /// Bytes the level gave the one above it (its misses' fills).
-    pub read: f64,
-    /// Bytes written back into it (write-backs; every victim of L2 into an
-    /// exclusive L3).
-    pub write: f64,
-}
-
-impl ReadWrite {
-    /// Both ways.
-    pub fn total(&self) -> f64 {
-        self.read + self.write
-    }
-}
-
-/// The traffic between the levels, keyed by the level the bytes came from
-/// or went to (`L2`: between L1 and L2).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Traffic {
-    /// Between L1 and L2.
-    #[serde(rename = "L2")]
-    pub l2: ReadWrite,
-    /// Between L2 and L3.
-    #[serde(rename = "L3")]
-    pub l3: ReadWrite,
-    /// Between L3 and DRAM.
-    #[serde(rename = "DRAM")]
-    pub dram: ReadWrite,
-    /// Line accesses that hit in L1, L2 and L3.
-    pub hits: [f64; 3],
-    /// What was simulated: the caches, their policy, the sampling.
-    pub model: String,
-    /// One line in how many was simulated (the rest scaled from it).
-    #[serde(default = "one", skip_serializing_if = "is_one")]
-    pub sample: u64,
-    /// The simulated line, bytes.
-    #[serde(default = "line", skip_serializing_if = "is_line")]
-    pub line: u64,
-}
-
-fn one() -> u64 {
-    1
-}
-
-fn is_one(v: &u64) -> bool {
-    *v == 1
-}
-
-fn line() -> u64 {
-    64
-}
-
-fn is_line(v: &u64) -> bool {
-    *v == 64
-}
-
-impl Traffic {
-    /// The expected relative error of `bytes` counted at a level, from
-    /// the lines that were simulated: a binomial sample of one line in
-    /// `sample` (`sqrt((1 - 1/s) / n)` for `n` lines simulated); 0 when
-    /// every line was, 1 when none was. Streams do better: their lines
-    /// fall in the sampled sets evenly.
-    pub fn expected_error(&self, bytes: f64) -> f64 {
-        if self.sample <= 1 {
-            return 0.0;
-        }
-        let simulated = bytes / (self.line.max(1) * self.sample) as f64;
-        match simulated >= 1.0 {
-            true => ((1.0 - 1.0 / self.sample as f64) / simulated)
-                .sqrt()
-                .min(1.0),
-            false => 1.0,
-        }
-    }
-
-    /// The bytes at each level below L1, by level.
-    pub fn levels(&self) -> [(crate::machine::Level, ReadWrite); 3] {
-        use crate::machine::Level;
-        [
-            (Level::L2, self.l2),
-            (Level::L3, self.l3),
-            (Level::Dram, self.dram),
-        ]
-    }
 }
 
 /// What makes a point the point of one function of a program.
@@ -298,6 +212,7 @@ impl AppPoint {
             precision: None,
             emulated_cpu: None,
             spread: None,
+            native: None,
             advice: Vec::new(),
         }
     }
@@ -420,7 +335,11 @@ mod kind;
 mod loop_info;
 mod mix;
 mod mpi;
+/// A program's CPU time in its native run.
+mod native_time;
 mod phase_info;
+/// The bytes between the cache levels.
+mod traffic;
 /// Points added to an apps file.
 mod write;
 pub use check::{check, check_point, manual_counts};
@@ -430,7 +349,9 @@ pub use kind::{Kind, Of};
 pub use loop_info::LoopInfo;
 pub use mix::InstructionMix;
 pub use mpi::{FailedRank, MpiInfo, Range, RankInfo, RuntimeWork, Spread};
+pub use native_time::NativeTime;
 pub use phase_info::{PhaseInfo, Share};
+pub use traffic::{ReadWrite, Traffic};
 pub use write::add_points;
 
 #[cfg(test)]
@@ -587,10 +508,25 @@ mod tests {
                     sample: 1,
                     line: 64,
                 }),
-                ..app
+                ..app.clone()
             }],
         };
         let e = check(&traffic, "a").unwrap_err().to_string();
         assert!(e.contains("traffic.DRAM.read"), "{e}");
+        let native = |steal| AppsFile {
+            schema: 10,
+            applications: vec![AppPoint {
+                fma_flops: None,
+                native: Some(NativeTime {
+                    cpu_seconds: 1.0,
+                    waited_seconds: 0.0,
+                    steal,
+                }),
+                ..app.clone()
+            }],
+        };
+        assert!(check(&native(0.5), "a").is_ok());
+        let e = check(&native(1.5), "a").unwrap_err().to_string();
+        assert!(e.contains("native.steal is 1.5"), "{e}");
     }
 }

@@ -1,0 +1,122 @@
+//! How a run of the command used the CPUs: the CPU time of its processes,
+//! the time its threads were ready but waited for a CPU, and the host's
+//! steal meanwhile. A point's T is wall time; these say whether it was the
+//! program's own (advice: `shared_cores`, `mostly_waited`).
+
+use crate::results::apps::NativeTime;
+use std::collections::HashMap;
+
+/// The readings from the start of a run, and each thread's wait seen.
+pub struct CpuUse {
+    children: f64,
+    stat: Option<(u64, u64)>,
+    /// Each thread's wait for a CPU at the last look at it, nanoseconds.
+    waited: HashMap<i32, u64>,
+}
+
+impl CpuUse {
+    /// Readings now, before the run starts.
+    pub fn start() -> CpuUse {
+        CpuUse {
+            children: children_cpu_seconds(),
+            stat: machine_ticks(),
+            waited: HashMap::new(),
+        }
+    }
+
+    /// Look at the threads of `pids`: their wait for a CPU so far
+    /// (`/proc/PID/task/TID/schedstat`, the scheduler's own count).
+    pub fn look(&mut self, pids: impl Iterator<Item = i32>) {
+        for pid in pids {
+            let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+                continue;
+            };
+            for t in tasks.flatten() {
+                let tid = t.file_name().to_str().and_then(|s| s.parse::<i32>().ok());
+                let text = std::fs::read_to_string(t.path().join("schedstat"));
+                if let (Some(tid), Some(ns)) = (tid, text.ok().and_then(|s| run_delay(&s))) {
+                    let w = self.waited.entry(tid).or_default();
+                    *w = (*w).max(ns);
+                }
+            }
+        }
+    }
+
+    /// What the run used up to now, its processes ended and waited for.
+    /// The CPU time is of every child this process waited for meanwhile:
+    /// carmbench runs one command at a time.
+    pub fn end(self) -> NativeTime {
+        let steal = match (self.stat, machine_ticks()) {
+            (Some((s0, t0)), Some((s1, t1))) if t1 > t0 => {
+                s1.saturating_sub(s0) as f64 / (t1 - t0) as f64
+            }
+            _ => 0.0,
+        };
+        NativeTime {
+            cpu_seconds: (children_cpu_seconds() - self.children).max(0.0),
+            waited_seconds: self.waited.values().sum::<u64>() as f64 * 1e-9,
+            steal: steal.clamp(0.0, 1.0),
+        }
+    }
+}
+
+/// The second figure of a schedstat line: time on a run queue, waiting.
+fn run_delay(schedstat: &str) -> Option<u64> {
+    schedstat.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The user and system time of this process's children waited for,
+/// seconds.
+fn children_cpu_seconds() -> f64 {
+    // SAFETY: getrusage fills the struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
+    let s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    s(u.ru_utime) + s(u.ru_stime)
+}
+
+/// The machine's steal and all its CPU time so far, clock ticks (the
+/// `cpu` line of /proc/stat).
+fn machine_ticks() -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/stat").ok()?;
+    stat_ticks(&text)
+}
+
+fn stat_ticks(text: &str) -> Option<(u64, u64)> {
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = (line.split_whitespace().skip(1))
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal (guest time is in user).
+    let all: u64 = v.iter().take(8).sum();
+    Some((*v.get(7)?, all))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wait_and_the_steal_are_read_from_the_kernels_lines() {
+        assert_eq!(run_delay("98889 103447 2\n"), Some(103447));
+        assert_eq!(run_delay("98889"), None);
+        let stat = "cpu  100 0 50 800 10 0 0 40 0 0\ncpu0 50 0 25 400 5 0 0 20 0 0\n";
+        assert_eq!(stat_ticks(stat), Some((40, 1000)));
+    }
+
+    #[test]
+    fn a_busy_childs_cpu_time_is_counted() {
+        let mut u = CpuUse::start();
+        let mut c = std::process::Command::new("sh")
+            .args(["-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done"])
+            .spawn()
+            .unwrap();
+        let pid = c.id() as i32;
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        u.look(std::iter::once(pid));
+        c.wait().unwrap();
+        let n = u.end();
+        assert!(n.cpu_seconds > 0.02, "{n:?}");
+        assert!((0.0..=1.0).contains(&n.steal), "{n:?}");
+    }
+}

@@ -1,0 +1,116 @@
+//! What is wrong with a point's measurement rather than its code: too
+//! short a run, no symbols, a native run that shared its cores or mostly
+//! waited, counts of other code than the native run executed.
+
+use super::{Advice, Code, MIN_SHARE, advice};
+use crate::results::apps::{AppPoint, Of, RanOnly, is_unnamed};
+
+/// CPU seconds under which a run's time rests on fewer than a hundred
+/// native samples (1 kHz): its T, and so its rate, is uncertain.
+pub const SHORT_SECONDS: f64 = 0.1;
+
+/// Native samples under which a function's time is uncertain (Poisson: 14 %
+/// at 50).
+pub const FEW_SAMPLES: u64 = 50;
+
+/// A host's steal over this share of the machine's time slowed the run.
+pub const MUCH_STEAL: f64 = 0.05;
+
+/// A run whose threads ran (or waited for a CPU) under this share of its
+/// wall time mostly waited.
+const BUSY: f64 = 0.5;
+
+/// The run's own quality: too short for its samples (a region's time is
+/// its own, not sampled; a function's rests on its samples); code without
+/// symbols; a native run that shared its cores or mostly waited.
+pub fn of_run(p: &AppPoint) -> Vec<Advice> {
+    let mut out = Vec::new();
+    let cpu = match &p.native {
+        Some(n) => n.cpu_seconds,
+        None => p.seconds * p.threads.unwrap_or(1) as f64,
+    };
+    match p.function() {
+        Some(f) if f.samples < FEW_SAMPLES => out.push(advice(
+            Code::ShortRun,
+            f.samples as f64 / FEW_SAMPLES as f64,
+            None,
+            None,
+        )),
+        Some(_) => {}
+        None if matches!(p.of, Of::Region | Of::Phase(_)) => {}
+        None if p.seconds > 0.0 && cpu < SHORT_SECONDS => {
+            out.push(advice(Code::ShortRun, cpu / SHORT_SECONDS, None, None));
+        }
+        None => {}
+    }
+    if p.function().is_some() && is_unnamed(&p.name) {
+        out.push(advice(Code::NoSymbols, 1.0, None, None));
+    }
+    out.extend(shared_cores(p));
+    out.extend(mostly_waited(p));
+    out
+}
+
+/// Its threads waited for a CPU other work held, or the host took the
+/// machine's: the rate it would have alone is higher.
+fn shared_cores(p: &AppPoint) -> Option<Advice> {
+    let n = p.native.as_ref()?;
+    let ready = n.cpu_seconds + n.waited_seconds;
+    if ready <= 0.0 || p.seconds <= 0.0 {
+        return None;
+    }
+    let share = n.waited_seconds / ready;
+    if share < MIN_SHARE && n.steal < MUCH_STEAL {
+        return None;
+    }
+    let mut a = advice(
+        Code::SharedCores,
+        share,
+        Some(ready / n.cpu_seconds.max(1e-9)),
+        None,
+    );
+    a.evidence.cpu_share = Some(n.cpu_seconds / wall_threads(p));
+    a.evidence.steal = Some(n.steal);
+    Some(a)
+}
+
+/// It neither ran nor waited for a CPU most of its wall time (over its
+/// threads): it slept, read, or waited on locks or other processes.
+fn mostly_waited(p: &AppPoint) -> Option<Advice> {
+    let n = p.native.as_ref()?;
+    let busy = (n.cpu_seconds + n.waited_seconds) / wall_threads(p);
+    if !(p.seconds > 0.0 && busy < BUSY) {
+        return None;
+    }
+    let mut a = advice(Code::MostlyWaited, 1.0 - busy, None, None);
+    a.evidence.cpu_share = Some(n.cpu_seconds / wall_threads(p));
+    Some(a)
+}
+
+/// The point's wall time over its threads, seconds.
+fn wall_threads(p: &AppPoint) -> f64 {
+    (p.seconds * p.threads.unwrap_or(1) as f64).max(1e-9)
+}
+
+/// Counts of other code than the native run executed: a function counted
+/// as the one that ran in its place under emulation, or run in one of the
+/// runs only; a program, the share of its native time in such functions
+/// (among `all`).
+pub fn other_path(p: &AppPoint, all: &[AppPoint]) -> Option<Advice> {
+    let mut a = advice(Code::OtherPath, 1.0, None, None);
+    if let Some(f) = p.function() {
+        a.evidence.ran_instead = f.counted_as.clone();
+        a.evidence.ran_only = f.ran_only;
+        return (f.counted_as.is_some() || f.ran_only.is_some()).then_some(a);
+    }
+    if !matches!(p.of, Of::Program { .. }) {
+        return None;
+    }
+    let share: f64 = (all.iter().filter_map(AppPoint::function))
+        .filter(|f| f.program == p.name && !f.module.is_empty())
+        .filter(|f| f.counted_as.is_some() || f.ran_only == Some(RanOnly::Natively))
+        .map(|f| f.share)
+        .sum();
+    a.share = share;
+    (share >= MIN_SHARE).then_some(a)
+}

@@ -1,0 +1,110 @@
+//! The bytes that moved between the cache levels of a point's run, by
+//! simulating the caches (`profile --traffic`).
+
+use serde::{Deserialize, Serialize};
+
+/// Bytes read from and written to one level by the level above it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadWrite {
+    /// Bytes the level gave the one above it (its misses' fills).
+    pub read: f64,
+    /// Bytes written back into it (write-backs; every victim of L2 into an
+    /// exclusive L3).
+    pub write: f64,
+}
+
+impl ReadWrite {
+    /// Both ways.
+    pub fn total(&self) -> f64 {
+        self.read + self.write
+    }
+}
+
+/// The traffic between the levels, keyed by the level the bytes came from
+/// or went to (`L2`: between L1 and L2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Traffic {
+    /// Between L1 and L2.
+    #[serde(rename = "L2")]
+    pub l2: ReadWrite,
+    /// Between L2 and L3.
+    #[serde(rename = "L3")]
+    pub l3: ReadWrite,
+    /// Between L3 and DRAM.
+    #[serde(rename = "DRAM")]
+    pub dram: ReadWrite,
+    /// Line accesses that hit in L1, L2 and L3.
+    pub hits: [f64; 3],
+    /// What was simulated: the caches, their policy, the sampling.
+    pub model: String,
+    /// One line in how many was simulated (the rest scaled from it).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub sample: u64,
+    /// The simulated line, bytes.
+    #[serde(default = "line", skip_serializing_if = "is_line")]
+    pub line: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(v: &u64) -> bool {
+    *v == 1
+}
+
+fn line() -> u64 {
+    64
+}
+
+fn is_line(v: &u64) -> bool {
+    *v == 64
+}
+
+impl Traffic {
+    /// The expected relative error of `bytes` counted at a level, from
+    /// the lines that were simulated: a binomial sample of one line in
+    /// `sample` (`sqrt((1 - 1/s) / n)` for `n` lines simulated); 0 when
+    /// every line was, 1 when none was. Streams do better: their lines
+    /// fall in the sampled sets evenly.
+    pub fn expected_error(&self, bytes: f64) -> f64 {
+        if self.sample <= 1 {
+            return 0.0;
+        }
+        let simulated = bytes / (self.line.max(1) * self.sample) as f64;
+        match simulated >= 1.0 {
+            true => ((1.0 - 1.0 / self.sample as f64) / simulated)
+                .sqrt()
+                .min(1.0),
+            false => 1.0,
+        }
+    }
+
+    /// The share of the line accesses that missed every level above
+    /// `level`, so reached it (L1: none to say).
+    pub fn reaching(&self, level: crate::machine::Level) -> Option<f64> {
+        use crate::machine::Level;
+        let [l1, l2, l3] = self.hits;
+        let dram = self.dram.read / self.line.max(1) as f64;
+        let all = l1 + l2 + l3 + dram;
+        let above = match level {
+            Level::L2 => l1,
+            Level::L3 => l1 + l2,
+            Level::Dram => l1 + l2 + l3,
+            _ => return None,
+        };
+        (all > 0.0).then(|| ((all - above) / all).clamp(0.0, 1.0))
+    }
+
+    /// The bytes at each level below L1, by level.
+    pub fn levels(&self) -> [(crate::machine::Level, ReadWrite); 3] {
+        use crate::machine::Level;
+        [
+            (Level::L2, self.l2),
+            (Level::L3, self.l3),
+            (Level::Dram, self.dram),
+        ]
+    }
+}
