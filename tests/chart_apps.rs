@@ -168,3 +168,49 @@ fn s19_thousands_of_points_keep_the_roofs_readable() {
     assert!(svg.contains("p4999 ("), "the last point's tooltip");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn each_program_points_to_the_roof_that_limits_it_and_the_report_says_what_to_do() {
+    use carmbench::results::placement::placement;
+    let dir = tmpdir("chart-limits");
+    // A program at a fifth of its roof at AI 0.2, and a function of it
+    // (no arrow: the tables say the function's).
+    let mut p = AppPoint::new("slowapp", 2e9, 1e10, 1.0);
+    let (roof, at) = placement(&fixture(), &p, 1).unwrap().roof.unwrap();
+    p.seconds = p.gflop_per_s() / (0.2 * at);
+    let gain = at / p.gflop_per_s();
+    let mut f = AppPoint::new("hot_fn", 1e9, 1e10, p.seconds / 2.0);
+    f.of = Of::Function(FunctionInfo::new("slowapp", "slowapp", 0.5, 20));
+    apps::add_points(&dir.join("apps.yaml"), vec![p, f]).unwrap();
+    success(&carmbench_in(
+        &["plot", FIXTURE, "--apps", "apps.yaml", "-o", "c.svg"],
+        &dir,
+    ));
+    let svg = std::fs::read_to_string(dir.join("c.svg")).unwrap();
+    let tip = format!("slowapp: up to {gain:.2}x reaching the {roof}");
+    assert!(svg.contains(&tip), "no arrow's tip '{tip}'");
+    assert!(!svg.contains("hot_fn: up to"), "a function's arrow");
+    // Its speed-up beside the head, in the plot.
+    let label = format!("{gain:.1}x");
+    assert!(
+        texts(&svg).iter().any(|t| t.0 < 1600 && t.4 == label),
+        "no label {label}"
+    );
+    // The report's rows: the program's reasons and the function's few
+    // samples, in words.
+    success(&carmbench_in(
+        &["report", FIXTURE, "--apps", "apps.yaml", "-o", "r.html"],
+        &dir,
+    ));
+    let page = std::fs::read_to_string(dir.join("r.html")).unwrap();
+    assert!(page.contains("What to do next"), "no advice column");
+    assert!(
+        page.contains("<code>memory_bound</code> memory-bound: 20%"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<code>short_run</code> too short"),
+        "the function's"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -85,9 +85,11 @@ where
     super::moves::draw_moves(sel, &chart, &mut c)?;
     super::phases::draw_trajectory(sel, &chart, &mut c)?;
     super::levels::draw_levels(sel, &chart, &mut c)?;
+    let heads = super::limits::draw(sel, &chart, &mut c)?;
     let apps = draw_apps(sel, &chart, &mut c)?;
     let below = draw_legend(&legend, p0.1, &mut c)?;
     label_apps(apps, &mut c)?;
+    super::limits::label(heads, &mut c)?;
     let mut key = label_flats(sel, flats, &mut c)?;
     key.extend(slopes);
     draw_key(sel, key, &panel, below + 20, &mut c)?;

@@ -13,6 +13,7 @@ pub mod gpu;
 pub mod labels;
 pub mod legend;
 pub mod levels;
+pub mod limits;
 pub mod moves;
 pub mod names;
 pub mod phases;

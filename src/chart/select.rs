@@ -61,6 +61,28 @@ pub struct Selection {
     /// Each program's path through its phases, an arrow from each to the
     /// next.
     pub trajectory: Vec<Move>,
+    /// Each program's arrow up to the roof that limits it.
+    pub limits: Vec<Limit>,
+}
+
+/// One point's way up to its roof, at (AI, GFLOP/s per node).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limit {
+    /// The point's name.
+    pub name: String,
+    /// Where it is.
+    pub from: (f64, f64),
+    /// The roof above it at its intensity.
+    pub to: (f64, f64),
+    /// The roof's label.
+    pub roof: String,
+}
+
+impl Limit {
+    /// The speed-up reaching the roof would bring.
+    pub fn gain(&self) -> f64 {
+        self.to.1 / self.from.1
+    }
 }
 
 /// A point of an earlier profile and the same point now, each at (AI,
@@ -173,6 +195,7 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
         precisions,
         moves: Vec::new(),
         trajectory: Vec::new(),
+        limits: Vec::new(),
     })
 }
 

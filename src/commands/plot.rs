@@ -122,6 +122,7 @@ pub fn run(a: &PlotArgs) -> Result<()> {
     }
     sel.moves = chart::moves::of(&moved, false);
     sel.trajectory = chart::phases::trajectory(&sel.apps);
+    sel.limits = chart::limits::of(&docs[0].1, &sel.apps, &sel.threads);
     for n in sel.app_notes() {
         eprintln!("carmbench: warning: {n}");
     }

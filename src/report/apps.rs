@@ -3,18 +3,21 @@
 //! any column.
 
 use crate::results::Document;
+use crate::results::advice::Code;
 use crate::results::apps::AppPoint;
 use crate::results::placement::placement;
 use maud::{Markup, PreEscaped, html};
 
-/// A row per application, placed against `doc`'s roofs.
-pub fn section(doc: &Document, apps: &[AppPoint]) -> Markup {
+/// A row per application, placed against `doc`'s roofs, with what to do
+/// next (`all`: every point of the file, where a program finds its
+/// functions).
+pub fn section(doc: &Document, apps: &[AppPoint], all: &[AppPoint]) -> Markup {
     html! {
         div.scroll {
             table.apps {
                 thead { tr {
                     th { "Application" } th { "Work" } th { "AI (per byte)" } th { "G/s" } th { "Seconds" }
-                    th { "Bound by" } th { "Of that roof" }
+                    th { "Bound by" } th { "Of that roof" } th { "What to do next" }
                 } }
                 tbody {
                     @for a in apps {
@@ -32,6 +35,7 @@ pub fn section(doc: &Document, apps: &[AppPoint]) -> Markup {
                                 }
                                 None => { td { (unplaced(doc, a)) } td.n { "-" } }
                             }
+                            (next_steps(doc, a, all))
                         }
                     }
                 }
@@ -46,6 +50,18 @@ pub fn section(doc: &Document, apps: &[AppPoint]) -> Markup {
         @if let Some(t) = apps.iter().find_map(|a| a.traffic.as_ref()) {
             p.note { "(" (t.model) ")" }
         }
+    }
+}
+
+/// A cell of `a`'s advice under `doc`'s roofs in words, its bound left to
+/// the cells before it.
+fn next_steps(doc: &Document, a: &AppPoint, all: &[AppPoint]) -> Markup {
+    let advice = crate::results::advice::advise(Some(doc), a, all);
+    let shown = advice.iter().filter(|x| x.code != Code::Bound);
+    html! {
+        td.advice { ul { @for x in shown {
+            li { code { (x.name()) } " " (crate::results::advice::words(x)) }
+        } } }
     }
 }
 
@@ -173,7 +189,7 @@ pub fn ranks(doc: &Document, programs: &[AppPoint], ranks: &[&AppPoint]) -> Mark
 
 /// A row per function point, placed against `doc`'s one-thread roofs
 /// (their time is per core), hottest first.
-pub fn functions(doc: &Document, points: &[&AppPoint]) -> Markup {
+pub fn functions(doc: &Document, points: &[&AppPoint], all: &[AppPoint]) -> Markup {
     let mut points = points.to_vec();
     let share = |a: &AppPoint| a.function().map_or(0.0, |f| f.share);
     points.sort_by(|a, b| share(b).total_cmp(&share(a)));
@@ -184,7 +200,7 @@ pub fn functions(doc: &Document, points: &[&AppPoint]) -> Markup {
             table.functions.sortable {
                 thead { tr {
                     th { "Program" } th { "Function" } th { "File" } th { "Source" } th { "Time" } th { "Seconds" }
-                    th { "Samples" } th { "AI (per byte)" } th { "G/s" } th { "Bound by" } th { "Of that roof" } th { "Work" }
+                    th { "Samples" } th { "AI (per byte)" } th { "G/s" } th { "Bound by" } th { "Of that roof" } th { "Work" } th { "What to do next" }
                 } }
                 tbody {
                     @for a in &points {
@@ -209,6 +225,7 @@ pub fn functions(doc: &Document, points: &[&AppPoint]) -> Markup {
                                 None => { td { (unplaced(doc, a)) } (cell(0.0, "-".into())) }
                             }
                             td { (work(a)) }
+                            (next_steps(doc, a, all))
                         }
                     }
                 }

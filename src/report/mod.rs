@@ -154,7 +154,7 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
                 @if !programs.is_empty() {
                     section.apps {
                         h2 { "Applications" }
-                        (apps::section(first, &programs))
+                        (apps::section(first, &programs, apps))
                     }
                 }
                 @if !ranks.is_empty() {
@@ -166,7 +166,7 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
                 @if !functions.is_empty() {
                     section.functions {
                         h2 { "Functions" }
-                        (apps::functions(first, &functions))
+                        (apps::functions(first, &functions, apps))
                     }
                 }
                 @if let Some(kernels) = gpu::kernels(first, apps) { (kernels) }
@@ -233,6 +233,7 @@ fn charts(
         chart::select(docs, filter, placeable).and_then(|mut s| {
             s.without_validation();
             s.trajectory = chart::phases::trajectory(&s.apps);
+            s.limits = chart::limits::of(&docs[0].1, &s.apps, &s.threads);
             chart::svg(&s)
         })
     });
