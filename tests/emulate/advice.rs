@@ -85,7 +85,7 @@ pub fn a_dram_triad_is_memory_bound_and_a_brief_run_is_said() {
         .size_bytes;
     let n = (l3 / 4).to_string();
     let traffic = ["--traffic"];
-    let (a, stdout) = advice_of(&dir, FIXTURE, &traffic, &["./advice", "triad", &n, "2"]);
+    let (a, stdout) = advice_of(&dir, FIXTURE, &traffic, &["./advice", "triad", &n, "6"]);
     let m = find(&a, Code::MemoryBound).unwrap_or_else(|| panic!("{a:?}"));
     assert!(m.roof.as_deref().unwrap().starts_with("DRAM "), "{a:?}");
     assert!(find(&a, Code::ScalarFp).is_none(), "{a:?}");

@@ -123,18 +123,25 @@ pub fn advise(doc: Option<&Document>, p: &AppPoint, all: &[AppPoint]) -> Vec<Adv
         Some(at / perf),
         Some(label.clone()),
     )];
-    reasons.extend(under_roof(p, doc, &roofs, (label, at)));
+    // Far below is judged at the rate it would have had alone.
+    let alone = (out.iter())
+        .find(|a| a.code == Code::SharedCores)
+        .and_then(|a| a.gain)
+        .unwrap_or(1.0);
+    reasons.extend(under_roof(p, doc, &roofs, (label, at), alone));
     reasons.extend(out);
     reasons
 }
 
 /// The reasons of a point under the roof `label` of height `at` at its
-/// intensity: its memory, the next roof, its instruction mix.
+/// intensity: its memory, the next roof, its instruction mix; `alone` its
+/// rate alone on its cores over its rate.
 fn under_roof(
     p: &AppPoint,
     doc: &Document,
     roofs: &Roofs,
     (label, at): (String, f64),
+    alone: f64,
 ) -> Vec<Advice> {
     let perf = p.gflop_per_s();
     // The memory roof bounding the point (None when a peak does), and with
@@ -180,12 +187,12 @@ fn under_roof(
             s if level.is_some() && s > LEVEL_ABOVE => {
                 out.push(advice(Code::AboveRoof, s, None, m.roof))
             }
-            s if s < MIN_SHARE => out.push(far_below(s)),
+            s if s * alone < MIN_SHARE => out.push(far_below(s)),
             _ => out.push(m),
         }
     } else {
         let explained: f64 = mix.iter().filter_map(|a| a.gain).product();
-        if share * explained < MIN_SHARE {
+        if share * explained * alone < MIN_SHARE {
             out.push(far_below(share));
         }
     }

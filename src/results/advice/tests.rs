@@ -318,3 +318,24 @@ fn with_simulated_caches_the_bounding_level_names_the_next_roof_and_a_dot_above_
     );
     assert!(find(&a, Code::MemoryBound).is_none(), "{a:?}");
 }
+
+#[test]
+fn far_below_is_judged_at_the_rate_the_run_would_have_had_alone() {
+    use crate::results::apps::NativeTime;
+    let d = doc();
+    // A triad at 8 % of the DRAM roof whose threads waited a third of the
+    // time for a CPU: alone, 12 %: memory-bound, on shared cores.
+    let mut p = point(&d, 2.0 / 24.0, 8, false, 0.08);
+    p.native = Some(NativeTime {
+        cpu_seconds: p.seconds * 2.0 / 3.0,
+        waited_seconds: p.seconds / 3.0,
+        steal: 0.0,
+    });
+    let a = advise_one(&d, &p);
+    assert!(find(&a, Code::FarBelow).is_none(), "{a:?}");
+    assert!(find(&a, Code::MemoryBound).is_some(), "{a:?}");
+    assert!(find(&a, Code::SharedCores).is_some(), "{a:?}");
+    // Alone all along: far below.
+    p.native = None;
+    assert!(find(&advise_one(&d, &p), Code::FarBelow).is_some());
+}
