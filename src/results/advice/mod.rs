@@ -150,14 +150,18 @@ fn under_roof(
     let dots = dots(p, Some(doc));
     let level = bounding(p, &dots).and_then(|(l, share)| {
         let dot = dots.iter().find(|d| d.level == l)?;
-        Some((l, share, dot.roof, dot.ai))
+        Some(Nearest {
+            level: l,
+            share,
+            roof: dot.roof,
+            ai: dot.ai,
+        })
     });
     // What fixing its arithmetic gains stops at its memory: that level's
     // roof at its own intensity, else the memory roof right above it.
-    let cap = (level.and_then(|l| l.2))
+    let cap = (level.as_ref().and_then(|l| l.roof))
         .or(under.map(|b| b * roofs.ai))
         .unwrap_or(f64::INFINITY);
-    let mut out = Vec::new();
     let mut mix = Vec::new();
     // Another function's counts say nothing of this one's instructions.
     if !p.precision.is_some_and(|q| q.is_integer()) && !counted_as_other(p) {
@@ -166,39 +170,72 @@ fn under_roof(
         mix.extend(integer_work(p));
         mix.extend(x87(p));
     }
-    let share = perf / at;
-    // The roof the next one is above: the bounding level's, with
-    // simulated caches.
-    let mut below_next = at;
-    if under.is_some() {
-        let (level, share, ai) = match level {
-            Some((l, s, _, ai)) => (Some(l), s, ai),
-            None => (None, share, roofs.ai),
-        };
-        let m = memory(p, roofs, (level, share, ai), label);
-        if let Some(bw) =
-            (level.and(m.roof.as_ref())).and_then(|r| roofs.levels.iter().find(|l| &l.0 == r))
-        {
-            let top = roofs.top().map_or(f64::INFINITY, |t| t.1);
-            below_next = roofs.ceiling(top, bw.1);
+    let (mut out, below_next) = match under {
+        Some(_) => memory_reasons(p, roofs, (label, at), level, alone),
+        None => {
+            let explained: f64 = mix.iter().filter_map(|a| a.gain).product();
+            let far = (perf / at * explained * alone < MIN_SHARE)
+                .then(|| far_below(perf / at, Some(label)));
+            (far.into_iter().collect(), at)
         }
-        // A level's dot far above its own roof: its bytes or time are wrong.
-        match share {
-            s if level.is_some() && s > LEVEL_ABOVE => {
-                out.push(advice(Code::AboveRoof, s, None, m.roof))
-            }
-            s if s * alone < MIN_SHARE => out.push(far_below(s)),
-            _ => out.push(m),
-        }
-    } else {
-        let explained: f64 = mix.iter().filter_map(|a| a.gain).product();
-        if share * explained * alone < MIN_SHARE {
-            out.push(far_below(share));
-        }
-    }
+    };
     out.extend(next_roof(roofs, below_next));
     out.extend(mix);
     out
+}
+
+/// With simulated caches, the level whose dot is nearest its roof: its
+/// share of that roof, the roof (its bandwidth at the dot's intensity, at
+/// most the peak) and that intensity.
+#[derive(Debug, Clone, Copy)]
+struct Nearest {
+    level: Level,
+    share: f64,
+    roof: Option<f64>,
+    ai: f64,
+}
+
+/// The memory reasons of a point under the memory roof `label` (height
+/// `at`), `level` the nearest level by its own bytes when the caches were
+/// simulated: memory-bound, far below, or a counting error; and the height
+/// the next roof must be above.
+fn memory_reasons(
+    p: &AppPoint,
+    roofs: &Roofs,
+    (label, at): (String, f64),
+    level: Option<Nearest>,
+    alone: f64,
+) -> (Vec<Advice>, f64) {
+    let perf = p.gflop_per_s();
+    let top = roofs.top();
+    let peak = perf / top.as_ref().map_or(f64::INFINITY, |t| t.1);
+    // A level's dot may sit under the peak, not under its bandwidth: its
+    // bytes then limit nothing, and the peak is the bound.
+    let capped = (level.and_then(|l| l.roof)).zip(top.as_ref());
+    if let Some((_, t)) = capped.filter(|(r, t)| *r >= 0.999 * t.1) {
+        let far = (peak * alone < MIN_SHARE).then(|| far_below(peak, Some(t.0.clone())));
+        return (far.into_iter().collect(), t.1);
+    }
+    let (lvl, share, ai) = match level {
+        Some(l) => (Some(l.level), l.share, l.ai),
+        None => (None, perf / at, roofs.ai),
+    };
+    let m = memory(p, roofs, (lvl, share, ai), label);
+    // The next roof is above the bounding level's.
+    let below_next = (lvl.and(m.roof.as_ref()))
+        .and_then(|r| roofs.levels.iter().find(|l| &l.0 == r))
+        .map_or(at, |bw| {
+            roofs.ceiling(top.map_or(f64::INFINITY, |t| t.1), bw.1)
+        });
+    // A level's dot far above its own roof: its bytes or time are wrong;
+    // far below every roof, the peak's too: latency.
+    let out = match share {
+        s if lvl.is_some() && s > LEVEL_ABOVE => advice(Code::AboveRoof, s, None, m.roof),
+        s if s.max(peak) * alone < MIN_SHARE => far_below(s, m.roof),
+        s if s * alone < MIN_SHARE => return (Vec::new(), below_next),
+        _ => m,
+    };
+    (vec![out], below_next)
 }
 
 /// Whether `p`'s counts are another function's (`counted_as`).
@@ -216,9 +253,10 @@ fn advice(code: Code, share: f64, gain: Option<f64>, roof: Option<String>) -> Ad
     }
 }
 
-/// Far below its bound: `share` of it.
-fn far_below(share: f64) -> Advice {
-    advice(Code::FarBelow, share, None, None)
+/// Far below its bound (`roof`; with simulated caches, the roof of the
+/// level whose dot is nearest it): `share` of it.
+fn far_below(share: f64, roof: Option<String>) -> Advice {
+    advice(Code::FarBelow, share, None, roof)
 }
 
 /// Memory-bound: the level whose dot is nearest its roof when the caches

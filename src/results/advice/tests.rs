@@ -339,3 +339,34 @@ fn far_below_is_judged_at_the_rate_the_run_would_have_had_alone() {
     p.native = None;
     assert!(find(&advise_one(&d, &p), Code::FarBelow).is_some());
 }
+
+#[test]
+fn with_simulated_caches_a_point_whose_data_stay_in_l1_near_the_peak_is_not_far_below() {
+    use crate::results::apps::{ReadWrite, Traffic};
+    let d = doc();
+    // Under the DRAM roof by its L1 bytes (AI 2), at 90 % of it and so a
+    // quarter of the peak, its data from L1: no level's dot is near its
+    // roof, but the peak is not far.
+    let mut p = point(&d, 2.0, 64, true, 0.9);
+    let rw = |b: f64| ReadWrite {
+        read: b,
+        write: 0.0,
+    };
+    p.traffic = Some(Traffic {
+        l2: rw(p.bytes / 1000.0),
+        l3: rw(p.bytes / 1000.0),
+        dram: rw(p.bytes / 1000.0),
+        hits: [0.0; 3],
+        model: "test".into(),
+        sample: 1,
+        line: 64,
+    });
+    let a = advise_one(&d, &p);
+    assert!(find(&a, Code::FarBelow).is_none(), "{a:?}");
+    assert!(find(&a, Code::MemoryBound).is_none(), "{a:?}");
+    // Twenty times slower: far below the peak, its nearest roof.
+    p.seconds *= 20.0;
+    let a = advise_one(&d, &p);
+    let f = find(&a, Code::FarBelow).expect("far_below");
+    assert!(f.roof.as_deref().unwrap().ends_with(" peak"), "{a:?}");
+}

@@ -29,9 +29,9 @@ pub fn words(a: &Advice) -> String {
             memory_evidence(a)
         ),
         Code::FarBelow => format!(
-            "at {pct:.1}% of its bound neither bandwidth nor the FP units limit it: \
-             latency does (dependent loads, branches, calls), or little work per call, \
-             or waiting"
+            "at {pct:.1}% of the {roof}, and no nearer any other roof: neither bandwidth \
+             nor the arithmetic units limit it, but latency (dependent loads, branches, \
+             calls), little work per call, or waiting"
         ),
         Code::NextRoof => format!("the {roof} next above, {gain:.2}x higher at its intensity"),
         Code::IntegerWork => format!(
