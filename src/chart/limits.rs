@@ -24,7 +24,7 @@ const MOST: usize = 12;
 const DASH: [u32; 2] = [3, 4];
 
 /// The limits of `apps` under `doc`'s roofs, those of a thread count among
-/// `threads` (the roofs drawn), of the [`MOST`] points that took longest.
+/// `threads` (the roofs drawn), of the points that took longest (at most `MOST`).
 pub fn of(doc: &Document, apps: &[AppPoint], threads: &[usize]) -> Vec<Limit> {
     let mut longest: Vec<&AppPoint> = (apps.iter())
         .filter(|a| a.function().is_none() && a.phase().is_none() && a.kernel().is_none())

@@ -27,6 +27,23 @@ pub fn parse(text: &str, cpus: &[usize], hz: f64) -> Option<Vec<f64>> {
         .collect()
 }
 
+/// The whole machine's steal and all its CPU time so far, clock ticks (the
+/// `cpu` line of /proc/stat); `None` where it cannot be read.
+pub fn machine_ticks() -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/stat").ok()?;
+    parse_machine(&text)
+}
+
+/// The `cpu` line's steal (its 8th value) and the sum of its first eight
+/// (user nice system idle iowait irq softirq steal; guest time is in user).
+pub fn parse_machine(text: &str) -> Option<(u64, u64)> {
+    let line = text.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = (line.split_whitespace().skip(1))
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    Some((*v.get(7)?, v.iter().take(8).sum()))
+}
+
 /// Length of one /proc/stat tick, seconds.
 pub fn tick() -> f64 {
     1.0 / ticks_per_second()

@@ -3,6 +3,7 @@
 //! steal meanwhile. A point's T is wall time; these say whether it was the
 //! program's own (advice: `shared_cores`, `mostly_waited`).
 
+use crate::measure::steal::machine_ticks;
 use crate::results::apps::NativeTime;
 use std::collections::HashMap;
 
@@ -65,31 +66,20 @@ fn run_delay(schedstat: &str) -> Option<u64> {
     schedstat.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// The user and system time of this process's children waited for,
+/// The user and the system time of this process's children waited for,
 /// seconds.
-fn children_cpu_seconds() -> f64 {
+pub fn children_seconds() -> (f64, f64) {
     // SAFETY: getrusage fills the struct it is given.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
     let s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    s(u.ru_utime) + s(u.ru_stime)
+    (s(u.ru_utime), s(u.ru_stime))
 }
 
-/// The machine's steal and all its CPU time so far, clock ticks (the
-/// `cpu` line of /proc/stat).
-fn machine_ticks() -> Option<(u64, u64)> {
-    let text = std::fs::read_to_string("/proc/stat").ok()?;
-    stat_ticks(&text)
-}
-
-fn stat_ticks(text: &str) -> Option<(u64, u64)> {
-    let line = text.lines().find(|l| l.starts_with("cpu "))?;
-    let v: Vec<u64> = (line.split_whitespace().skip(1))
-        .filter_map(|x| x.parse().ok())
-        .collect();
-    // user nice system idle iowait irq softirq steal (guest time is in user).
-    let all: u64 = v.iter().take(8).sum();
-    Some((*v.get(7)?, all))
+/// Their sum.
+fn children_cpu_seconds() -> f64 {
+    let (user, system) = children_seconds();
+    user + system
 }
 
 #[cfg(test)]
@@ -101,7 +91,7 @@ mod tests {
         assert_eq!(run_delay("98889 103447 2\n"), Some(103447));
         assert_eq!(run_delay("98889"), None);
         let stat = "cpu  100 0 50 800 10 0 0 40 0 0\ncpu0 50 0 25 400 5 0 0 20 0 0\n";
-        assert_eq!(stat_ticks(stat), Some((40, 1000)));
+        assert_eq!(crate::measure::steal::parse_machine(stat), Some((40, 1000)));
     }
 
     #[test]

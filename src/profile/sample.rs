@@ -118,12 +118,9 @@ impl Maps {
 }
 
 /// The user-mode CPU time of this process's children that were waited
-/// for, seconds.
+/// for, seconds: the time the samples share out.
 fn children_user_seconds() -> f64 {
-    // SAFETY: getrusage fills the struct it is given.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
-    u.ru_utime.tv_sec as f64 + u.ru_utime.tv_usec as f64 * 1e-6
+    super::cpu_use::children_seconds().0
 }
 
 /// The CPUs online, from sysfs ("0-3,8"); the first `available_parallelism`

@@ -2,7 +2,7 @@
 //! below it sits; the reasons its counts give, each with its share of the
 //! work, its evidence and the gain fixing it would bring at most (the roof
 //! it would then be under, against the one it is under now); and what is
-//! wrong with the measurement itself ([`quality`]). Stable codes in the
+//! wrong with the measurement itself (`quality.rs`). Stable codes in the
 //! apps file (`advice:`), words in `profile`'s output and the report
 //! ([`words`]); docs/profile.md lists every code and its trigger.
 
