@@ -25,21 +25,13 @@ impl CpuUse {
         }
     }
 
-    /// Look at the threads of `pids`: their wait for a CPU so far
-    /// (`/proc/PID/task/TID/schedstat`, the scheduler's own count).
-    pub fn look(&mut self, pids: impl Iterator<Item = i32>) {
-        for pid in pids {
-            let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-                continue;
-            };
-            for t in tasks.flatten() {
-                let tid = t.file_name().to_str().and_then(|s| s.parse::<i32>().ok());
-                let text = std::fs::read_to_string(t.path().join("schedstat"));
-                if let (Some(tid), Some(ns)) = (tid, text.ok().and_then(|s| run_delay(&s))) {
-                    let w = self.waited.entry(tid).or_default();
-                    *w = (*w).max(ns);
-                }
-            }
+    /// Look at thread `tid`, whose `/proc` folder is `dir`: its wait for
+    /// a CPU so far (`schedstat`, the scheduler's own count).
+    pub fn thread(&mut self, tid: i32, dir: &std::path::Path) {
+        let text = std::fs::read_to_string(dir.join("schedstat"));
+        if let Some(ns) = text.ok().and_then(|s| run_delay(&s)) {
+            let w = self.waited.entry(tid).or_default();
+            *w = (*w).max(ns);
         }
     }
 
@@ -103,7 +95,7 @@ mod tests {
             .unwrap();
         let pid = c.id() as i32;
         std::thread::sleep(std::time::Duration::from_millis(50));
-        u.look(std::iter::once(pid));
+        u.thread(pid, std::path::Path::new(&format!("/proc/{pid}")));
         c.wait().unwrap();
         let n = u.end();
         assert!(n.cpu_seconds > 0.02, "{n:?}");

@@ -110,11 +110,13 @@ impl AtOnce {
     }
 
     fn look(&mut self, procs: &[Proc]) {
-        let n: usize = procs.iter().map(running_threads).sum();
+        let n: usize = procs
+            .iter()
+            .map(|p| running_threads(p, &mut self.cpu))
+            .sum();
         if n > 0 {
             self.seen.push(n);
         }
-        self.cpu.look(procs.iter().map(|p| p.pid));
     }
 
     /// The median of the looks that saw a thread running, 0 for none; the
@@ -126,16 +128,22 @@ impl AtOnce {
     }
 }
 
-/// How many of `p`'s threads run (or wait for a CPU) now.
-fn running_threads(p: &Proc) -> usize {
+/// How many of `p`'s threads run (or wait for a CPU) now; each thread's
+/// wait for a CPU so far given to `cpu` on the same walk.
+fn running_threads(p: &Proc, cpu: &mut CpuUse) -> usize {
+    let own = std::path::PathBuf::from(format!("/proc/{}", p.pid));
     if p.threads <= 1 {
+        cpu.thread(p.pid, &own);
         return usize::from(p.state == 'R');
     }
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", p.pid)) else {
+    let Ok(tasks) = std::fs::read_dir(own.join("task")) else {
         return usize::from(p.state == 'R');
     };
     (tasks.flatten())
         .filter(|t| {
+            if let Some(tid) = t.file_name().to_str().and_then(|s| s.parse().ok()) {
+                cpu.thread(tid, &t.path());
+            }
             let stat = std::fs::read_to_string(t.path().join("stat")).unwrap_or_default();
             let state = stat.rfind(')').and_then(|c| stat.get(c + 2..c + 3));
             state == Some("R")
