@@ -10,6 +10,19 @@ use std::collections::BTreeMap;
 /// The embedded limits file.
 pub const LIMITS_YAML: &str = include_str!("../../configs/limits.yaml");
 
+/// The clock probe's own noise, relative: a roof may read this much above
+/// its limit with nothing wrong.
+pub const CLOCK_NOISE: f64 = 0.01;
+
+/// Whether a roof at `percent` of its limit, its samples spread by `cv`,
+/// passes it by more than it can by chance: the larger of its CV and the
+/// clock probe's noise. Above that the kernel does less than it declares,
+/// the clock reads low, or the limit is wrong: a measuring error until
+/// shown otherwise.
+pub fn above(percent: f64, cv: f64) -> bool {
+    percent > 100.0 * (1.0 + cv.max(CLOCK_NOISE))
+}
+
 /// One microarchitecture's limits (see the file's header).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -331,6 +344,11 @@ mod tests {
             ("zen5", bw(Mix::Store, Isa::Avx512), l1, Some(64.0)),
             ("zen5", bw(Mix::TwoLdOneSt, Isa::Avx512), l1, Some(192.0)),
             ("zen5", bw(Mix::Load, Isa::Avx2), l1, Some(64.0)),
+            // Two stores a cycle up to 256 bits, one at 512.
+            ("zen5", bw(Mix::Store, Isa::Avx2), l1, Some(64.0)),
+            ("zen5", bw(Mix::Store, Isa::Sse), l1, Some(32.0)),
+            ("zen5", bw(Mix::Store, Isa::Scalar), l1, Some(16.0)),
+            ("zen5", bw(Mix::TwoLdOneSt, Isa::Avx2), l1, Some(96.0)),
             ("zen5", bw(Mix::Load, Isa::Avx512), l2, Some(64.0)),
             ("zen5", bw(Mix::Load, Isa::Avx512), l3, Some(32.0)),
             ("zen5", bw(Mix::Load, Isa::Avx512), Some(Level::Dram), None),
@@ -359,8 +377,9 @@ mod tests {
     }
 
     /// Every roof of the full runs in the data files (a Zen 5, an Emerald
-    /// Rapids Xeon, and that Xeon's every ISA at L1 and compute) within 3 %
-    /// of its limit, the limit chosen by the roof's width.
+    /// Rapids Xeon, and that Xeon's every ISA at L1 and compute) within its
+    /// limit, the limit chosen by the roof's width, but for its CV and the
+    /// clock probe's noise.
     #[test]
     fn no_roof_of_the_data_files_is_above_its_limit() {
         for (name, text) in [
@@ -387,7 +406,7 @@ mod tests {
                 };
                 let pct = 100.0 * r.per_cycle / (limit * r.threads as f64);
                 assert!(
-                    pct <= 103.0,
+                    !above(pct, r.cv),
                     "{name}: {} at {:?}, {} thread(s): {:.1} % of {limit}",
                     r.kernel,
                     r.level,

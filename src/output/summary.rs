@@ -9,7 +9,12 @@ use crate::units::human_bytes;
 use std::fmt::Write as _;
 
 /// Flags explained under the table when a roof carries them.
-const EXPLAINED: [Flag; 3] = [Flag::SharedCore, Flag::Steal, Flag::MemoryCapped];
+const EXPLAINED: [Flag; 4] = [
+    Flag::AboveTheoretical,
+    Flag::SharedCore,
+    Flag::Steal,
+    Flag::MemoryCapped,
+];
 
 /// The machine's line, and what it gives its threads when that is fewer
 /// cores than threads.

@@ -35,7 +35,12 @@ impl EffectiveCores {
     /// "16 threads get 8.0 cores' worth (a scaling of avx512_dp_fma: ...)".
     pub fn sentence(&self) -> String {
         let how = match &self.found_by {
-            CoresFoundBy::Quota => "the CPU quota of this cgroup".to_string(),
+            CoresFoundBy::Quota => {
+                return format!(
+                    "this cgroup's CPU quota gives {:.2} cores' worth of time to {} threads: a sample shorter than the quota's period runs at a whole core per thread, so the limits are the hardware's; a program using all {} threads for longer gets {:.2} cores' worth",
+                    self.cores, self.threads, self.threads, self.cores
+                );
+            }
             CoresFoundBy::Scaling { kernel, rates } => {
                 let steps: Vec<String> = (rates.iter())
                     .map(|(t, r)| format!("{t}: {r:.1}"))

@@ -72,7 +72,7 @@ impl Flag {
                 "with this many threads the level's share is no larger than the level below: the value mixes both levels"
             }
             Flag::AboveTheoretical => {
-                "above the microarchitecture's theoretical limit by more than the clock's measurement noise: check the limits table or the clock"
+                "above its theoretical limit by more than its CV and the clock probe's 1% noise: no kernel passes its limit, so a measuring error (a clock reading low, a kernel doing less than it declares) or a wrong limit in configs/limits.yaml, until shown otherwise"
             }
             Flag::Steal => {
                 "the hypervisor took more than 5% of a CPU's time during the measurement (steal in /proc/stat): the value may be low"

@@ -3,16 +3,12 @@
 
 use super::plan::RoofTask;
 use super::plateau;
-use crate::config::limits::Uarch;
+use crate::config::limits::{self, Uarch};
 use crate::config::plan::RoofFrom;
 use crate::kernels::Kind;
 use crate::measure::bench::{DRIFT_LIMIT, Measurement};
 use crate::measure::stats::median;
 use crate::results::{Curve, CurvePoint, Flag, Roof, SizePoint};
-
-/// Above this % of the theoretical limit a roof is flagged (the clock probe
-/// has about 1 % of noise).
-pub const ABOVE_LIMIT_PERCENT: f64 = 103.0;
 
 /// How far apart the values of a level's sizes are: largest over smallest,
 /// minus 1 (0 for one size). Within a level's range the rate should not
@@ -45,7 +41,7 @@ fn flags(
         (task.not_isolated, Flag::NotIsolated),
         (task.capped, Flag::MemoryCapped),
         (
-            percent.is_some_and(|p| p > ABOVE_LIMIT_PERCENT),
+            percent.is_some_and(|p| limits::above(p, rep.rates.cv)),
             Flag::AboveTheoretical,
         ),
     ]

@@ -83,19 +83,29 @@ pub fn find(
     }))
 }
 
-/// The limits of roofs with more threads than `e`'s cores count its cores,
-/// their % of them follows, and the shared-core flag the machine explains
-/// goes.
+/// The limits of roofs with more threads than `e`'s cores count its cores
+/// when the cores' worth was measured, their % of them follows, and the
+/// shared-core flag the machine explains goes. A quota's limits stay the
+/// hardware's: a quota bounds CPU time over its period, not speed, and a
+/// sample far shorter than the period runs each thread at a whole core's
+/// speed until the quota is spent (then it waits, and reads slow).
 pub fn apply(roofs: &mut [Roof], e: &EffectiveCores) {
     for r in roofs.iter_mut().filter(|r| r.threads as f64 > e.cores) {
-        let Some(t) = r.theoretical_per_cycle else {
-            r.flags.retain(|f| *f != Flag::SharedCore);
+        r.flags.retain(|f| *f != Flag::SharedCore);
+        let Some(t) = r
+            .theoretical_per_cycle
+            .filter(|_| e.found_by != CoresFoundBy::Quota)
+        else {
             continue;
         };
         let limit = t / r.threads as f64 * e.cores;
+        let percent = 100.0 * r.per_cycle / limit;
         r.theoretical_per_cycle = Some(limit);
-        r.percent_of_theoretical = Some(100.0 * r.per_cycle / limit);
-        r.flags.retain(|f| *f != Flag::SharedCore);
+        r.percent_of_theoretical = Some(percent);
+        if crate::config::limits::above(percent, r.cv) && !r.flags.contains(&Flag::AboveTheoretical)
+        {
+            r.flags.push(Flag::AboveTheoretical);
+        }
     }
 }
 
@@ -189,6 +199,28 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!((q.cores, &q.found_by), (2.5, &CoresFoundBy::Quota));
+        // A quota leaves every limit the hardware's, 1-thread roofs' too
+        // under a quota below one core: samples far shorter than its
+        // period run at a whole core's speed.
+        let half = EffectiveCores {
+            cores: 0.5,
+            ..q.clone()
+        };
+        let mut under = roofs.clone();
+        for r in under.iter_mut().filter(|r| r.threads == 16) {
+            r.flags.push(Flag::SharedCore);
+        }
+        apply(&mut under, &half);
+        for (a, b) in under.iter().zip(&roofs) {
+            assert_eq!(a.theoretical_per_cycle, b.theoretical_per_cycle);
+            assert_eq!(a.percent_of_theoretical, b.percent_of_theoretical);
+            assert!(!a.flags.contains(&Flag::SharedCore), "{:?}", a.flags);
+        }
+        assert!(
+            half.sentence().contains("the limits are the hardware's"),
+            "{}",
+            half.sentence()
+        );
         // A quota is read, not measured; one of the threads or more is none.
         assert_eq!(rig.measured().len(), sweeps);
         assert_eq!(
