@@ -106,7 +106,10 @@ pub fn bounding_level<T>(ai: f64, gflop_per_s: f64, levels: &[(T, f64)], top: f6
 
 /// The roof right above a point: of the sloped roofs (AI × bandwidth,
 /// capped by the top peak) and the flat ones, the lowest that the point
-/// does not exceed; None when the point sits above every roof. `levels` are
+/// does not exceed; None when the point sits above every roof, which is
+/// above the roofline itself, min(top peak, fastest bandwidth × AI): a
+/// point between the fastest level's slope and the peak is under no roof
+/// at its intensity, though a flat roof is drawn above it. `levels` are
 /// (label, GB/s) and `peaks` (label, GFLOP/s). Returns (label, GFLOP/s).
 pub fn tightest_roof(
     ai: f64,
@@ -115,6 +118,10 @@ pub fn tightest_roof(
     peaks: &[(String, f64)],
 ) -> Option<(String, f64)> {
     let top = peaks.iter().map(|p| p.1).fold(f64::NAN, f64::max);
+    let fastest = levels.iter().map(|l| l.1).fold(f64::NAN, f64::max);
+    if gflop_per_s > ai * fastest && ai * fastest < top {
+        return None;
+    }
     let top_label = peaks.iter().find(|p| p.1 == top).map(|p| p.0.clone());
     let mut cands: Vec<(String, f64)> = peaks.to_vec();
     for (l, bw) in levels {
@@ -237,6 +244,13 @@ mod tests {
             Some(("ADD".to_string(), 58.0))
         );
         assert_eq!(tightest_roof(0.5, 500.0, &lv, &pk), None);
+        // At AI 0.05 the fastest level reaches 30: a point at 40 is above
+        // the roofline, though both peaks are drawn above it.
+        assert_eq!(tightest_roof(0.05, 40.0, &lv, &pk), None);
+        assert_eq!(
+            tightest_roof(0.05, 29.0, &lv, &pk),
+            Some(("fast".to_string(), 30.0))
+        );
     }
 
     #[test]

@@ -171,12 +171,12 @@ fn s19_thousands_of_points_keep_the_roofs_readable() {
 
 #[test]
 fn each_program_points_to_the_roof_that_limits_it_and_the_report_says_what_to_do() {
-    use carmbench::results::placement::placement;
+    use carmbench::results::placement::place;
     let dir = tmpdir("chart-limits");
     // A program at a fifth of its roof at AI 0.2, and a function of it
     // (no arrow: the tables say the function's).
     let mut p = AppPoint::new("slowapp", 2e9, 1e10, 1.0);
-    let (roof, at) = placement(&fixture(), &p, 1).unwrap().roof.unwrap();
+    let (roof, at) = place(&fixture(), &p).unwrap().roof.unwrap();
     p.seconds = p.gflop_per_s() / (0.2 * at);
     let gain = at / p.gflop_per_s();
     let mut f = AppPoint::new("hot_fn", 1e9, 1e10, p.seconds / 2.0);
@@ -205,7 +205,9 @@ fn each_program_points_to_the_roof_that_limits_it_and_the_report_says_what_to_do
     let page = std::fs::read_to_string(dir.join("r.html")).unwrap();
     assert!(page.contains("What to do next"), "no advice column");
     assert!(
-        page.contains("<code>memory_bound</code> memory-bound: 20%"),
+        page.contains(
+            "<code>level_unknown</code> under the DRAM 2ld1st roof at its intensity, 20% of it"
+        ),
         "{page}"
     );
     assert!(

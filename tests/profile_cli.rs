@@ -52,7 +52,9 @@ fn manual_counts_time_and_place_a_program() {
     );
     let stdout = success(&out);
     assert!(
-        stdout.contains("triad: AI 0.083 flop/B") && stdout.contains("bound by the"),
+        stdout.contains("triad: AI 0.083 flop/B")
+            && stdout.contains("under the DRAM")
+            && stdout.contains("unknown without simulated caches (--traffic)"),
         "{stdout}"
     );
     assert!(

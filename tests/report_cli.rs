@@ -240,12 +240,15 @@ fn the_level_that_bounds_a_point_with_traffic_is_named() {
     );
     success(&out);
     let html = std::fs::read_to_string(dir.join("r.html")).unwrap();
-    // 1 GFLOP/s at AI 0.125 everywhere: 23 % of the DRAM roof (35.2 GB/s),
-    // nearer its roof than any other level's dot.
+    // 1 GFLOP/s at AI 0.125 everywhere: 23 % of the DRAM roof (35.2 GB/s)
+    // in requested bytes, 17 % of it in the bytes its own kernel moves
+    // there (4/3 of them: its store's line read, then written back); nearer
+    // its roof than any other level's dot.
     assert!(
-        html.contains("DRAM bounds it: its dot at 23 % of the DRAM roof"),
+        html.contains("DRAM 2ld1st roof (by its DRAM bytes)") && html.contains(">17%<"),
         "{html}"
     );
+    assert!(html.contains("17 % of its roof"), "{html}");
     assert!(html.contains("no prefetcher simulated"));
     std::fs::remove_dir_all(&dir).unwrap();
 }

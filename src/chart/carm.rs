@@ -116,9 +116,12 @@ fn chart_bounds(sel: &Selection) -> Bounds {
             .filter(|a| drawn(a))
             .map(|a| (a.ai(), a.gflop_per_s())),
     );
+    let mix = (sel.series.first())
+        .and_then(|s| s.bandwidth.first())
+        .and_then(|r| r.mix);
     pts.extend(
         (sel.apps.iter())
-            .flat_map(super::levels::dots)
+            .flat_map(|a| super::levels::dots(a, mix))
             .map(|d| (d.2, d.3)),
     );
     bounds(&values(|s| &s.bandwidth), &values(|s| &s.compute), &pts)

@@ -7,6 +7,7 @@
 use super::canvas::{Canvas, Plot, draw_px_line, err as e, level_colour, palette};
 use super::select::Selection;
 use super::tips::Tip;
+use crate::kernels::Mix;
 use crate::machine::Level;
 use crate::results::apps::AppPoint;
 use plotters::prelude::*;
@@ -14,14 +15,17 @@ use plotters::prelude::*;
 /// Dash of the line joining a point's dots.
 const DASH: [u32; 2] = [4, 4];
 
-/// Each level's dot of `a` below L1: (level, bytes, AI, performance);
-/// none without traffic or for a level no byte reached.
-pub fn dots(a: &AppPoint) -> Vec<(Level, f64, f64, f64)> {
+/// Each level's dot of `a` below L1 against roofs of `mix`: (level, bytes
+/// moved, AI drawn, performance); none without traffic or for a level no
+/// byte reached. A dot is drawn at its intensity in the bytes of its
+/// level's roof (the roof's kernel's own write-allocations and write-backs
+/// counted), so that a stream at full speed touches its roof.
+pub fn dots(a: &AppPoint, mix: Option<Mix>) -> Vec<(Level, f64, f64, f64)> {
     let perf = a.gflop_per_s();
-    crate::results::placement::dots(a, None)
+    crate::results::placement::level_dots(a, mix)
         .into_iter()
         .filter(|d| d.level != Level::L1 && d.bytes > 0.0)
-        .map(|d| (d.level, d.bytes, d.ai, perf))
+        .map(|d| (d.level, d.bytes, d.drawn_ai(), perf))
         .collect()
 }
 
@@ -45,8 +49,11 @@ pub fn draw_levels<DB: DrawingBackend>(
 where
     DB::ErrorType: 'static,
 {
+    let mix = (sel.series.first())
+        .and_then(|s| s.bandwidth.first())
+        .and_then(|r| r.mix);
     for a in sel.apps.iter().filter(|a| a.function().is_none()) {
-        let dots = dots(a);
+        let dots = dots(a, mix);
         if dots.is_empty() {
             continue;
         }
@@ -65,9 +72,10 @@ where
                 p,
                 6,
                 format!(
-                    "{} at {level}: {} moved, {ai:.3} {unit}/B (simulated caches)",
+                    "{} at {level}: {} moved, {:.3} {unit}/B moved ({ai:.3} in its roof's bytes; simulated caches)",
                     a.name,
-                    crate::units::human_bytes(bytes as u64)
+                    crate::units::human_bytes(bytes as u64),
+                    a.flops / bytes
                 ),
             ));
         }

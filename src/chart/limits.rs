@@ -9,7 +9,7 @@ use super::select::{Limit, Selection};
 use super::tips::Tip;
 use crate::results::Document;
 use crate::results::apps::AppPoint;
-use crate::results::placement::placement;
+use crate::results::placement::place;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
@@ -33,14 +33,15 @@ pub fn of(doc: &Document, apps: &[AppPoint], threads: &[usize]) -> Vec<Limit> {
     longest.sort_by(|a, b| b.seconds.total_cmp(&a.seconds));
     (longest.into_iter().take(MOST))
         .filter_map(|a| {
-            let place = placement(doc, a, a.threads.unwrap_or(1))?;
-            let (roof, at) = place.roof?;
+            let place = place(doc, a)?;
+            let b = place.bound?;
             let nodes = place.nodes as f64;
+            let perf = a.gflop_per_s();
             let limit = Limit {
                 name: a.name.clone(),
-                from: (a.ai(), a.gflop_per_s() / nodes),
-                to: (a.ai(), at / nodes),
-                roof,
+                from: (a.ai(), perf / nodes),
+                to: (a.ai(), perf / b.share / nodes),
+                roof: b.label,
             };
             (threads.contains(&place.threads) && limit.gain() >= AT_ROOF).then_some(limit)
         })

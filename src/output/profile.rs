@@ -6,7 +6,7 @@ use crate::profile::sample::FEW_SAMPLES;
 use crate::results::Document;
 use crate::results::advice::{self, Code};
 use crate::results::apps::{AppPoint, RanOnly};
-use crate::results::placement::{self, bounding, dots};
+use crate::results::placement::{self, BoundBy};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -56,36 +56,46 @@ pub fn loop_note(p: &AppPoint, l: &crate::results::apps::LoopInfo) -> String {
     s + "]"
 }
 
-/// The line that places a point under a results file's roofs.
+/// The line that places a point under a results file's roofs: the roof
+/// that bounds it by the evidence its run has (with simulated caches, the
+/// level whose dot is nearest its roof, or the peak every dot sits under;
+/// without, the CARM's roof, a memory roof's level unknown).
 pub fn placed(doc: &Document, p: &AppPoint) -> String {
     let (ai, perf) = (p.ai(), p.gflop_per_s());
     let (u, rate) = units(p);
-    let Some(place) = placement::placement(doc, p, p.threads.unwrap_or(1)) else {
+    let Some(place) = placement::place(doc, p) else {
         let q = p.precision.map_or("dp", |q| q.name());
         return format!(
             "{}; these results have no {q} roofs (measure them with `carmbench run --precision {q}`)",
             unplaced(p)
         );
     };
-    // With each level's traffic the bound is the traffic line's: this one
-    // places the CARM's point (AI of the bytes the core asked for).
-    let under = match p.traffic.is_some() {
-        true => "at its L1 AI, under",
-        false => "bound by",
+    let head = format!("{}: AI {ai:.3} {u}/B, {perf:.2} {rate}", p.name);
+    let t = place.threads;
+    let note = place.note();
+    let Some(b) = &place.bound else {
+        return format!(
+            "{head}: above every roof of the {t}-thread results at its intensity; check the counts{note}"
+        );
     };
-    match &place.roof {
-        Some((label, v)) => format!(
-            "{}: AI {ai:.3} {u}/B, {perf:.2} {rate}; {under} the {label} ({v:.2} {rate} at this AI, {} thread(s)): {:.1}% of it{}",
-            p.name,
-            place.threads,
-            100.0 * perf / v,
-            place.note()
+    let pct = 100.0 * b.share;
+    let at = format!("{:.2} {rate} at this AI, {t} thread(s)", b.at);
+    match b.by {
+        BoundBy::Peak if !place.dots.is_empty() => format!(
+            "{head}; every level's dot sits under the {}, which bounds it ({at}): {pct:.1}% of it{note}",
+            b.label
         ),
-        None => format!(
-            "{}: AI {ai:.3} {u}/B, {perf:.2} {rate}: above every roof of the {}-thread results; check the counts{}",
-            p.name,
-            place.threads,
-            place.note()
+        BoundBy::Peak => format!(
+            "{head}; bound by the {} ({at}): {pct:.1}% of it{note}",
+            b.label
+        ),
+        BoundBy::Level(l) => format!(
+            "{head}; by each level's own bytes the {} bounds it ({:.2} {rate} at its {l} AI, {t} thread(s)): {pct:.1}% of it{note}",
+            b.label, b.at
+        ),
+        BoundBy::UnknownLevel => format!(
+            "{head}; under the {} ({at}): {pct:.1}% of it; which level its bytes come from is unknown without simulated caches (--traffic){note}",
+            b.label
         ),
     }
 }
@@ -113,14 +123,20 @@ pub fn unplaced(p: &AppPoint) -> String {
     )
 }
 
-/// One line: each level's bytes and AI, and the level whose dot is nearest
-/// its roof (the one that bounds the code); none without simulated traffic.
+/// One line: each level's bytes and AI, and its dot's share of its roof
+/// (the roof in the bytes the level moves, so a stream at full speed sits
+/// near 100 %); none without simulated traffic.
 pub fn traffic(doc: &Document, p: &AppPoint) -> Option<String> {
-    let dots = dots(p, Some(doc));
+    let place = placement::place(doc, p);
+    let dots = match &place {
+        Some(x) => x.dots.clone(),
+        None => placement::level_dots(p, None),
+    };
     if dots.is_empty() {
         return None;
     }
     let unit = p.precision.map_or("flop", |q| q.unit());
+    let perf = p.gflop_per_s();
     let list: Vec<String> = dots
         .iter()
         .map(|d| {
@@ -133,22 +149,20 @@ pub fn traffic(doc: &Document, p: &AppPoint) -> Option<String> {
                 true => format!(", ±{:.0} % sampled", 100.0 * error),
                 false => String::new(),
             };
+            let share = match d.share(perf) {
+                s if s.is_finite() && d.under_peak => format!(", {:.0} % of the peak", 100.0 * s),
+                s if s.is_finite() => format!(", {:.0} % of its roof", 100.0 * s),
+                _ => String::new(),
+            };
             format!(
-                "{} {} (AI {:.3} {unit}/B{error})",
+                "{} {} (AI {:.3} {unit}/B{error}{share})",
                 d.level,
                 crate::units::human_bytes(d.bytes.max(0.0) as u64),
                 d.ai
             )
         })
         .collect();
-    let tail = match bounding(p, &dots) {
-        Some((level, share)) => format!(
-            "; by each level's own bytes, {level} bounds it: its dot at {:.0} % of the {level} roof",
-            100.0 * share
-        ),
-        None => String::new(),
-    };
-    Some(format!("  traffic: {}{tail}", list.join(", ")))
+    Some(format!("  traffic: {}", list.join(", ")))
 }
 
 /// How a region's time and work spread over an MPI job's ranks: whether
@@ -237,8 +251,11 @@ fn bound(doc: Option<&Document>, p: &AppPoint) -> String {
         }
         (false, _) => "not placed: no work".to_string(),
         (true, None) => String::new(),
-        (true, Some(d)) => match placement::placement(d, p, 1).map(|x| x.roof) {
-            Some(Some((label, v))) => format!("{label} {:.0}%", 100.0 * p.gflop_per_s() / v),
+        (true, Some(d)) => match placement::place(d, p).map(|x| x.bound) {
+            Some(Some(b)) if b.by == BoundBy::UnknownLevel => {
+                format!("{} {:.0}% (level?)", b.label, 100.0 * b.share)
+            }
+            Some(Some(b)) => format!("{} {:.0}%", b.label, 100.0 * b.share),
             Some(None) => "above every roof".into(),
             None => format!("no {} roofs measured", work(p)),
         },
@@ -307,4 +324,62 @@ pub fn function_table(doc: Option<&Document>, points: &[AppPoint]) -> String {
         t += &advice_lines(p, "    ");
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::apps::{ReadWrite, Traffic};
+
+    fn doc() -> Document {
+        let text = include_str!("../../tests/fixtures/emr-xeon-2core.yaml");
+        crate::results::parse(text, "emr-xeon-2core.yaml").unwrap()
+    }
+
+    /// Every byte requested from L2, `far` bytes read from L3 and DRAM.
+    fn traffic(p: &AppPoint, far: f64) -> Traffic {
+        let rw = |read| ReadWrite { read, write: 0.0 };
+        Traffic {
+            l2: rw(p.bytes),
+            l3: rw(far),
+            dram: rw(far),
+            hits: [0.0; 3],
+            model: "test".into(),
+            sample: 1,
+            line: 64,
+            exclusive_l3: None,
+        }
+    }
+
+    #[test]
+    fn the_headline_gives_the_bound_the_run_s_evidence_has() {
+        let d = doc();
+        // AI 1 at 97 % of the DRAM roof by the bytes the core requested.
+        let mut p = AppPoint::new("loop", 1e10, 1e10, 1.0);
+        p.threads = Some(1);
+        let at = placement::place(&d, &p).unwrap().roof.unwrap().1;
+        p.seconds = 10.0 / (0.97 * at);
+        let line = placed(&d, &p);
+        assert!(
+            line.contains("under the DRAM") && line.contains("(--traffic)"),
+            "{line}"
+        );
+        // Its bytes from L1: no memory roof bounds it, headline included.
+        p.traffic = Some(traffic(&p, p.bytes / 1000.0));
+        let line = placed(&d, &p);
+        assert!(
+            !line.contains("DRAM") && !line.contains("--traffic"),
+            "{line}"
+        );
+        assert!(line.contains("every level's dot sits under the"), "{line}");
+        // Its bytes from DRAM: the DRAM roof, by its own bytes.
+        p.traffic = Some(traffic(&p, p.bytes));
+        let line = placed(&d, &p);
+        assert!(
+            line.contains("by each level's own bytes the DRAM"),
+            "{line}"
+        );
+        let t = super::traffic(&d, &p).unwrap();
+        assert!(t.contains("% of its roof"), "{t}");
+    }
 }

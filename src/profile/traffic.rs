@@ -108,6 +108,7 @@ pub fn of(c: &Counts, caches: &Caches) -> Option<Traffic> {
         model: model.to_string(),
         sample: spec.sample,
         line: spec.line,
+        exclusive_l3: Some(spec.exclusive),
     };
     (c.l1_hits + c.l2_read > 0).then_some(t)
 }

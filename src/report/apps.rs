@@ -5,7 +5,7 @@
 use crate::results::Document;
 use crate::results::advice::Code;
 use crate::results::apps::AppPoint;
-use crate::results::placement::placement;
+use crate::results::placement::{Bound, BoundBy, place};
 use maud::{Markup, PreEscaped, html};
 
 /// A row per application, placed against `doc`'s roofs, with what to do
@@ -21,17 +21,17 @@ pub fn section(doc: &Document, apps: &[AppPoint], all: &[AppPoint]) -> Markup {
                 } }
                 tbody {
                     @for a in apps {
-                        @let place = placement(doc, a, a.threads.unwrap_or(1));
+                        @let place = place(doc, a);
                         tr data-point=(a.name) {
                             td { (a.name) }
                             td { (work(a)) }
                             td.n { (finite(a.ai(), 3)) }
                             td.n { (finite(a.gflop_per_s(), 2)) }
                             td.n { (format!("{:.3}", a.seconds)) }
-                            @match place.as_ref().and_then(|p| p.roof.as_ref().map(|r| (p, r))) {
-                                Some((p, (label, v))) => {
-                                    td { (label) " (" (p.threads) " thread(s), " (format!("{v:.1}")) " GFLOP/s)" (p.note()) }
-                                    td.n { (format!("{:.0}%", 100.0 * a.gflop_per_s() / v)) }
+                            @match place.as_ref().and_then(|p| p.bound.as_ref().map(|b| (p, b))) {
+                                Some((p, b)) => {
+                                    td { (bound_cell(b)) " (" (p.threads) " thread(s), " (format!("{:.1}", b.at)) " GFLOP/s)" (p.note()) }
+                                    td.n { (format!("{:.0}%", 100.0 * b.share)) }
                                 }
                                 None => { td { (unplaced(doc, a)) } td.n { "-" } }
                             }
@@ -50,6 +50,16 @@ pub fn section(doc: &Document, apps: &[AppPoint], all: &[AppPoint]) -> Markup {
         @if let Some(t) = apps.iter().find_map(|a| a.traffic.as_ref()) {
             p.note { "(" (t.model) ")" }
         }
+    }
+}
+
+/// A bound's roof, and how it is known where that matters: a level's by
+/// its own bytes, a memory roof's level unknown without simulated caches.
+fn bound_cell(b: &Bound) -> String {
+    match b.by {
+        BoundBy::Level(l) => format!("{} (by its {l} bytes)", b.label),
+        BoundBy::UnknownLevel => format!("{} (level unknown: --traffic)", b.label),
+        BoundBy::Peak => b.label.clone(),
     }
 }
 
@@ -103,7 +113,7 @@ fn work(a: &AppPoint) -> String {
 /// (no arithmetic), or no place.
 fn unplaced(doc: &Document, a: &AppPoint) -> String {
     if a.placeable() {
-        return match placement(doc, a, a.threads.unwrap_or(1)) {
+        return match place(doc, a) {
             Some(_) => "above every roof".into(),
             None => format!(
                 "no {} roofs measured",
@@ -155,7 +165,7 @@ pub fn ranks(doc: &Document, programs: &[AppPoint], ranks: &[&AppPoint]) -> Mark
                     @for r in ranks.iter().filter(|r| r.rank().is_some_and(|k| k.program == p.name)) {
                         @let k = r.rank().unwrap_or_else(|| unreachable!());
                         @let rt = k.runtime;
-                        @let roof = placement(doc, r, r.threads.unwrap_or(1)).and_then(|x| x.roof);
+                        @let bound = place(doc, r).and_then(|x| x.bound);
                         tr data-point=(r.name) {
                             (cell(f64::from(k.rank), k.rank.to_string()))
                             td { (k.host) }
@@ -172,8 +182,8 @@ pub fn ranks(doc: &Document, programs: &[AppPoint], ranks: &[&AppPoint]) -> Mark
                                 }
                                 None => { td.n { "-" } td.n { "-" } }
                             }
-                            @match roof {
-                                Some((label, v)) => td { (label) " " (format!("{:.0}%", 100.0 * r.gflop_per_s() / v)) },
+                            @match bound {
+                                Some(b) => td { (bound_cell(&b)) " " (format!("{:.0}%", 100.0 * b.share)) },
                                 None => td { (unplaced(doc, r)) },
                             }
                         }
@@ -206,7 +216,7 @@ pub fn functions(doc: &Document, points: &[&AppPoint], all: &[AppPoint]) -> Mark
                     @for a in &points {
                         @let f = a.function();
                         @let samples = f.map_or(0, |f| f.samples);
-                        @let roof = if a.placeable() { placement(doc, a, 1).and_then(|p| p.roof) } else { None };
+                        @let bound = if a.placeable() { place(doc, a).and_then(|p| p.bound) } else { None };
                         tr data-point=(a.name) {
                             td { (f.map_or("", |f| f.program.as_str())) }
                             td { (a.name) }
@@ -217,10 +227,10 @@ pub fn functions(doc: &Document, points: &[&AppPoint], all: &[AppPoint]) -> Mark
                             (cell(samples as f64, samples.to_string()))
                             (cell(a.ai(), format!("{:.3}", a.ai())))
                             (cell(a.gflop_per_s(), format!("{:.3}", a.gflop_per_s())))
-                            @match roof {
-                                Some((label, v)) => {
-                                    td { (label) }
-                                    (cell(a.gflop_per_s() / v, format!("{:.0}%", 100.0 * a.gflop_per_s() / v)))
+                            @match bound {
+                                Some(b) => {
+                                    td { (bound_cell(&b)) }
+                                    (cell(b.share, format!("{:.0}%", 100.0 * b.share)))
                                 }
                                 None => { td { (unplaced(doc, a)) } (cell(0.0, "-".into())) }
                             }

@@ -9,17 +9,16 @@
 use super::Document;
 pub use super::apps::advice::{Advice, Code, Evidence, Widths};
 use super::apps::{AppPoint, Of};
-use super::placement::{bounding, dots, level_roofs, peak_label, placement};
+use super::placement::{Bound, BoundBy, Placement, level_roofs, peak_label, place};
 use super::view::View;
 use crate::kernels::Op;
-use crate::machine::Level;
 use crate::machine::isa::Isa;
 
 mod quality;
 #[cfg(test)]
 mod tests;
 mod words;
-pub use quality::{FEW_SAMPLES, MUCH_STEAL, SHORT_SECONDS};
+pub use quality::{FEW_SAMPLES, MUCH_STEAL, SHORT_SECONDS, samples_explain};
 pub use words::words;
 
 /// A reason is given when fixing it would gain at least this factor.
@@ -29,15 +28,21 @@ pub const MIN_GAIN: f64 = 1.1;
 /// point under this share of its bound is far below it.
 pub const MIN_SHARE: f64 = 0.1;
 
-/// A level's dot counts the bytes the level moved, write-allocations and
-/// write-backs too, against roofs of the bytes the cores requested: a store
-/// stream's dot sits up to twice its roof at full speed. Above that, its
-/// counts or its time are wrong.
+/// A level's dot and its roof count the same bytes (the roof's kernel's
+/// own write-allocations and write-backs, under the simulation's rules),
+/// but the simulation write-allocates every store while a core may not (a
+/// whole line stored without reading it first): a store stream's dot may
+/// then sit up to twice its roof at full speed. Above that, its counts or
+/// its time are wrong.
 pub const LEVEL_ABOVE: f64 = 2.0;
 
 /// x87 is named from this share of the FP instructions: below it, the
 /// odd `long double` of a library.
 pub const X87_SHARE: f64 = 0.01;
+
+/// Integer work is named from this many integer ops per flop
+/// (docs/profile.md): below it, the loop counters and addresses of FP code.
+pub const INT_PER_FLOP: f64 = 4.0;
 
 /// Each point's advice under `doc`'s roofs (none: the run's own quality
 /// alone), replacing any it had; a program's reads its functions among
@@ -55,6 +60,9 @@ struct Roofs {
     levels: Vec<(String, f64)>,
     /// (label, GFLOP/s, op) of the compute roofs of the point's precision.
     peaks: Vec<(String, f64, Option<Op>)>,
+    /// The compute roofs of the point's precision at every ISA measured,
+    /// (ISA, op, GFLOP/s): what each width reaches.
+    widths: Vec<(Isa, Option<Op>, f64)>,
     /// The widest ISA measured.
     widest: Isa,
     ai: f64,
@@ -93,7 +101,7 @@ pub fn advise(doc: Option<&Document>, p: &AppPoint, all: &[AppPoint]) -> Vec<Adv
     let Some(doc) = doc.filter(|_| p.placeable()) else {
         return out;
     };
-    let Some(place) = placement(doc, p, p.threads.unwrap_or(1)) else {
+    let Some(place) = place(doc, p) else {
         return out;
     };
     let Some(v) = View::of_precision(doc, place.threads, p.precision) else {
@@ -105,137 +113,146 @@ pub fn advise(doc: Option<&Document>, p: &AppPoint, all: &[AppPoint]) -> Vec<Adv
         peaks: (v.compute.iter())
             .map(|r| (peak_label(r), scale * r.value(), r.op))
             .collect(),
+        widths: widths(doc, place.threads, p.precision, scale),
         widest: v.isa,
         ai: p.ai(),
     };
     let perf = p.gflop_per_s();
-    let Some((label, at)) = place.roof else {
+    let Some(bound) = place.bound.clone() else {
         let top = roofs.top().map_or(0.0, |t| {
             let fastest = roofs.levels.first().map_or(f64::INFINITY, |l| l.1);
             roofs.ceiling(t.1, fastest)
         });
-        out.insert(0, advice(Code::AboveRoof, perf / top, None, None));
+        // A time resting on a few samples explains a rate above the roofs.
+        if !quality::samples_explain(p, perf / top) {
+            out.insert(0, advice(Code::AboveRoof, perf / top, None, None));
+        }
         return out;
     };
     let mut reasons = vec![advice(
         Code::Bound,
-        perf / at,
-        Some(at / perf),
-        Some(label.clone()),
+        bound.share,
+        Some(1.0 / bound.share),
+        Some(bound.label.clone()),
     )];
-    // Far below is judged at the rate it would have had alone.
+    // Far below is judged at the rate it would have had alone, and on the
+    // time it was busy.
     let alone = (out.iter())
         .find(|a| a.code == Code::SharedCores)
         .and_then(|a| a.gain)
         .unwrap_or(1.0);
-    reasons.extend(under_roof(p, doc, &roofs, (label, at), alone));
+    let busy = quality::busy_share(p);
+    reasons.extend(under_roof(p, &roofs, &place, &bound, (alone, busy)));
     reasons.extend(out);
     reasons
 }
 
-/// The reasons of a point under the roof `label` of height `at` at its
-/// intensity: its memory, the next roof, its instruction mix; `alone` its
-/// rate alone on its cores over its rate.
+/// The compute roofs of `precision` (the default's) at every ISA measured
+/// for `threads`, × `scale` nodes.
+fn widths(
+    doc: &Document,
+    threads: usize,
+    precision: Option<crate::kernels::Precision>,
+    scale: f64,
+) -> Vec<(Isa, Option<Op>, f64)> {
+    let precision = precision.or(Some(crate::kernels::Precision::Dp));
+    (doc.roofs.iter())
+        .filter(|r| r.threads == threads && r.usable())
+        .filter(|r| r.kind == crate::kernels::Kind::Compute && r.precision == precision)
+        .map(|r| (r.isa, r.op, scale * r.value()))
+        .collect()
+}
+
+/// The reasons of a point under `bound` (placed as `place`): its memory,
+/// the next roof, its instruction mix; `alone` its rate alone on its cores
+/// over its rate, `busy` the share of its wall time it ran or was ready to.
 fn under_roof(
     p: &AppPoint,
-    doc: &Document,
     roofs: &Roofs,
-    (label, at): (String, f64),
-    alone: f64,
+    place: &Placement,
+    bound: &Bound,
+    (alone, busy): (f64, f64),
 ) -> Vec<Advice> {
     let perf = p.gflop_per_s();
-    // The memory roof bounding the point (None when a peak does), and with
-    // simulated caches the level whose dot is nearest its roof.
-    let under = (roofs.levels.iter()).find(|l| l.0 == label).map(|l| l.1);
-    let dots = dots(p, Some(doc));
-    let level = bounding(p, &dots).and_then(|(l, share)| {
-        let dot = dots.iter().find(|d| d.level == l)?;
-        Some(Nearest {
-            level: l,
-            share,
-            roof: dot.roof,
-            ai: dot.ai,
-        })
-    });
-    // What fixing its arithmetic gains stops at its memory: that level's
-    // roof at its own intensity, else the memory roof right above it.
-    let cap = (level.as_ref().and_then(|l| l.roof))
-        .or(under.map(|b| b * roofs.ai))
-        .unwrap_or(f64::INFINITY);
+    // What fixing its arithmetic gains stops at its memory: the tightest
+    // level's roof at that level's own intensity; without simulated caches
+    // the memory roof right above the point.
+    let cap = match bound.by {
+        BoundBy::UnknownLevel => bound.at,
+        _ => (place.dots.iter())
+            .filter(|d| !d.under_peak)
+            .filter_map(|d| d.roof)
+            .fold(f64::INFINITY, f64::min),
+    };
     let mut mix = Vec::new();
     // Another function's counts say nothing of this one's instructions.
     if !p.precision.is_some_and(|q| q.is_integer()) && !counted_as_other(p) {
-        mix.extend(scalar_fp(p, roofs, cap));
-        mix.extend(no_fma(p, roofs, cap));
+        mix.extend(scalar_fp(p, roofs, cap, busy));
+        mix.extend(no_fma(p, roofs, cap, busy));
         mix.extend(integer_work(p));
         mix.extend(x87(p));
     }
-    let (mut out, below_next) = match under {
-        Some(_) => memory_reasons(p, roofs, (label, at), level, alone),
-        None => {
+    let top = roofs.top();
+    let peak = perf / top.as_ref().map_or(f64::INFINITY, |t| t.1);
+    let far = |share: f64, roof: &str| far_below(share, Some(roof.to_string()));
+    let mut out = Vec::new();
+    let below_next = match bound.by {
+        BoundBy::Peak => {
             let explained: f64 = mix.iter().filter_map(|a| a.gain).product();
-            let far = (perf / at * explained * alone < MIN_SHARE)
-                .then(|| far_below(perf / at, Some(label)));
-            (far.into_iter().collect(), at)
+            if bound.share * explained * alone < MIN_SHARE {
+                out.push(far(bound.share, &bound.label));
+            }
+            Some(bound.at)
+        }
+        BoundBy::UnknownLevel => {
+            if bound.share.max(peak) * alone < MIN_SHARE {
+                out.push(far(bound.share, &bound.label));
+            } else {
+                out.push(advice(
+                    Code::LevelUnknown,
+                    bound.share,
+                    None,
+                    Some(bound.label.clone()),
+                ));
+            }
+            // Which roof is next depends on the level: unknown.
+            None
+        }
+        BoundBy::Level(level) => {
+            out.extend(level_reasons(p, bound, level, (peak, alone)));
+            // The next roof is above the bounding level's, at the point's
+            // own intensity.
+            Some(
+                (roofs.levels.iter())
+                    .find(|l| l.0 == bound.label)
+                    .map_or(bound.at, |bw| {
+                        roofs.ceiling(top.as_ref().map_or(f64::INFINITY, |t| t.1), bw.1)
+                    }),
+            )
         }
     };
-    out.extend(next_roof(roofs, below_next));
+    out.extend(below_next.and_then(|at| next_roof(roofs, at)));
     out.extend(mix);
     out
 }
 
-/// With simulated caches, the level whose dot is nearest its roof: its
-/// share of that roof, the roof (its bandwidth at the dot's intensity, at
-/// most the peak) and that intensity.
-#[derive(Debug, Clone, Copy)]
-struct Nearest {
-    level: Level,
-    share: f64,
-    roof: Option<f64>,
-    ai: f64,
-}
-
-/// The memory reasons of a point under the memory roof `label` (height
-/// `at`), `level` the nearest level by its own bytes when the caches were
-/// simulated: memory-bound, far below, or a counting error; and the height
-/// the next roof must be above.
-fn memory_reasons(
+/// The reasons of a point whose simulated caches put its bound at `level`:
+/// memory-bound there, far below it and the peak (`peak` its share of the
+/// peak; `alone` its rate alone on its cores over its rate), or a counting
+/// error when its dot sits far above its roof.
+fn level_reasons(
     p: &AppPoint,
-    roofs: &Roofs,
-    (label, at): (String, f64),
-    level: Option<Nearest>,
-    alone: f64,
-) -> (Vec<Advice>, f64) {
-    let perf = p.gflop_per_s();
-    let top = roofs.top();
-    let peak = perf / top.as_ref().map_or(f64::INFINITY, |t| t.1);
-    // A level's dot may sit under the peak, not under its bandwidth: its
-    // bytes then limit nothing, and the peak is the bound.
-    let capped = (level.and_then(|l| l.roof)).zip(top.as_ref());
-    if let Some((_, t)) = capped.filter(|(r, t)| *r >= 0.999 * t.1) {
-        let far = (peak * alone < MIN_SHARE).then(|| far_below(peak, Some(t.0.clone())));
-        return (far.into_iter().collect(), t.1);
+    bound: &Bound,
+    level: crate::machine::Level,
+    (peak, alone): (f64, f64),
+) -> Vec<Advice> {
+    match bound.share {
+        s if s > LEVEL_ABOVE => vec![advice(Code::AboveRoof, s, None, Some(bound.label.clone()))],
+        s if s.max(peak) * alone < MIN_SHARE => vec![far_below(s, Some(bound.label.clone()))],
+        // Under a tenth of its level's roof but near the peak: neither.
+        s if s * alone < MIN_SHARE => Vec::new(),
+        _ => vec![memory(p, bound, level)],
     }
-    let (lvl, share, ai) = match level {
-        Some(l) => (Some(l.level), l.share, l.ai),
-        None => (None, perf / at, roofs.ai),
-    };
-    let m = memory(p, roofs, (lvl, share, ai), label);
-    // The next roof is above the bounding level's.
-    let below_next = (lvl.and(m.roof.as_ref()))
-        .and_then(|r| roofs.levels.iter().find(|l| &l.0 == r))
-        .map_or(at, |bw| {
-            roofs.ceiling(top.map_or(f64::INFINITY, |t| t.1), bw.1)
-        });
-    // A level's dot far above its own roof: its bytes or time are wrong;
-    // far below every roof, the peak's too: latency.
-    let out = match share {
-        s if lvl.is_some() && s > LEVEL_ABOVE => advice(Code::AboveRoof, s, None, m.roof),
-        s if s.max(peak) * alone < MIN_SHARE => far_below(s, m.roof),
-        s if s * alone < MIN_SHARE => return (Vec::new(), below_next),
-        _ => m,
-    };
-    (vec![out], below_next)
 }
 
 /// Whether `p`'s counts are another function's (`counted_as`).
@@ -259,23 +276,23 @@ fn far_below(share: f64, roof: Option<String>) -> Advice {
     advice(Code::FarBelow, share, None, roof)
 }
 
-/// Memory-bound: the level whose dot is nearest its roof when the caches
-/// were simulated (`level`, with `share` of its roof, `ai` its own
-/// intensity), else the CARM's bounding roof (`label`); with the bytes per
-/// unit of work there, and the accesses that reached it.
-fn memory(p: &AppPoint, roofs: &Roofs, at: (Option<Level>, f64, f64), label: String) -> Advice {
-    let (level, share, ai) = at;
-    let label = match level {
-        Some(level) => (roofs.levels.iter())
-            .find(|l| l.0.starts_with(&format!("{level} ")))
-            .map_or(format!("{level} roof"), |l| l.0.clone()),
-        None => label,
+/// Memory-bound at `level` (its dot's `share` of its roof, the bound's),
+/// with the bytes per unit of work there, and the accesses that reached it.
+fn memory(p: &AppPoint, bound: &Bound, level: crate::machine::Level) -> Advice {
+    let mut a = advice(
+        Code::MemoryBound,
+        bound.share,
+        None,
+        Some(bound.label.clone()),
+    );
+    let bytes = match level {
+        crate::machine::Level::L1 => Some(p.bytes),
+        l => (p.traffic.as_ref())
+            .and_then(|t| t.levels().into_iter().find(|x| x.0 == l))
+            .map(|x| x.1.total()),
     };
-    let mut a = advice(Code::MemoryBound, share, None, Some(label));
-    a.evidence.bytes_per_op = (ai > 0.0).then(|| 1.0 / ai);
-    a.evidence.misses_per_access = (p.traffic.as_ref())
-        .zip(level)
-        .and_then(|(t, l)| t.reaching(l));
+    a.evidence.bytes_per_op = bytes.filter(|_| p.flops > 0.0).map(|b| b / p.flops);
+    a.evidence.misses_per_access = p.traffic.as_ref().and_then(|t| t.reaching(level));
     a
 }
 
@@ -299,37 +316,64 @@ fn next_roof(roofs: &Roofs, at: f64) -> Option<Advice> {
     ))
 }
 
+/// The gain `raw` of making the busy share `busy` of a run's time that
+/// much faster (Amdahl): the rest (sleep, I/O, waiting) stays.
+fn amdahl(raw: f64, busy: f64) -> f64 {
+    let busy = busy.clamp(0.0, 1.0);
+    1.0 / ((1.0 - busy) + busy / raw.max(1e-300))
+}
+
 /// FP work in narrower vectors than the widest the roofs were measured
 /// with: its share of the element operations, and the gain were every FP
-/// instruction of the widest (the same instructions a cycle, each doing
-/// more lanes).
-fn scalar_fp(p: &AppPoint, roofs: &Roofs, cap: f64) -> Option<Advice> {
+/// instruction of the widest, read from the roofs measured at each width
+/// (lanes alone where a width was not measured: the same instructions a
+/// cycle, each doing more lanes), capped by its memory (`cap`) and by the
+/// share of its time it was busy.
+fn scalar_fp(p: &AppPoint, roofs: &Roofs, cap: f64, busy: f64) -> Option<Advice> {
     let m = p.mix.as_ref()?;
     use crate::kernels::Precision;
     let element = match m.sp_flops > m.dp_flops {
         true => f64::from(Precision::Sp.bytes()),
         false => f64::from(Precision::Dp.bytes()),
     };
-    let lanes = |isa: Isa| f64::from(isa.width_bytes()) / element;
-    let widest = lanes(roofs.widest).max(1.0);
+    let lanes = |isa: Isa| (f64::from(isa.width_bytes()) / element).max(1.0);
+    let widest = lanes(roofs.widest);
+    let (top_label, top) = roofs.top()?;
+    let top_op = (roofs.peaks.iter())
+        .find(|x| x.0 == top_label)
+        .and_then(|x| x.2);
+    // What code of one width reaches: its own roof of the top's op (its
+    // highest, else), else the widest's by lanes.
+    let reach = |isa: Isa| {
+        let own: Vec<&(Isa, Option<Op>, f64)> =
+            roofs.widths.iter().filter(|w| w.0 == isa).collect();
+        (own.iter().find(|w| w.1 == top_op))
+            .or_else(|| own.iter().max_by(|a, b| a.2.total_cmp(&b.2)))
+            .map(|w| w.2)
+            .filter(|_| isa != roofs.widest)
+            .unwrap_or(top * lanes(isa).min(widest) / widest)
+    };
     let widths = [
-        (m.fp_scalar, 1.0),
-        (m.fp_128, lanes(Isa::Sse)),
-        (m.fp_256, lanes(Isa::Avx2)),
-        (m.fp_512, lanes(Isa::Avx512)),
+        (m.fp_scalar, 1.0, Isa::Scalar),
+        (m.fp_128, lanes(Isa::Sse), Isa::Sse),
+        (m.fp_256, lanes(Isa::Avx2), Isa::Avx2),
+        (m.fp_512, lanes(Isa::Avx512), Isa::Avx512),
     ];
-    let instructions: f64 = widths.iter().map(|w| w.0).sum();
     let elements: f64 = widths.iter().map(|w| w.0 * w.1).sum();
-    if instructions <= 0.0 || elements <= 0.0 {
+    if elements <= 0.0 {
         return None;
     }
     let narrow: f64 = (widths.iter())
         .filter(|w| w.1 < widest)
         .map(|w| w.0 * w.1)
         .sum();
-    let mean = elements / instructions;
-    let (_, top) = roofs.top()?;
-    let gain = top.min(cap) / (top * mean / widest).min(cap);
+    // Time per element op now, against all at the widest's roof.
+    let now: f64 = (widths.iter())
+        .filter(|w| w.0 > 0.0)
+        .map(|w| w.0 * w.1 / elements / reach(w.2.min(roofs.widest)))
+        .sum();
+    let rate = 1.0 / now;
+    let gain = amdahl(top.min(cap) / rate.min(top).min(cap), busy);
     let of = |k: usize| widths[k].0 * widths[k].1 / elements;
     let mut a = advice(Code::ScalarFp, narrow / elements, Some(gain), None);
     a.evidence.widths = Some(Widths {
@@ -343,8 +387,9 @@ fn scalar_fp(p: &AppPoint, roofs: &Roofs, cap: f64) -> Option<Advice> {
 
 /// Adds and multiplies not fused where the CPU has FMA: the rate they
 /// could reach were they at the FMA roof, against their own mix of FMA
-/// and the roof of adds and multiplies interleaved.
-fn no_fma(p: &AppPoint, roofs: &Roofs, cap: f64) -> Option<Advice> {
+/// and the roof of adds and multiplies interleaved; capped as
+/// [`scalar_fp`]'s gain.
+fn no_fma(p: &AppPoint, roofs: &Roofs, cap: f64, busy: f64) -> Option<Advice> {
     let m = p.mix.as_ref()?;
     let flops = m.dp_flops + m.sp_flops;
     let fma = roofs.peak(Op::Fma)?;
@@ -354,20 +399,22 @@ fn no_fma(p: &AppPoint, roofs: &Roofs, cap: f64) -> Option<Advice> {
         return None;
     }
     let now = flops / (m.fma_flops / fma + unfused / plain);
-    let gain = fma.min(cap) / now.min(cap);
+    let gain = amdahl(fma.min(cap) / now.min(cap), busy);
     let mut a = advice(Code::NoFma, unfused / flops, Some(gain), None);
     a.evidence.fma_share = Some(m.fma_flops / flops);
     (unfused / flops >= MIN_SHARE && gain >= MIN_GAIN).then_some(a)
 }
 
-/// Most ops integer, under FP roofs: `--precision int` places them under
-/// the integer roofs.
+/// Mostly integer ops under FP roofs, at least [`INT_PER_FLOP`] a flop
+/// (fewer are the loop counters and addresses of FP code): `--precision
+/// int` places them under the integer roofs.
 fn integer_work(p: &AppPoint) -> Option<Advice> {
     let m = p.mix.as_ref()?;
     let int = m.int8_ops + m.int16_ops + m.int32_ops + m.int64_ops;
     let int = int + m.scalar_int_ops.iter().sum::<f64>();
     let share = int / (int + p.flops).max(1.0);
-    (share >= 0.5).then(|| advice(Code::IntegerWork, share, None, None))
+    (int >= INT_PER_FLOP * p.flops && int > 0.0)
+        .then(|| advice(Code::IntegerWork, share, None, None))
 }
 
 /// x87 arithmetic, which no vector unit runs.

@@ -87,6 +87,29 @@ fn mostly_waited(p: &AppPoint) -> Option<Advice> {
     Some(a)
 }
 
+/// The share of its wall time (over its threads) the run was on a CPU:
+/// what faster arithmetic can shorten (1 without a native record).
+pub fn busy_share(p: &AppPoint) -> f64 {
+    match &p.native {
+        Some(n) if p.seconds > 0.0 => (n.cpu_seconds / wall_threads(p)).clamp(0.0, 1.0),
+        _ => 1.0,
+    }
+}
+
+/// Whether a rate `over` times a roof may come from a time resting on a
+/// few native samples (a function's): with `n` samples counted, the true
+/// count is below the 95 % upper bound of a Poisson count of `n`
+/// (Wilson and Hilferty's approximation), and the rate as many times
+/// lower.
+pub fn samples_explain(p: &AppPoint, over: f64) -> bool {
+    let Some(f) = p.function() else {
+        return false;
+    };
+    let n = f.samples as f64 + 1.0;
+    let upper = n * (1.0 - 1.0 / (9.0 * n) + 1.645 / (3.0 * n.sqrt())).powi(3);
+    f.samples < FEW_SAMPLES && over <= upper / (f.samples as f64).max(1.0)
+}
+
 /// The point's wall time over its threads, seconds.
 fn wall_threads(p: &AppPoint) -> f64 {
     (p.seconds * p.threads.unwrap_or(1) as f64).max(1e-9)

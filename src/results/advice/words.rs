@@ -28,6 +28,12 @@ pub fn words(a: &Advice) -> String {
              (blocking, reuse, a denser layout) lift it",
             memory_evidence(a)
         ),
+        Code::LevelUnknown => format!(
+            "under the {roof} at its intensity, {pct:.0}% of it, by the bytes its core \
+             requested; which level those bytes come from is unknown without simulated \
+             caches (data in L1 or a pointer chase sit here too): profile with --traffic \
+             to find the level that bounds it"
+        ),
         Code::FarBelow => format!(
             "at {pct:.1}% of the {roof}, and no nearer any other roof: neither bandwidth \
              nor the arithmetic units limit it, but latency (dependent loads, branches, \
@@ -39,8 +45,9 @@ pub fn words(a: &Advice) -> String {
              (--precision int)"
         ),
         Code::X87 => format!(
-            "{pct:.0}% of its FP instructions are x87, which no vector unit runs \
-             (build with -mfpmath=sse)"
+            "{pct:.0}% of its FP instructions are x87 (long double on x86-64), \
+             which no vector unit runs: use double where its 64 bits do (no flag moves \
+             long double off x87 but -mlong-double-64, which breaks the ABI with libraries)"
         ),
         Code::AboveRoof => format!(
             "{:.2}x the {} at its intensity: a counting or timing error, \

@@ -17,8 +17,12 @@ pub enum Code {
     /// `gain` were every add and multiply fused.
     NoFma,
     /// Under a memory level's roof (`roof`): `share` of it reached, the
-    /// level whose dot is nearest its roof when the caches were simulated.
+    /// level whose dot is nearest its roof (the caches were simulated).
     MemoryBound,
+    /// Under a memory roof (`roof`) by the bytes its core requested, `share`
+    /// of it, the caches not simulated: which level its bytes come from,
+    /// and so whether memory bounds it, is not known (`--traffic` tells).
+    LevelUnknown,
     /// The roof the point would meet were its bound lifted (`roof`):
     /// `gain` its height over the bound's at the point's intensity.
     NextRoof,

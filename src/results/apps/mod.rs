@@ -372,6 +372,7 @@ mod tests {
             model: String::new(),
             sample: 1,
             line: 64,
+            exclusive_l3: None,
         };
         assert_eq!(t.expected_error(1e6), 0.0);
         t.sample = 8;
@@ -507,6 +508,7 @@ mod tests {
                     model: String::new(),
                     sample: 1,
                     line: 64,
+                    exclusive_l3: None,
                 }),
                 ..app.clone()
             }],

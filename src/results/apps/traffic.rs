@@ -45,6 +45,10 @@ pub struct Traffic {
     /// The simulated line, bytes.
     #[serde(default = "line", skip_serializing_if = "is_line")]
     pub line: u64,
+    /// Whether the simulated L3 was exclusive (a victim cache: every line
+    /// L2 evicts goes into it); files before it say so in `model` alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclusive_l3: Option<bool>,
 }
 
 fn one() -> u64 {
@@ -96,6 +100,26 @@ impl Traffic {
             _ => return None,
         };
         (all > 0.0).then(|| ((all - above) / all).clamp(0.0, 1.0))
+    }
+
+    /// Whether the simulated L3 was exclusive.
+    pub fn exclusive(&self) -> bool {
+        self.exclusive_l3
+            .unwrap_or_else(|| self.model.contains("exclusive"))
+    }
+
+    /// The bytes `level` moves per byte requested by a kernel of `mix`
+    /// whose buffer sits there, under the rules this simulation applied
+    /// ([`crate::kernels::Mix::moved_per_requested`]): a roof of `mix` at
+    /// `level` times this counts the bytes a dot there counts.
+    pub fn roof_scale(
+        &self,
+        mix: Option<crate::kernels::Mix>,
+        level: crate::machine::Level,
+    ) -> f64 {
+        let below_l1 = level != crate::machine::Level::L1;
+        let exclusive = level == crate::machine::Level::L3 && self.exclusive();
+        mix.map_or(1.0, |m| m.moved_per_requested(below_l1, exclusive))
     }
 
     /// The bytes at each level below L1, by level.
