@@ -191,6 +191,17 @@ impl std::ops::AddAssign<&Counts> for Counts {
     }
 }
 
+/// A part taken out of a whole that holds it (never below zero).
+impl std::ops::SubAssign<&Counts> for Counts {
+    fn sub_assign(&mut self, o: &Counts) {
+        let (mut a, b) = (self.to_array(), o.to_array());
+        a.iter_mut()
+            .zip(b)
+            .for_each(|(x, y)| *x = x.saturating_sub(y));
+        *self = Counts::from_array(&a);
+    }
+}
+
 /// A region's counts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -64,8 +64,14 @@ fn join(launcher: Launcher, parts: Vec<Part>, failed: Vec<FailedRank>) -> Measur
     let mut m = Measured::default();
     let mut each = Vec::new();
     let mut threads = 0;
-    for p in parts {
+    for mut p in parts {
         threads += p.measured.threads.unwrap_or(1);
+        // A rank's work and the job's are the program's own: what the MPI
+        // runtime did (spinning while it waited for the other ranks, as
+        // long as the emulated ranks happened to wait) is kept apart.
+        if let Some(rt) = &p.runtime {
+            p.measured.total -= rt;
+        }
         add(&mut m, &p.measured);
         let r = p.measured;
         each.push(RankPart {

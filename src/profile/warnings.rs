@@ -130,9 +130,9 @@ pub enum Warning {
     RankInRuntime {
         /// Its rank.
         rank: u32,
-        /// The runtime's share of its W.
+        /// The runtime's share of the W it counted.
         w_share: f64,
-        /// The runtime's share of its Q.
+        /// The runtime's share of the Q it counted.
         q_share: f64,
     },
 }
@@ -325,7 +325,7 @@ impl Warning {
                 q_share,
             } => write!(
                 f,
-                "MPI rank {rank} did {:.0} % of its W and {:.0} % of its Q in the MPI runtime's code, mostly waiting for the other ranks; a wait lasts as long as the run it is in (the emulated run's, under emulation), so rank.runtime in the apps file holds that work apart",
+                "MPI rank {rank} did {:.0} % of the W and {:.0} % of the Q it counted in the MPI runtime's code, mostly waiting for the other ranks; a wait lasts as long as the run it is in (the emulated run's, under emulation), so that work is left out of the rank's and the program's W and Q and kept apart in rank.runtime",
                 100.0 * w_share,
                 100.0 * q_share
             ),

@@ -73,6 +73,28 @@ impl std::ops::AddAssign<&Work> for Work {
     }
 }
 
+/// A part taken out of the work that holds it (never below zero): a
+/// rank's own work, its MPI runtime's taken out.
+impl std::ops::SubAssign<&Work> for Work {
+    fn sub_assign(&mut self, o: &Work) {
+        match (&mut *self, o) {
+            (Work::Counted(a), Work::Counted(b)) => *a -= b,
+            (Work::Events(a), Work::Events(b)) => {
+                for (k, v) in b {
+                    if let Some(x) = a.get_mut(k) {
+                        *x = x.saturating_sub(*v);
+                    }
+                }
+            }
+            (Work::Given { flops, bytes }, Work::Given { flops: f, bytes: b }) => {
+                *flops = (*flops - f).max(0.0);
+                *bytes = (*bytes - b).max(0.0);
+            }
+            _ => debug_assert!(o.is_empty(), "work of two counters taken apart"),
+        }
+    }
+}
+
 /// W, Q and what else a point says about its work.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Derived {

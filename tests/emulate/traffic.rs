@@ -104,9 +104,10 @@ pub fn profile_traffic_names_the_level_that_bounds_a_stream() {
     let stdout = success(&out);
     assert!(stdout.contains("  traffic: L1 "), "{stdout}");
     assert!(stdout.contains("no prefetcher simulated"), "{stdout}");
-    // One verdict: the traffic line's; the point's line places it.
+    // One verdict, from its own bytes: DRAM's, which serves the stream;
+    // each level's dot against its roof on the traffic line.
     assert!(
-        stdout.contains("at its L1 AI, under the") && stdout.contains("bounds it: its dot at"),
+        stdout.contains("by each level's own bytes the DRAM") && stdout.contains("% of its roof"),
         "{stdout}"
     );
     assert!(!stdout.contains("bound by"), "{stdout}");

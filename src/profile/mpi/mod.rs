@@ -37,11 +37,12 @@ pub fn region_spread(
 /// Share of a rank's work above which its work in the MPI runtime is said.
 const RUNTIME_SHARE: f64 = 0.1;
 
-/// A warning when a rank's point holds much work of the MPI runtime.
+/// A warning when a rank did much work in the MPI runtime, beside its own
+/// (its point's W and Q, which leave the runtime's out).
 pub fn in_runtime(p: &AppPoint) -> Option<Warning> {
     let r = p.rank()?;
     let w = r.runtime?;
-    let share = |x: f64, of: f64| if of > 0.0 { x / of } else { 0.0 };
+    let share = |x: f64, own: f64| if x + own > 0.0 { x / (x + own) } else { 0.0 };
     let (w_share, q_share) = (share(w.flops, p.flops), share(w.bytes, p.bytes));
     (w_share.max(q_share) > RUNTIME_SHARE).then_some(Warning::RankInRuntime {
         rank: r.rank,

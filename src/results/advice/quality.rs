@@ -87,11 +87,17 @@ fn mostly_waited(p: &AppPoint) -> Option<Advice> {
     Some(a)
 }
 
-/// The share of its wall time (over its threads) the run was on a CPU:
-/// what faster arithmetic can shorten (1 without a native record).
+/// The share of its wall time (over its threads) the run was on a CPU or
+/// ready for one: what faster arithmetic can shorten (the wait for a CPU
+/// shrinks with the time asked of it); 1 without a native record, or when
+/// it was idle under a tenth of its time (the wait's measure misses each
+/// thread's last stretch: so little idle time is within its error).
 pub fn busy_share(p: &AppPoint) -> f64 {
     match &p.native {
-        Some(n) if p.seconds > 0.0 => (n.cpu_seconds / wall_threads(p)).clamp(0.0, 1.0),
+        Some(n) if p.seconds > 0.0 => {
+            let busy = ((n.cpu_seconds + n.waited_seconds) / wall_threads(p)).clamp(0.0, 1.0);
+            if busy >= 1.0 - MIN_SHARE { 1.0 } else { busy }
+        }
         _ => 1.0,
     }
 }
