@@ -498,6 +498,7 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Mpi, Part::Sampling) each_rank_of_an_mpi_job_has_its_own_phases,
         (Part::Qemu, Part::Sampling) a_scalar_loop_is_told_the_vector_width_and_an_unfused_one_fma,
         (Part::Qemu, Part::Sampling) a_dram_triad_is_memory_bound_and_a_brief_run_is_said,
+        (Part::Qemu, Part::Sampling) an_x87_program_is_fp_with_its_x87_flops_counted_and_told_to_use_double,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

@@ -97,3 +97,27 @@ pub fn a_dram_triad_is_memory_bound_and_a_brief_run_is_said() {
     assert!(stdout.contains("  short_run: too short:"), "{stdout}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The polynomial in long double: x87 instructions, a flop each, counted
+/// in W (256 a element), the program FP (not integer), and told to use
+/// double.
+pub fn an_x87_program_is_fp_with_its_x87_flops_counted_and_told_to_use_double() {
+    let dir = tmpdir("advice-x87");
+    gcc(&dir, "advice", ADVICE, &["-O2", "-g"]);
+    let (n, r) = (512u64, 300u64);
+    let (ns, rs) = (n.to_string(), r.to_string());
+    let (a, stdout) = advice_of(&dir, EMR, &[], &["./advice", "x87", &ns, &rs]);
+    let points = apps::load(&dir.join("apps.yaml")).unwrap().applications;
+    let p = points.iter().find(|p| p.name == "advice").unwrap();
+    let hand = (256 * n * r) as f64;
+    assert!(
+        (p.flops - hand).abs() <= 0.01 * hand,
+        "{} flops against {hand}",
+        p.flops
+    );
+    assert!(!p.precision.is_some_and(|q| q.is_integer()), "{:?}", p.precision);
+    let x = find(&a, Code::X87).unwrap_or_else(|| panic!("{a:?}"));
+    assert!(x.share > 0.99, "{a:?}");
+    assert!(stdout.contains("  x87: ") && stdout.contains("use double"), "{stdout}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -2,7 +2,8 @@
 // degree 8 applied 16 times to each of N doubles, R times: 256 flops (128 multiplies, 128 adds)
 // per element against 16 bytes (a load and a store), AI 16, compute-bound whichever level
 // serves it. "triad N R": a[i] = b[i] + s * c[i], 2 flops against 24 bytes, from DRAM when N is
-// large.
+// large. "x87 N R": the polynomial in long double (x87 on x86-64): the same 256 flops per
+// element, each an x87 instruction, against the double loaded and stored.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,23 @@ static void poly(double *restrict out, const double *restrict x, long n) {
     }
 }
 
+static void poly_x87(double *restrict out, const double *restrict x, long n) {
+    for (long i = 0; i < n; i++) {
+        long double v = x[i], p = 0.5L;
+        for (int k = 0; k < 16; k++) {
+            p = p * v + 0.25L;
+            p = p * v + 0.125L;
+            p = p * v - 0.5L;
+            p = p * v + 1.5L;
+            p = p * v - 0.75L;
+            p = p * v + 0.375L;
+            p = p * v + 2.0L;
+            p = p * v - 1.0L;
+        }
+        out[i] = (double)p;
+    }
+}
+
 static void triad(double *restrict a, const double *restrict b, const double *restrict c,
                   double s, long n) {
     for (long i = 0; i < n; i++)
@@ -32,7 +50,7 @@ static void triad(double *restrict a, const double *restrict b, const double *re
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: advice poly|triad N R\n");
+        fprintf(stderr, "usage: advice poly|x87|triad N R\n");
         return 2;
     }
     long n = atol(argv[2]), r = atol(argv[3]);
@@ -45,6 +63,8 @@ int main(int argc, char **argv) {
     for (long k = 0; k < r; k++) {
         if (strcmp(argv[1], "poly") == 0)
             poly(a, b, n);
+        else if (strcmp(argv[1], "x87") == 0)
+            poly_x87(a, b, n);
         else
             triad(a, b, c, 1.0 + 1e-9 * k, n);
     }

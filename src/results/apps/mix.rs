@@ -23,8 +23,9 @@ pub struct InstructionMix {
     pub fp_256: f64,
     /// On 512-bit vectors.
     pub fp_512: f64,
-    /// x87 arithmetic instructions (not in the flops: the PMUs' FP events
-    /// leave them out).
+    /// x87 arithmetic instructions, a flop each: in the point's W (under
+    /// emulation; the PMUs' FP events leave them out), not in this mix's
+    /// flops above, which no x87 instruction widens or fuses.
     pub x87: f64,
     /// Bytes loaded.
     pub bytes_loaded: f64,
