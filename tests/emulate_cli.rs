@@ -499,6 +499,7 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Sampling) a_scalar_loop_is_told_the_vector_width_and_an_unfused_one_fma,
         (Part::Qemu, Part::Sampling) a_dram_triad_is_memory_bound_and_a_brief_run_is_said,
         (Part::Qemu, Part::Sampling) an_x87_program_is_fp_with_its_x87_flops_counted_and_told_to_use_double,
+        (Part::Qemu, Part::Sampling) a_program_that_runs_for_a_fixed_time_is_said_to_have_done_less_work_emulated,
         a_missing_qemu_is_skipped_in_one_line_and_fails_under_ci,
     ])
 }

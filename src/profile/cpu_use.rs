@@ -49,6 +49,7 @@ impl CpuUse {
             cpu_seconds: (children_cpu_seconds() - self.children).max(0.0),
             waited_seconds: self.waited.values().sum::<u64>() as f64 * 1e-9,
             steal: steal.clamp(0.0, 1.0),
+            emulated_seconds: None,
         }
     }
 }

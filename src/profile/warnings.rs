@@ -118,6 +118,10 @@ pub enum Warning {
     PathsNotCompared(String),
     /// QEMU could not be given this CPU's identity.
     IdentityNotGiven(String),
+    /// The emulated run took under [`crate::results::advice::TOO_FAST`]
+    /// times the native run's time though the native run kept its CPUs
+    /// busy: it likely did less work (a loop that runs for a fixed time).
+    EmulatedTooFast(f64),
     /// A rank of an MPI job failed: left out of the sums.
     RankFailed {
         /// Its rank.
@@ -278,6 +282,10 @@ impl Warning {
     /// left or stopped, the input.
     fn fmt_runs(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Warning::EmulatedTooFast(ratio) => write!(
+                f,
+                "the emulated run took {ratio:.1}x the native run's time, where emulation runs code several times slower: it likely did less work than the native run (a loop that runs for a fixed time, as benchmark harnesses, timed STREAM-like loops and servers do), and W and Q count only what it did; give the program a fixed amount of work (a count of repetitions, not seconds) to profile it"
+            ),
             Warning::TwinUnlike { twin, why } => write!(
                 f,
                 "--count-with {twin} may not be a twin build of the command: {}; its W and Q are those of other code if so",

@@ -202,9 +202,7 @@ pub fn dominant(c: &Counts) -> Option<Precision> {
 pub fn kind(c: &Counts) -> Precision {
     match dominant(c) {
         Some(p) => p,
-        None if c.sp_fma_flops + c.sp_other_flops > c.dp_flops() => {
-            Precision::Sp
-        }
+        None if c.sp_fma_flops + c.sp_other_flops > c.dp_flops() => Precision::Sp,
         None => Precision::Dp,
     }
 }

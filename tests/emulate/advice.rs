@@ -115,9 +115,37 @@ pub fn an_x87_program_is_fp_with_its_x87_flops_counted_and_told_to_use_double() 
         "{} flops against {hand}",
         p.flops
     );
-    assert!(!p.precision.is_some_and(|q| q.is_integer()), "{:?}", p.precision);
+    assert!(
+        !p.precision.is_some_and(|q| q.is_integer()),
+        "{:?}",
+        p.precision
+    );
     let x = find(&a, Code::X87).unwrap_or_else(|| panic!("{a:?}"));
     assert!(x.share > 0.99, "{a:?}");
-    assert!(stdout.contains("  x87: ") && stdout.contains("use double"), "{stdout}");
+    assert!(
+        stdout.contains("  x87: ") && stdout.contains("use double"),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A loop that runs for half a second whatever it does: its emulated run
+/// stops at half a second too, having done a fraction of the work; said
+/// as advice and as a warning naming time-bounded loops. A loop of fixed
+/// work, slowed as emulation slows code, is not.
+pub fn a_program_that_runs_for_a_fixed_time_is_said_to_have_done_less_work_emulated() {
+    let dir = tmpdir("advice-timed");
+    gcc(&dir, "spin", include_str!("../programs/spin.c"), &["-O2"]);
+    let (a, stdout) = advice_of(&dir, EMR, &[], &["./spin", "0.5"]);
+    let t = find(&a, Code::EmulatedTooFast).unwrap_or_else(|| panic!("{a:?}"));
+    assert!(t.share < 2.0, "{a:?}");
+    assert!(stdout.contains("  emulated_too_fast: "), "{stdout}");
+    assert!(
+        stdout.contains("a loop that runs for a fixed time"),
+        "{stdout}"
+    );
+    gcc(&dir, "advice", ADVICE, &["-O2"]);
+    let (a, _) = advice_of(&dir, EMR, &[], &["./advice", "poly", "512", "3000"]);
+    assert!(find(&a, Code::EmulatedTooFast).is_none(), "{a:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

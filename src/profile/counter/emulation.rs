@@ -89,6 +89,10 @@ impl Emulation {
         if let Err(why) = &self.emulator.identity {
             w.push(Warning::IdentityNotGiven(why.clone()));
         }
+        let ratio = emulated / run.seconds.max(1e-9);
+        if crate::results::advice::too_fast(run.seconds, &run.cpu, ratio) {
+            w.push(Warning::EmulatedTooFast(ratio));
+        }
         if let Some(t) = &self.twin {
             let why = crate::profile::twin::unlike(&found.path, &t.path, run.seconds, emulated);
             if !why.is_empty() {
@@ -192,7 +196,10 @@ impl Emulation {
             total: Work::Counted(out.total),
             seconds: run.seconds,
             threads: Some(out.threads.max(run.at_once)),
-            cpu: Some(run.cpu),
+            cpu: Some(crate::results::apps::NativeTime {
+                emulated_seconds: Some(emulated),
+                ..run.cpu
+            }),
             source: match &self.twin {
                 Some(t) => format!(
                     "{}; counted with the twin build {}",

@@ -18,7 +18,7 @@ mod quality;
 #[cfg(test)]
 mod tests;
 mod words;
-pub use quality::{FEW_SAMPLES, MUCH_STEAL, SHORT_SECONDS, samples_explain};
+pub use quality::{FEW_SAMPLES, MUCH_STEAL, SHORT_SECONDS, TOO_FAST, samples_explain, too_fast};
 pub use words::words;
 
 /// A reason is given when fixing it would gain at least this factor.

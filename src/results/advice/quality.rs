@@ -3,7 +3,7 @@
 //! waited, counts of other code than the native run executed.
 
 use super::{Advice, Code, MIN_SHARE, advice};
-use crate::results::apps::{AppPoint, Of, RanOnly, is_unnamed};
+use crate::results::apps::{AppPoint, NativeTime, Of, RanOnly, is_unnamed};
 
 /// CPU seconds under which a run's time rests on fewer than a hundred
 /// native samples (1 kHz): its T, and so its rate, is uncertain.
@@ -19,6 +19,20 @@ pub const MUCH_STEAL: f64 = 0.05;
 /// A run whose threads ran (or waited for a CPU) under this share of its
 /// wall time mostly waited.
 const BUSY: f64 = 0.5;
+
+/// An emulated run under this many times the native run's time is too fast
+/// for the work to be the same: QEMU runs code several times slower
+/// (integer code 3-8x, FP code 35-90x and more, docs/profile.md).
+pub const TOO_FAST: f64 = 2.0;
+
+/// Whether an emulated run `ratio` times as long as a native run of
+/// `seconds` that used the CPUs as `cpu` says is too fast for the same
+/// work: the native run long enough to tell and busy most of its time (a
+/// sleeper is not slowed by emulation either).
+pub fn too_fast(seconds: f64, cpu: &NativeTime, ratio: f64) -> bool {
+    let busy = (cpu.cpu_seconds + cpu.waited_seconds) / seconds.max(1e-9);
+    ratio < TOO_FAST && cpu.cpu_seconds >= SHORT_SECONDS && busy >= BUSY
+}
 
 /// The run's own quality: too short for its samples (a region's time is
 /// its own, not sampled; a function's rests on its samples); code without
@@ -48,7 +62,16 @@ pub fn of_run(p: &AppPoint) -> Vec<Advice> {
     }
     out.extend(shared_cores(p));
     out.extend(mostly_waited(p));
+    out.extend(emulated_too_fast(p));
     out
+}
+
+/// Its work was counted in an emulated run too short for the same work
+/// (`share` the emulated run's time over the native one's).
+fn emulated_too_fast(p: &AppPoint) -> Option<Advice> {
+    let n = p.native.as_ref()?;
+    let ratio = n.emulated_seconds? / p.seconds.max(1e-9);
+    too_fast(p.seconds, n, ratio).then(|| advice(Code::EmulatedTooFast, ratio, None, None))
 }
 
 /// Its threads waited for a CPU other work held, or the host took the

@@ -248,6 +248,7 @@ fn a_run_that_shared_its_cores_or_mostly_waited_is_said() {
         cpu_seconds: wall * 2.0 / 3.0,
         waited_seconds: wall / 3.0,
         steal: 0.0,
+        emulated_seconds: None,
     });
     let a = advise_one(&d, &p);
     let s = find(&a, Code::SharedCores).expect("shared_cores");
@@ -258,6 +259,7 @@ fn a_run_that_shared_its_cores_or_mostly_waited_is_said() {
         cpu_seconds: wall / 5.0,
         waited_seconds: 0.0,
         steal: 0.0,
+        emulated_seconds: None,
     });
     let a = advise_one(&d, &p);
     let m = find(&a, Code::MostlyWaited).expect("mostly_waited");
@@ -269,6 +271,7 @@ fn a_run_that_shared_its_cores_or_mostly_waited_is_said() {
         cpu_seconds: wall,
         waited_seconds: 0.0,
         steal: 0.2,
+        emulated_seconds: None,
     });
     let a = advise_one(&d, &p);
     assert!(find(&a, Code::MostlyWaited).is_none(), "{a:?}");
@@ -302,6 +305,8 @@ fn a_function_on_few_samples_is_told_so_and_every_code_has_words() {
         Code::OtherPath,
         Code::SharedCores,
         Code::MostlyWaited,
+        Code::LevelUnknown,
+        Code::EmulatedTooFast,
     ] {
         let w = words(&advice(code, 0.5, Some(2.0), Some("DRAM roof".into())));
         assert!(w.len() > 20 && !w.contains("NaN"), "{code:?}: {w}");
@@ -353,6 +358,7 @@ fn far_below_is_judged_at_the_rate_the_run_would_have_had_alone() {
         cpu_seconds: p.seconds * 2.0 / 3.0,
         waited_seconds: p.seconds / 3.0,
         steal: 0.0,
+        emulated_seconds: None,
     });
     let a = advise_one(&d, &p);
     assert!(find(&a, Code::FarBelow).is_none(), "{a:?}");
@@ -499,6 +505,7 @@ fn the_vector_width_s_gain_is_read_from_the_roofs_of_each_width_and_the_time_it_
         cpu_seconds: p.seconds / 10.0,
         waited_seconds: 0.0,
         steal: 0.0,
+        emulated_seconds: None,
     });
     let a = advise_one(&d, &p);
     assert!(find(&a, Code::ScalarFp).is_none(), "{a:?}");

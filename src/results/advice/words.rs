@@ -74,6 +74,12 @@ pub fn words(a: &Advice) -> String {
                     100.0 * s
                 ))
         ),
+        Code::EmulatedTooFast => format!(
+            "its emulated run took {:.1}x its native time, where emulation runs code \
+             several times slower: it likely did less work there (a loop that runs for a \
+             fixed time), so W and Q count only what it did; give it a fixed amount of work",
+            a.share
+        ),
         Code::MostlyWaited => format!(
             "it ran {:.0}% of its wall time (over its threads) and waited the rest \
              (I/O, sleep, locks, other processes): its rate counts the waiting",

@@ -56,6 +56,11 @@ pub enum Code {
     /// its threads) it neither ran nor waited for a CPU (I/O, sleep, locks,
     /// other processes).
     MostlyWaited,
+    /// Its work was counted in an emulated run not several times slower
+    /// than the busy native one (`share` the emulated run's time over the
+    /// native's): it likely did less work there (a loop run for a fixed
+    /// time), and W and Q count only that.
+    EmulatedTooFast,
 }
 
 /// One piece of advice: its code and numbers (see [`Code`]).

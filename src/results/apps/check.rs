@@ -229,6 +229,9 @@ fn check_native(e: &Entry, n: &super::NativeTime) -> Result<()> {
     e.non_negative("native.cpu_seconds", n.cpu_seconds)?;
     e.non_negative("native.waited_seconds", n.waited_seconds)?;
     e.non_negative("native.steal", n.steal)?;
+    if let Some(x) = n.emulated_seconds {
+        e.non_negative("native.emulated_seconds", x)?;
+    }
     e.ordered(("native.steal", n.steal), ("1", 1.0))
 }
 

@@ -523,6 +523,7 @@ mod tests {
                     cpu_seconds: 1.0,
                     waited_seconds: 0.0,
                     steal,
+                    emulated_seconds: None,
                 }),
                 ..app.clone()
             }],

@@ -17,4 +17,9 @@ pub struct NativeTime {
     /// while it ran.
     #[serde(default)]
     pub steal: f64,
+    /// The wall time of the emulated run its work was counted in, where
+    /// one was, seconds: emulation runs code several times slower, so one
+    /// about as long as the native run did less work.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulated_seconds: Option<f64>,
 }
