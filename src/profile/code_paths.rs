@@ -22,6 +22,17 @@ pub const ENOUGH_SAMPLES: u64 = 100;
 /// any function a real share.
 pub const FEW_SAMPLES: u64 = 20;
 
+/// Native samples a function that ran no native sample would have had to
+/// expect before it counts as run under emulation only: none of 3 expected
+/// happens once in 20 runs.
+pub const EXPECTED: f64 = 3.0;
+
+/// How many times the run's average instructions a native sample a
+/// function may run, where no sampled function ran any under emulation to
+/// tell: a tiny wrapper retires its few instructions far faster than code
+/// waiting on memory.
+const FASTER: f64 = 10.0;
+
 /// The paired functions merged: each native function of a pair takes its
 /// partner's work and names it, the partner goes; the one-sided ones are
 /// marked.
@@ -91,6 +102,17 @@ pub fn compare(costs: &BTreeMap<Function, Cost>, samples: u64) -> Compared {
         return Compared::default();
     }
     let instructions: u64 = costs.values().map(instructions_of).sum();
+    // The most instructions a native sample any function was seen to run:
+    // a function without samples ran natively no faster, or it would have
+    // had some (a tiny wrapper's many instructions take little time).
+    let fastest = (costs.values())
+        .filter(|c| c.samples > 0 && instructions_of(c) > 0)
+        .map(|c| instructions_of(c) as f64 / c.samples as f64)
+        .fold(0.0, f64::max);
+    let fastest = match fastest > 0.0 {
+        true => fastest,
+        false => FASTER * instructions as f64 / samples.max(1) as f64,
+    };
     let mut native = Vec::new();
     let mut emulated = Vec::new();
     for (f, c) in costs {
@@ -102,7 +124,8 @@ pub fn compare(costs: &BTreeMap<Function, Cost>, samples: u64) -> Compared {
             });
         }
         let share = instructions_of(c) as f64 / instructions.max(1) as f64;
-        if share >= REAL_SHARE && c.samples == 0 {
+        let expected = instructions_of(c) as f64 / fastest;
+        if share >= REAL_SHARE && c.samples == 0 && expected >= EXPECTED {
             emulated.push(OneSided {
                 function: f.clone(),
                 share,
@@ -326,6 +349,27 @@ mod tests {
             (f("/a", "main"), cost(5, 100)),
         ]);
         assert_eq!(compare(&same_file, 50).pairs.len(), 1);
+    }
+
+    #[test]
+    fn a_tiny_wrapper_without_samples_is_no_path_of_the_emulated_run_alone() {
+        // A loop calling rand(): its wrapper's instructions (6 % of them)
+        // are so quick natively that no sample fell in it, as few would
+        // at the fastest any sampled function ran (20.8 M a sample).
+        let libc = "/lib/libc.so.6";
+        let m = 1_000_000;
+        let costs = BTreeMap::from([
+            (f("/r", "main"), cost(76, 90 * m)),
+            (f(libc, "__random"), cost(52, 180 * m)),
+            (f(libc, "__random_r"), cost(12, 250 * m)),
+            (f(libc, "rand"), cost(0, 36 * m)),
+        ]);
+        let c = compare(&costs, 140);
+        assert!(c.agree(), "{c:?}");
+        // Ten times its instructions would have met some: one-sided.
+        let mut slow = costs.clone();
+        slow.insert(f(libc, "rand"), cost(0, 360 * m));
+        assert_eq!(compare(&slow, 140).emulated_only.len(), 1);
     }
 
     #[test]
