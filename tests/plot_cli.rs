@@ -696,3 +696,39 @@ fn charts_and_curves_are_drawn_with_their_text_where_no_font_is_installed() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// 100,000 programs: the chart and the report in seconds, not the
+/// minutes a label placer or an advice that scans every point for each
+/// point takes (the bound is a slow machine's many times that).
+#[test]
+fn a_hundred_thousand_points_plot_and_report_in_seconds() {
+    let dir = tmpdir("plot-100k");
+    let mut text = String::from("schema: 10\napplications:\n");
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for i in 0..100_000 {
+        let (f, b, s) = (
+            10f64.powf(6.0 + 5.0 * next()),
+            10f64.powf(6.0 + 5.0 * next()),
+            10f64.powf(-3.0 + 4.0 * next()),
+        );
+        text +=
+            &format!("  - name: p{i}\n    flops: {f:e}\n    bytes: {b:e}\n    seconds: {s:e}\n");
+    }
+    std::fs::write(dir.join("apps.yaml"), text).unwrap();
+    for (cmd, out) in [("plot", "c.png"), ("report", "r.html")] {
+        let t = std::time::Instant::now();
+        success(&carmbench_in(
+            &[cmd, FIXTURE, "--apps", "apps.yaml", "-o", out],
+            &dir,
+        ));
+        let s = t.elapsed().as_secs_f64();
+        assert!(s < 60.0, "{cmd} of 100,000 points took {s:.1} s");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

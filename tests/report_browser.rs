@@ -257,6 +257,19 @@ fn the_report_loads_offline_shows_every_roof_and_draws_its_charts() {
     }
     the_function_table_sorts_by_the_column_clicked(&b);
     the_charts_are_drawn_with_their_tooltips(&b);
+    // A 1400-pixel window: every table fits the page, the functions' too,
+    // without scrolling sideways.
+    b.post("/window/rect", json!({"width": 1400, "height": 1000}));
+    wait_for_width(&b, 1300.0);
+    let wide = b.run(
+        "return [...document.querySelectorAll('.scroll')].map(d => [d.scrollWidth, d.clientWidth, d.firstElementChild.className])",
+    );
+    for w in wide.as_array().unwrap() {
+        assert!(
+            w[0].as_f64().unwrap() <= w[1].as_f64().unwrap() + 1.0,
+            "a table scrolls sideways in a 1400-pixel window: {w}"
+        );
+    }
     let shot = b.get("/screenshot");
     let png = base64::Engine::decode(
         &base64::engine::general_purpose::STANDARD,

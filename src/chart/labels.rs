@@ -42,14 +42,80 @@ pub fn crosses(s: Segment, r: Rect) -> bool {
     yb >= r.1 as f64 && ya <= r.3 as f64
 }
 
+/// Side of a grid cell, pixels: about a label's height, so a query looks
+/// at a few cells.
+const CELL: i32 = 32;
+
+/// Things of one kind on the chart, found by the grid cells they touch:
+/// what a box covers is looked up in its own cells, not in every thing
+/// drawn (a chart of 100,000 points places its labels in seconds).
+#[derive(Debug)]
+struct Index<T> {
+    items: Vec<T>,
+    /// Each cell's items, row by row over the area.
+    cells: Vec<Vec<u32>>,
+    /// The last query each item was counted in (counted once however many
+    /// cells it touches).
+    seen: std::cell::RefCell<(u32, Vec<u32>)>,
+}
+
+impl<T: Copy> Index<T> {
+    fn new(cells: usize) -> Self {
+        Index {
+            items: Vec::new(),
+            cells: vec![Vec::new(); cells],
+            seen: std::cell::RefCell::new((0, Vec::new())),
+        }
+    }
+
+    /// Add `item`, in the cells `at` gives.
+    fn add(&mut self, item: T, at: impl IntoIterator<Item = usize>) {
+        let id = self.items.len() as u32;
+        self.items.push(item);
+        for c in at {
+            self.cells[c].push(id);
+        }
+        self.seen.borrow_mut().1.push(0);
+    }
+
+    /// Whether any item in the cells `at` satisfies `hit`.
+    fn any(&self, at: impl IntoIterator<Item = usize>, hit: impl Fn(&T) -> bool) -> bool {
+        at.into_iter().any(|c| {
+            self.cells[c]
+                .iter()
+                .any(|&id| hit(&self.items[id as usize]))
+        })
+    }
+
+    /// How many items in the cells `at` satisfy `hit`, each counted once.
+    fn count(&self, at: impl IntoIterator<Item = usize>, hit: impl Fn(&T) -> bool) -> u32 {
+        let mut seen = self.seen.borrow_mut();
+        seen.0 = seen.0.wrapping_add(1);
+        let stamp = seen.0;
+        let mut n = 0;
+        for c in at {
+            for &id in &self.cells[c] {
+                let s = &mut seen.1[id as usize];
+                if *s != stamp {
+                    *s = stamp;
+                    n += u32::from(hit(&self.items[id as usize]));
+                }
+            }
+        }
+        n
+    }
+}
+
 /// Everything already on the chart that a text should not cover.
 #[derive(Debug)]
 pub struct Placer {
     /// Where texts may go.
     area: Rect,
-    texts: Vec<Rect>,
-    marks: Vec<Rect>,
-    lines: Vec<Segment>,
+    /// Its grid: columns and rows of [`CELL`] pixels.
+    grid: (usize, usize),
+    texts: Index<Rect>,
+    marks: Index<Rect>,
+    lines: Index<Segment>,
 }
 
 /// What covering one thing costs: a text hides another text, a marker, or
@@ -61,28 +127,69 @@ const COST_LINE: u32 = 3;
 impl Placer {
     /// A placer for texts inside `area`.
     pub fn new(area: Rect) -> Self {
+        let span = |a: i32, b: i32| ((b - a).max(1) as usize).div_ceil(CELL as usize);
+        let grid = (span(area.0, area.2), span(area.1, area.3));
+        let cells = grid.0 * grid.1;
         Placer {
             area,
-            texts: Vec::new(),
-            marks: Vec::new(),
-            lines: Vec::new(),
+            grid,
+            texts: Index::new(cells),
+            marks: Index::new(cells),
+            lines: Index::new(cells),
         }
+    }
+
+    /// The grid cells `r` touches (those inside the area).
+    fn cells(&self, r: Rect) -> impl Iterator<Item = usize> + use<> {
+        let (a, (cols, rows)) = (self.area, self.grid);
+        let at =
+            |v: i32, o: i32, n: usize| ((v - o).div_euclid(CELL)).clamp(0, n as i32 - 1) as usize;
+        let outside = r.2 < a.0 || r.0 > a.2 || r.3 < a.1 || r.1 > a.3;
+        let (c0, c1) = (at(r.0, a.0, cols), at(r.2, a.0, cols));
+        let (r0, r1) = (at(r.1, a.1, rows), at(r.3, a.1, rows));
+        let rows = if outside { 1..1 } else { r0..r1 + 1 };
+        rows.flat_map(move |y| (c0..=c1).map(move |x| y * cols + x))
+    }
+
+    /// The cell's box.
+    fn cell_box(&self, c: usize) -> Rect {
+        let (x, y) = ((c % self.grid.0) as i32, (c / self.grid.0) as i32);
+        let (l, t) = (self.area.0 + x * CELL, self.area.1 + y * CELL);
+        (l, t, l + CELL, t + CELL)
     }
 
     /// A box already taken by a text (or the legend).
     pub fn text(&mut self, r: Rect) {
-        self.texts.push(r);
+        let at: Vec<usize> = self.cells(r).collect();
+        self.texts.add(r, at);
     }
 
     /// A marker (a point), `radius` pixels around `at`.
     pub fn mark(&mut self, at: (i32, i32), radius: i32) {
-        self.marks
-            .push((at.0 - radius, at.1 - radius, at.0 + radius, at.1 + radius));
+        let r = (at.0 - radius, at.1 - radius, at.0 + radius, at.1 + radius);
+        let cells: Vec<usize> = self.cells(r).collect();
+        self.marks.add(r, cells);
     }
 
     /// A line drawn on the chart.
     pub fn line(&mut self, s: Segment) {
-        self.lines.push(s);
+        let ((ax, ay), (bx, by)) = s;
+        let bbox = (ax.min(bx), ay.min(by), ax.max(bx), ay.max(by));
+        let at: Vec<usize> = (self.cells(bbox))
+            .filter(|&c| crosses(s, self.cell_box(c)))
+            .collect();
+        self.lines.add(s, at);
+    }
+
+    /// Whether `r` lies in the area and covers nothing.
+    fn free(&self, r: Rect) -> bool {
+        let a = self.area;
+        let inside = r.0 >= a.0 && r.1 >= a.1 && r.2 <= a.2 && r.3 <= a.3;
+        let hit = |q: &Rect| overlaps(*q, r);
+        inside
+            && !self.texts.any(self.cells(r), hit)
+            && !self.marks.any(self.cells(r), hit)
+            && !self.lines.any(self.cells(r), |s| crosses(*s, r))
     }
 
     /// What placing a text in `r` would cover; `None` outside the area.
@@ -91,16 +198,17 @@ impl Placer {
         if r.0 < a.0 || r.1 < a.1 || r.2 > a.2 || r.3 > a.3 {
             return None;
         }
-        let n = |v: &[Rect]| v.iter().filter(|q| overlaps(**q, r)).count() as u32;
-        let lines = self.lines.iter().filter(|s| crosses(**s, r)).count() as u32;
-        Some(COST_TEXT * n(&self.texts) + COST_MARK * n(&self.marks) + COST_LINE * lines)
+        let texts = self.texts.count(self.cells(r), |q| overlaps(*q, r));
+        let marks = self.marks.count(self.cells(r), |q| overlaps(*q, r));
+        let lines = self.lines.count(self.cells(r), |s| crosses(*s, r));
+        Some(COST_TEXT * texts + COST_MARK * marks + COST_LINE * lines)
     }
 
     /// The first candidate that covers nothing, taken; `None` when every
     /// candidate covers something.
     pub fn choose_free(&mut self, candidates: &[Rect]) -> Option<usize> {
-        let i = candidates.iter().position(|r| self.cost(*r) == Some(0))?;
-        self.texts.push(candidates[i]);
+        let i = candidates.iter().position(|r| self.free(*r))?;
+        self.text(candidates[i]);
         Some(i)
     }
 
@@ -110,14 +218,11 @@ impl Placer {
         let a = self.area;
         let inside = |r: &Rect| r.0 >= a.0 && r.1 >= a.1 && r.2 <= a.2 && r.3 <= a.3;
         let clear = |r: &Rect| {
-            !self
-                .texts
-                .iter()
-                .chain(&self.marks)
-                .any(|q| overlaps(*q, *r))
+            let hit = |q: &Rect| overlaps(*q, *r);
+            !self.texts.any(self.cells(*r), hit) && !self.marks.any(self.cells(*r), hit)
         };
         let i = candidates.iter().position(|r| inside(r) && clear(r))?;
-        self.texts.push(candidates[i]);
+        self.text(candidates[i]);
         Some(i)
     }
 
@@ -133,7 +238,7 @@ impl Placer {
             .min();
         match best {
             Some((c, i)) if c < COST_TEXT => {
-                self.texts.push(candidates[i]);
+                self.text(candidates[i]);
                 Some(i)
             }
             _ => self.choose(candidates),
@@ -155,7 +260,7 @@ impl Placer {
             }
         }
         let (_, i) = best?;
-        self.texts.push(candidates[i]);
+        self.text(candidates[i]);
         Some(i)
     }
 }

@@ -3,7 +3,7 @@
 //! any column.
 
 use crate::results::Document;
-use crate::results::advice::Code;
+use crate::results::advice::{Code, Others};
 use crate::results::apps::AppPoint;
 use crate::results::placement::{Bound, BoundBy, place};
 use maud::{Markup, PreEscaped, html};
@@ -12,6 +12,7 @@ use maud::{Markup, PreEscaped, html};
 /// next (`all`: every point of the file, where a program finds its
 /// functions).
 pub fn section(doc: &Document, apps: &[AppPoint], all: &[AppPoint]) -> Markup {
+    let others = Others::of(all);
     html! {
         div.scroll {
             table.apps {
@@ -35,7 +36,7 @@ pub fn section(doc: &Document, apps: &[AppPoint], all: &[AppPoint]) -> Markup {
                                 }
                                 None => { td { (unplaced(doc, a)) } td.n { "-" } }
                             }
-                            (next_steps(doc, a, all))
+                            (next_steps(doc, a, &others))
                         }
                     }
                 }
@@ -65,8 +66,8 @@ fn bound_cell(b: &Bound) -> String {
 
 /// A cell of `a`'s advice under `doc`'s roofs in words, its bound left to
 /// the cells before it.
-fn next_steps(doc: &Document, a: &AppPoint, all: &[AppPoint]) -> Markup {
-    let advice = crate::results::advice::advise(Some(doc), a, all);
+fn next_steps(doc: &Document, a: &AppPoint, others: &Others) -> Markup {
+    let advice = crate::results::advice::advise(Some(doc), a, others);
     let shown = advice.iter().filter(|x| x.code != Code::Bound);
     html! {
         td.advice { ul { @for x in shown {
@@ -200,6 +201,7 @@ pub fn ranks(doc: &Document, programs: &[AppPoint], ranks: &[&AppPoint]) -> Mark
 /// A row per function point, placed against `doc`'s one-thread roofs
 /// (their time is per core), hottest first.
 pub fn functions(doc: &Document, points: &[&AppPoint], all: &[AppPoint]) -> Markup {
+    let others = Others::of(all);
     let mut points = points.to_vec();
     let share = |a: &AppPoint| a.function().map_or(0.0, |f| f.share);
     points.sort_by(|a, b| share(b).total_cmp(&share(a)));
@@ -235,7 +237,7 @@ pub fn functions(doc: &Document, points: &[&AppPoint], all: &[AppPoint]) -> Mark
                                 None => { td { (unplaced(doc, a)) } (cell(0.0, "-".into())) }
                             }
                             td { (work(a)) }
-                            (next_steps(doc, a, all))
+                            (next_steps(doc, a, &others))
                         }
                     }
                 }

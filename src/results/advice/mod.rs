@@ -18,7 +18,9 @@ mod quality;
 #[cfg(test)]
 mod tests;
 mod words;
-pub use quality::{FEW_SAMPLES, MUCH_STEAL, SHORT_SECONDS, TOO_FAST, samples_explain, too_fast};
+pub use quality::{
+    FEW_SAMPLES, MUCH_STEAL, Others, SHORT_SECONDS, TOO_FAST, samples_explain, too_fast,
+};
 pub use words::words;
 
 /// A reason is given when fixing it would gain at least this factor.
@@ -48,7 +50,8 @@ pub const INT_PER_FLOP: f64 = 4.0;
 /// alone), replacing any it had; a program's reads its functions among
 /// `points`.
 pub fn advise_all(doc: Option<&Document>, points: &mut [AppPoint]) {
-    let all: Vec<Vec<Advice>> = points.iter().map(|p| advise(doc, p, points)).collect();
+    let others = Others::of(points);
+    let all: Vec<Vec<Advice>> = points.iter().map(|p| advise(doc, p, &others)).collect();
     for (p, a) in points.iter_mut().zip(all) {
         p.advice = a;
     }
@@ -88,15 +91,15 @@ impl Roofs {
     }
 }
 
-/// Every piece of advice for `p` under `doc`'s roofs (`all`: the points of
-/// its apps file, where a program finds its functions): the bound first,
-/// then the reasons, then the run's own quality (alone without roofs).
-pub fn advise(doc: Option<&Document>, p: &AppPoint, all: &[AppPoint]) -> Vec<Advice> {
+/// Every piece of advice for `p` under `doc`'s roofs (`others`: what its
+/// apps file's functions say of their programs): the bound first, then the
+/// reasons, then the run's own quality (alone without roofs).
+pub fn advise(doc: Option<&Document>, p: &AppPoint, others: &Others) -> Vec<Advice> {
     // A GPU kernel's roofs are its GPU's.
     if matches!(p.of, Of::Kernel(_)) {
         return Vec::new();
     }
-    let mut out: Vec<Advice> = quality::other_path(p, all).into_iter().collect();
+    let mut out: Vec<Advice> = quality::other_path(p, others).into_iter().collect();
     out.extend(quality::of_run(p));
     let Some(doc) = doc.filter(|_| p.placeable()) else {
         return out;

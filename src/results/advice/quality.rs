@@ -144,11 +144,31 @@ fn wall_threads(p: &AppPoint) -> f64 {
     (p.seconds * p.threads.unwrap_or(1) as f64).max(1e-9)
 }
 
+/// Each program's share of its native time in functions whose counts are
+/// other code's (counted as another function, or run natively only),
+/// gathered once from a file's points: a program reads its own.
+#[derive(Debug, Clone, Default)]
+pub struct Others(std::collections::HashMap<String, f64>);
+
+impl Others {
+    /// The shares of the programs of `all`.
+    pub fn of(all: &[AppPoint]) -> Others {
+        let mut shares = std::collections::HashMap::new();
+        let other = (all.iter().filter_map(AppPoint::function))
+            .filter(|f| !f.module.is_empty())
+            .filter(|f| f.counted_as.is_some() || f.ran_only == Some(RanOnly::Natively));
+        for f in other {
+            *shares.entry(f.program.clone()).or_insert(0.0) += f.share;
+        }
+        Others(shares)
+    }
+}
+
 /// Counts of other code than the native run executed: a function counted
 /// as the one that ran in its place under emulation, or run in one of the
 /// runs only; a program, the share of its native time in such functions
-/// (among `all`).
-pub fn other_path(p: &AppPoint, all: &[AppPoint]) -> Option<Advice> {
+/// (`others`).
+pub fn other_path(p: &AppPoint, others: &Others) -> Option<Advice> {
     let mut a = advice(Code::OtherPath, 1.0, None, None);
     if let Some(f) = p.function() {
         a.evidence.ran_instead = f.counted_as.clone();
@@ -158,11 +178,6 @@ pub fn other_path(p: &AppPoint, all: &[AppPoint]) -> Option<Advice> {
     if !matches!(p.of, Of::Program { .. }) {
         return None;
     }
-    let share: f64 = (all.iter().filter_map(AppPoint::function))
-        .filter(|f| f.program == p.name && !f.module.is_empty())
-        .filter(|f| f.counted_as.is_some() || f.ran_only == Some(RanOnly::Natively))
-        .map(|f| f.share)
-        .sum();
-    a.share = share;
-    (share >= MIN_SHARE).then_some(a)
+    a.share = others.0.get(&p.name).copied().unwrap_or(0.0);
+    (a.share >= MIN_SHARE).then_some(a)
 }

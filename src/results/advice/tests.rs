@@ -37,7 +37,7 @@ fn point(doc: &Document, ai: f64, width: u32, fma: bool, share: f64) -> AppPoint
 
 /// `p`'s advice, alone in its file.
 fn advise_one(d: &Document, p: &AppPoint) -> Vec<Advice> {
-    advise(Some(d), p, &[])
+    advise(Some(d), p, &Others::default())
 }
 
 fn find(a: &[Advice], code: Code) -> Option<&Advice> {
@@ -224,12 +224,12 @@ fn code_that_ran_in_another_codes_place_is_said_and_gets_no_mix_advice() {
     info.ran_only = Some(RanOnly::Natively);
     only.of = Of::Function(info);
     let all = vec![prog.clone(), f.clone(), only.clone()];
-    let a = advise(Some(&d), &f, &all);
+    let a = advise(Some(&d), &f, &Others::of(&all));
     let o = find(&a, Code::OtherPath).expect("other_path");
     assert_eq!(o.evidence.ran_instead.as_deref(), Some("kernel_avx2"));
     assert!(find(&a, Code::ScalarFp).is_none(), "{a:?}");
     assert!(find(&a, Code::NoFma).is_none(), "{a:?}");
-    let a = advise(Some(&d), &prog, &all);
+    let a = advise(Some(&d), &prog, &Others::of(&all));
     let o = find(&a, Code::OtherPath).expect("the program's other_path");
     assert!((o.share - 0.45).abs() < 1e-9, "{a:?}");
     assert!(words(o).contains("45%"), "{}", words(o));
