@@ -243,3 +243,35 @@ fn without_ncu_or_its_counters_one_line_names_the_fix() {
     assert_eq!(o.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn gpu_results_alone_are_drawn_and_kernels_without_their_gpu_are_said() {
+    let dir = profiled("profile-gpu-alone");
+    // Results of the H100 alone: its chart, with the kernels.
+    let o = run(&dir, &["plot", H100, "--apps", "apps.yaml", "-o", "g.svg"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = std::fs::read_to_string(dir.join("g.svg")).unwrap();
+    assert!(svg.contains("intensity&lt;64&gt;") || svg.contains("intensity<64>"));
+    let o = run(&dir, &["plot", H100, "-o", "bare.svg"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The CPU's results: its chart, and the kernels not drawn said.
+    let o = run(&dir, &["plot", CPU, "--apps", "apps.yaml", "-o", "c.svg"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("4 GPU kernel point(s)") && err.contains("hold no GPU roofs"),
+        "{err}"
+    );
+    // --from of CPU results with kernels: said, not ignored.
+    let o = run(
+        &dir,
+        &["predict", "--app", "apps.yaml", "--on", H100, "--from", CPU],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("places the CPU points only (it holds no GPU roofs either)"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

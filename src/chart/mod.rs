@@ -76,6 +76,55 @@ pub fn write_beside(doc: &Document, results_path: &Path) -> (Vec<std::path::Path
     (written, failed)
 }
 
+/// The charts of a results file of GPU roofs alone: its first GPU's into
+/// `out`, each other's beside it (`OUT-gpuN.EXT`), each with the kernels
+/// of `apps` that ran on it; the files written.
+pub fn gpus_alone(
+    doc: &crate::results::Document,
+    apps: &[crate::results::apps::AppPoint],
+    out: &Path,
+) -> crate::error::Result<Vec<std::path::PathBuf>> {
+    let stem = out.file_stem().unwrap_or_default().to_string_lossy();
+    let ext = out.extension().unwrap_or_default().to_string_lossy();
+    let mut written = Vec::new();
+    for (i, g) in doc.gpus.iter().enumerate() {
+        let mut c = gpu::GpuChart::of(g)?;
+        c.with_kernels(apps);
+        let p = match i {
+            0 => out.to_path_buf(),
+            _ => out.with_file_name(format!("{stem}-gpu{}.{ext}", g.device.index)),
+        };
+        c.render(&p)?;
+        written.push(p);
+    }
+    Ok(written)
+}
+
+/// A line for the GPU kernels of `apps` that no GPU of `doc` is drawn
+/// with: they stay off every chart, and are said.
+pub fn kernels_not_drawn(
+    doc: &crate::results::Document,
+    apps: &[crate::results::apps::AppPoint],
+) -> Option<String> {
+    let missed: Vec<&str> = (apps.iter())
+        .filter(|p| p.placeable())
+        .filter_map(|p| Some((p, p.kernel()?)))
+        .filter(|(_, k)| !doc.gpus.iter().any(|g| g.device.name == k.gpu))
+        .map(|(p, _)| p.name.as_str())
+        .collect();
+    let first = missed.first()?;
+    let gpus: Vec<&str> = doc.gpus.iter().map(|g| g.device.name.as_str()).collect();
+    Some(format!(
+        "{} GPU kernel point(s) ({first}{}) are not drawn: {}; measure that GPU with `carmbench run --gpu` on its machine",
+        missed.len(),
+        if missed.len() > 1 { ", ..." } else { "" },
+        match gpus.is_empty() {
+            true => "these results hold no GPU roofs".to_string(),
+            false => format!("these results hold the roofs of {} only", gpus.join(", ")),
+        }
+    ))
+}
+
 /// Beside the chart `out`, each GPU of `doc` on which kernels of `apps` ran
 /// (`profile --gpu`), drawn with them and the arrows of those that moved:
 /// `OUT-gpuN.EXT`, the files written.

@@ -199,6 +199,17 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
     })
 }
 
+/// The points of an apps file the CARM chart draws: a function without FP
+/// work is in the table, not on the chart; an MPI program's ranks and its
+/// phases are drawn when asked; a GPU kernel is on its GPU's chart.
+pub fn drawn_apps(all: &[AppPoint], ranks: bool, phases: bool) -> Vec<AppPoint> {
+    (all.iter())
+        .filter(|p| p.placeable() && p.kernel().is_none())
+        .filter(|p| (ranks || p.rank().is_none()) && (phases || p.phase().is_none()))
+        .cloned()
+        .collect()
+}
+
 /// What the filters resolve to against the files' roofs.
 struct Picked {
     isa: Isa,

@@ -59,11 +59,8 @@ pub struct PlotArgs {
 
 /// Run the subcommand.
 pub fn run(a: &PlotArgs) -> Result<()> {
-    let default = if a.curve {
-        crate::files::names::CURVES[0]
-    } else {
-        crate::files::names::CHARTS[0]
-    };
+    let names = [crate::files::names::CHARTS, crate::files::names::CURVES];
+    let default = names[usize::from(a.curve)][0];
     let out = a
         .output
         .clone()
@@ -89,6 +86,16 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         Some(p) => results::apps::load(p)?.applications,
         None => Vec::new(),
     };
+    if let Some(n) = chart::kernels_not_drawn(&docs[0].1, &all_apps) {
+        eprintln!("carmbench: warning: {n}");
+    }
+    // Results of GPU roofs alone: the GPUs' charts.
+    if docs[0].1.roofs.is_empty() && !docs[0].1.gpus.is_empty() {
+        for p in chart::gpus_alone(&docs[0].1, &all_apps, &out)? {
+            println!("wrote {}", p.display());
+        }
+        return Ok(());
+    }
     let filter = Filter {
         isa: a.isa,
         // Points of one narrow type's work go under that type's roofs.
@@ -104,16 +111,7 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         Some(p) => changes(p, &all_apps)?,
         None => Vec::new(),
     };
-    // A function without FP work is in the table, not on the chart; an MPI
-    // program's ranks and phases are drawn when asked; a GPU kernel is on its GPU's.
-    let asked = |p: &&results::apps::AppPoint| {
-        (a.ranks || p.rank().is_none()) && (a.phases || p.phase().is_none())
-    };
-    let drawn = |p: &&results::apps::AppPoint| p.placeable() && asked(p);
-    let apps: Vec<_> = (all_apps.iter().filter(drawn))
-        .filter(|p| p.kernel().is_none())
-        .cloned()
-        .collect();
+    let apps = chart::select::drawn_apps(&all_apps, a.ranks, a.phases);
     let mut sel = chart::select(&docs, &filter, apps)?;
     // A chart of applications shows their points on the roofs, not the
     // validator's, unless asked.
@@ -135,8 +133,8 @@ pub fn run(a: &PlotArgs) -> Result<()> {
     Ok(())
 }
 
-/// The points of `after` an earlier apps file at `before` has too, their
-/// table printed; names found twice in either said.
+/// The points of `after` an earlier apps file at `before` has too (their
+/// table printed, names found twice in either said).
 fn changes(
     before: &Path,
     after: &[results::apps::AppPoint],

@@ -86,6 +86,14 @@ pub fn run(a: &PredictArgs) -> Result<()> {
         crate::output::gpu::predicted(&kernels, &on).map_err(Error::input)?
     );
     let from = a.from.as_ref().map(|p| results::load(p)).transpose()?;
+    if let (Some(f), Some(path), false) = (&from, &a.from, kernels.is_empty()) {
+        let gpus = ["", " (it holds no GPU roofs either)"][usize::from(f.gpus.is_empty())];
+        eprintln!(
+            "carmbench: warning: --from {} places the CPU points only{gpus}: each of the {} GPU kernel(s) is set against its own time, measured on the GPU it was profiled on",
+            path.display(),
+            kernels.len()
+        );
+    }
     // Every application's roofs first: an error prints no half a table.
     let mut plans = Vec::new();
     for app in &apps {
