@@ -210,3 +210,43 @@ fn gpu_flags_name_what_is_missing_or_wrong_in_one_line() {
     let out = carmbench(&["run", "--gpu", "--no-gpu", "-o", o]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A driver library lacking a function carmbench calls: one line, no
+/// panic's message or backtrace, in `run --gpu` and in `topology`.
+#[test]
+fn a_cuda_driver_lacking_a_function_is_one_line_not_a_panic() {
+    let dir = tmpdir("gpu-old-driver");
+    std::fs::write(dir.join("c.c"), "int cuInit(unsigned f) { return 0; }\n").unwrap();
+    let built = std::process::Command::new("gcc")
+        .args(["-shared", "-fPIC", "-o", "libcuda.so", "c.c"])
+        .current_dir(&dir)
+        .status();
+    if !built.is_ok_and(|s| s.success()) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "gcc could not build a library"
+        );
+        println!(
+            "skipped: a_cuda_driver_lacking_a_function: gcc is not installed (apt-get install gcc)"
+        );
+        return;
+    }
+    let with_it = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_carmbench"))
+            .args(args)
+            .env("LD_LIBRARY_PATH", &dir)
+            .env("RUST_BACKTRACE", "1")
+            .output()
+            .unwrap()
+    };
+    let out = with_it(&["run", "--gpu", "-o", dir.join("out").to_str().unwrap()]);
+    assert_input_error(&out, &["--gpu", "lacks a function"]);
+    let out = with_it(&["topology"]);
+    let (text, err) = (success(&out), crate::common::stderr(&out));
+    assert!(!err.contains("panicked") && err.trim().is_empty(), "{err}");
+    assert!(
+        text.contains("GPUs         none seen: the CUDA driver lacks a function"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -39,8 +39,9 @@ pub fn devices() -> Result<Vec<GpuInfo>, Missing> {
     if !driver_present() {
         return Err(no_driver());
     }
-    // A driver older than the bindings may lack a symbol: cudarc panics then.
-    let found = std::panic::catch_unwind(|| -> Result<Vec<GpuInfo>, Missing> {
+    // A driver older than the bindings may lack a symbol: cudarc panics then,
+    // and that panic is the one line below, not a message and a backtrace.
+    let found = quietly(|| -> Result<Vec<GpuInfo>, Missing> {
         result::init().map_err(|e| failed("start", e))?;
         let n = result::device::get_count().map_err(|e| failed("count its devices", e))?;
         (0..n).map(describe).collect()
@@ -50,6 +51,16 @@ pub fn devices() -> Result<Vec<GpuInfo>, Missing> {
             "the CUDA driver lacks a function carmbench calls; update the NVIDIA driver".into(),
         ))
     })
+}
+
+/// `f`, a panic in it caught without the panic hook's message (the hook is
+/// the process's: put back once `f` returns).
+fn quietly<T>(f: impl FnOnce() -> T + std::panic::UnwindSafe) -> std::thread::Result<T> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = std::panic::catch_unwind(f);
+    std::panic::set_hook(hook);
+    r
 }
 
 fn describe(ordinal: i32) -> Result<GpuInfo, Missing> {

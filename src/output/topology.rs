@@ -26,6 +26,9 @@ pub struct TopologyReport {
     /// The GPUs the CUDA driver sees (live machine only; none without a driver).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gpus: Vec<GpuInfo>,
+    /// Why the CUDA driver, present, gave no GPUs (live machine only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_error: Option<String>,
 }
 
 impl TopologyReport {
@@ -35,16 +38,18 @@ impl TopologyReport {
         let machine = Machine::load(source)?;
         let buffer_ranges = sizing::thread_ranges(&machine, &sizing::shown_thread_counts(&machine));
         let live = matches!(source, Source::Live);
+        let driver = live && crate::gpu::driver::driver_present();
+        let found = driver.then(crate::gpu::driver::devices);
         Ok(TopologyReport {
             machine,
             buffer_ranges,
             isa: live.then(isa::detect),
             clock: live.then(ClockReport::measure),
-            gpus: if live {
-                crate::gpu::driver::devices().unwrap_or_default()
-            } else {
-                Vec::new()
-            },
+            gpu_error: found
+                .as_ref()
+                .and_then(|f| f.as_ref().err())
+                .map(|e| e.0.clone()),
+            gpus: found.and_then(Result::ok).unwrap_or_default(),
         })
     }
 }
@@ -115,6 +120,9 @@ pub fn render_text(r: &TopologyReport) -> String {
     if !r.gpus.is_empty() {
         s.push('\n');
         s.push_str(&render_gpus(&r.gpus));
+    }
+    if let Some(e) = &r.gpu_error {
+        let _ = writeln!(s, "\nGPUs         none seen: {e}");
     }
     s
 }
