@@ -275,3 +275,60 @@ fn gpu_results_alone_are_drawn_and_kernels_without_their_gpu_are_said() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_program_under_nsight_compute_keeps_to_the_timeout_and_stops_with_carmbench() {
+    let dir = tmpdir("profile-gpu-stop");
+    let bin = fake_ncu(&dir, &recorded("triad"), None);
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let program = ["sh", "-c", "echo $$ > pid; exec sleep 30"];
+    let gone = |dir: &Path| {
+        let pid = std::fs::read_to_string(dir.join("pid")).unwrap();
+        !Path::new(&format!("/proc/{}", pid.trim())).exists()
+    };
+    // --timeout: one line, the program stopped, nothing written.
+    let t = std::time::Instant::now();
+    let o = Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args([
+            "profile",
+            "--gpu",
+            "--timeout",
+            "1s",
+            "-o",
+            "apps.yaml",
+            "--",
+        ])
+        .args(program)
+        .current_dir(&dir)
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert_input_error(&o, &["--timeout 1s", "Nsight Compute"]);
+    assert!(t.elapsed().as_secs_f64() < 15.0, "{:?}", t.elapsed());
+    assert!(gone(&dir) && !dir.join("apps.yaml").exists());
+    // SIGTERM to carmbench: the program goes too.
+    std::fs::remove_file(dir.join("pid")).unwrap();
+    let mut c = Command::new(env!("CARGO_BIN_EXE_carmbench"))
+        .args(["profile", "--gpu", "-o", "apps.yaml", "--"])
+        .args(program)
+        .current_dir(&dir)
+        .env("PATH", &path)
+        .spawn()
+        .unwrap();
+    while !dir.join("pid").exists() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: a signal to the carmbench started above.
+    unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
+    let st = c.wait().unwrap();
+    assert_eq!(st.code(), Some(128 + libc::SIGTERM), "{st:?}");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(gone(&dir), "the program under ncu still runs");
+    // --counts has nothing to do with --gpu: refused.
+    let o = run(
+        &dir,
+        &["profile", "--gpu", "--counts", "emulate", "--", "true"],
+    );
+    assert_input_error(&o, &["--gpu", "--counts"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -304,7 +304,9 @@ mod tests {
     fn kernels_that_ran_on_this_gpu_are_drawn_and_named() {
         let doc = h100();
         let text = include_str!("../../tests/fixtures/ncu/intensity.csv");
-        let mut pts = crate::profile::gpu::points(text, "intensity", Some(&doc)).unwrap();
+        let mut pts = crate::profile::gpu::points(text, "intensity", Some(&doc))
+            .unwrap()
+            .points;
         let mut c = GpuChart::of(&doc.gpus[0]).unwrap();
         assert_eq!(c.with_kernels(&pts), 4);
         let svg = c.svg().unwrap();

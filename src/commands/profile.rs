@@ -54,14 +54,21 @@ pub fn run(a: &ProfileArgs) -> Result<()> {
 
 /// `profile --gpu`: the kernels Nsight Compute counted.
 fn gpu(a: &ProfileArgs) -> Result<()> {
-    let (common, points) = profile::gpu::profile(a)?;
+    let (common, k) = profile::gpu::profile(a)?;
     say(&common.warnings);
-    apps::add_points(&common.out, points.clone())?;
+    for (name, why) in &k.unplaced {
+        eprintln!("carmbench: warning: kernel {name} has no point: {why}");
+    }
+    apps::add_points(&common.out, k.points.clone())?;
     print!(
         "{}",
-        crate::output::gpu::kernels(&points, common.results.as_ref())
+        crate::output::gpu::kernels(&k.points, common.results.as_ref())
     );
-    println!("wrote {} ({} point(s))", common.out.display(), points.len());
+    println!(
+        "wrote {} ({} point(s))",
+        common.out.display(),
+        k.points.len()
+    );
     Ok(())
 }
 

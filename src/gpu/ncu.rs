@@ -145,7 +145,7 @@ pub fn parse(text: &str) -> Result<Vec<Launch>, String> {
 pub fn kernels(launches: &[Launch]) -> Vec<Kernel> {
     let mut out: Vec<Kernel> = Vec::new();
     for l in launches {
-        let k = match out.iter().position(|k| k.name == l.kernel) {
+        let k = match (out.iter()).position(|k| k.name == l.kernel && k.device == l.device) {
             Some(i) => &mut out[i],
             None => {
                 out.push(Kernel {

@@ -162,15 +162,21 @@ pub fn kernels(
     for p in points {
         let Some(k) = p.kernel() else { continue };
         let there = doc.and_then(|d| crate::results::gpu::predicted_there(d, k));
-        let seed = match there {
-            Some(Ok(r)) => format!(
+        let missing = [
+            (p.seconds > 0.0, "no time"),
+            (p.bytes > 0.0, "no device-memory bytes"),
+            (p.flops > 0.0, "no work of its type"),
+        ];
+        let seed = match (missing.iter().find(|m| !m.0), there) {
+            (Some((_, what)), _) => format!("not placed: Nsight Compute counted {what}"),
+            (None, Some(Ok(r))) => format!(
                 "{} bound, {:.3} ms ({:+.0} %)",
                 r.bound,
                 r.seconds * 1e3,
                 (r.seconds / p.seconds - 1.0) * 100.0
             ),
-            Some(Err(e)) => e,
-            None => "no roofs of this GPU in the results".into(),
+            (None, Some(Err(e))) => e,
+            (None, None) => "no roofs of this GPU in the results".into(),
         };
         let _ = writeln!(
             out,

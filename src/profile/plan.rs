@@ -119,7 +119,7 @@ pub struct ProfileArgs {
     /// A CUDA program's GPU kernels, counted by Nsight Compute (ncu): a
     /// point per kernel and one for its GPU work, placed under the GPU's
     /// roofs; the CPU's work is not counted.
-    #[arg(long, conflicts_with_all = ["flops", "bytes", "count_with", "traffic", "functions", "loops", "timeline", "mpi", "precision", "emulate_without", "access_bytes", "plugin", "threads"])]
+    #[arg(long, conflicts_with_all = ["flops", "bytes", "count_with", "traffic", "functions", "loops", "timeline", "mpi", "precision", "emulate_without", "access_bytes", "plugin", "threads", "counts"])]
     pub gpu: bool,
     /// Results to compare with [default: carm-results/carm.yaml].
     #[arg(long, value_name = "RESULTS")]

@@ -47,9 +47,11 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
     if a.name.trim().is_empty() {
         return Err(e.fail("name", "empty", "each point needs a name"));
     }
-    // A function may do no FP work (a copy) or miss the samples, and a
-    // phase may do none (a wait): listed, not drawn.
-    if (a.function().is_some() || a.phase().is_some()) && !a.placeable() {
+    // A function may do no FP work (a copy) or miss the samples, a phase
+    // may do none (a wait), and a GPU kernel's counters may give it no
+    // bytes or no time: listed, not drawn.
+    let listed = a.function().is_some() || a.phase().is_some() || a.kernel().is_some();
+    if listed && !a.placeable() {
         e.non_negative("flops", a.flops)?;
         e.non_negative("bytes", a.bytes)?;
         e.non_negative("seconds", a.seconds)?;

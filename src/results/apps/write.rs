@@ -123,7 +123,9 @@ mod tests {
         let dir = crate::files::scratch_dir("stale-gpu").unwrap();
         let f = dir.join("apps.yaml");
         let text = include_str!("../../../tests/fixtures/ncu/intensity.csv");
-        let kernels = crate::profile::gpu::points(text, "app", None).unwrap();
+        let kernels = crate::profile::gpu::points(text, "app", None)
+            .unwrap()
+            .points;
         let mut first = kernels.clone();
         // A CPU point named like a kernel, and another program's kernel.
         first.push(AppPoint::new("intensity<1>", 1e9, 1e9, 1.0));
