@@ -1,13 +1,14 @@
-//! Anonymous memory placed as Linux would place it, for the simulated
-//! caches (`profile --traffic`). Under `qemu-x86_64` 7.2 every `mmap` gets a
-//! new, higher address, even right after a `munmap` of the same size;
-//! natively the kernel hands back the hole, so a program that frees and
-//! allocates big buffers (every large `malloc`, every numpy temporary)
-//! meets warm lines where the emulated run meets cold ones. Here each
-//! anonymous mapping of the guest gets a place of its own in a simulated
-//! address space, chosen as Linux's top-down allocator chooses (the highest
-//! hole that fits), and its accesses are simulated there. Everything else
-//! (the program, its stack, `brk`) is simulated where it is.
+//! Mappings placed as Linux would place them, for the simulated caches
+//! (`profile --traffic`). Under `qemu-x86_64` 7.2 every `mmap` gets a new,
+//! higher address, even right after a `munmap` of the same size; natively
+//! the kernel hands back the hole, so a program that frees and allocates
+//! big buffers (every large `malloc`, every numpy temporary), or maps a file
+//! again, meets warm lines where the emulated run meets cold ones. Here each
+//! mapping the guest makes, anonymous or of a file, gets a place of its own
+//! in a simulated address space, chosen as Linux's top-down allocator
+//! chooses (the highest hole that fits), and its accesses are simulated
+//! there; a mapping `mremap` moves keeps its pages' places. Everything else
+//! (the program QEMU loaded, its stack, `brk`) is simulated where it is.
 
 use std::cell::UnsafeCell;
 use std::collections::BTreeMap;
@@ -162,34 +163,66 @@ impl Placement {
     }
 
     /// The guest's `mremap` moved `[old, old + old_len)` to `new`, now
-    /// `new_len` long: it keeps its place, grown there when the space after
-    /// it is free (as Linux grows it in place), else placed anew.
+    /// `new_len` long. Its pages keep their place, wherever the mapping
+    /// moved (Linux moves the page tables, not the pages: the caches, which
+    /// hold lines by their physical address, still hold them); what it grew
+    /// by is placed right after them when that space is free (as Linux
+    /// grows it in place), else where the next mapping of that size would go.
     pub fn remapped(&self, old: u64, old_len: u64, new: u64, new_len: u64) {
         let (old_len, new_len) = (round_up(old_len), round_up(new_len));
+        let kept = old_len.min(new_len);
         self.write(|m| {
-            let Some((&s, &r)) = m.guest.range(..=old).next_back() else {
-                return;
-            };
-            if r.end < old.saturating_add(old_len) {
-                return;
-            }
-            // Placed while the old range still holds its place, as Linux
-            // moves a mapping only once its new place is found.
-            let at = r.at + (old - s);
-            let at = match new_len > old_len && !m.free(at + old_len, at + new_len) {
-                true => m.place(new_len),
-                false => at,
-            };
+            // The placed pieces of what stays: (offset, length, place).
+            let pieces: Vec<(u64, u64, u64)> = (m.guest.range(..old + kept))
+                .rev()
+                .take_while(|(_, r)| r.end > old)
+                .map(|(&s, r)| {
+                    let (from, to) = (s.max(old), r.end.min(old + kept));
+                    (from - old, to - from, r.at + (from - s))
+                })
+                .collect();
             m.cut(old, old + old_len);
             m.cut(new, new + new_len);
-            m.guest.insert(
-                new,
-                Region {
-                    end: new + new_len,
-                    at,
-                },
-            );
-            m.used.insert(at, at + new_len);
+            for &(off, len, at) in &pieces {
+                let start = new + off;
+                m.guest.insert(
+                    start,
+                    Region {
+                        end: start + len,
+                        at,
+                    },
+                );
+                m.used.insert(at, at + len);
+            }
+            let grown = new_len - kept;
+            if grown == 0 {
+                return;
+            }
+            // Grown right after its last page where that space is free.
+            let last = pieces.iter().find(|p| p.0 + p.1 == kept);
+            match last {
+                Some(&(off, len, at)) if m.free(at + len, at + len + grown) => {
+                    m.guest.insert(
+                        new + off,
+                        Region {
+                            end: new + new_len,
+                            at,
+                        },
+                    );
+                    m.used.insert(at, at + len + grown);
+                }
+                _ => {
+                    let more = m.place(grown);
+                    m.guest.insert(
+                        new + kept,
+                        Region {
+                            end: new + new_len,
+                            at: more,
+                        },
+                    );
+                    m.used.insert(more, more + grown);
+                }
+            }
         });
     }
 
@@ -321,24 +354,24 @@ mod tests {
     }
 
     #[test]
-    fn a_remap_grows_in_place_when_it_can_and_moves_when_it_cannot() {
+    fn a_remap_keeps_its_pages_places_and_grows_in_place_when_it_can() {
         let p = Placement::default();
         let r = Recent::default();
         p.mapped(0x1000_0000, 4 * PAGE, false);
         let at = p.at(&r, 0x1000_0000);
-        // The topmost grows down into nothing above it: it moves.
+        // The topmost cannot grow upwards: moved, its pages keep their
+        // places and the 4 pages it grew by go below the next free top.
         p.remapped(0x1000_0000, 4 * PAGE, 0x4000_0000, 8 * PAGE);
-        let moved = p.at(&r, 0x4000_0000);
-        assert_eq!(moved, TOP - 4 * PAGE - 8 * PAGE);
+        assert_eq!(p.at(&r, 0x4000_0000 + PAGE), at + PAGE);
+        assert_eq!(p.at(&r, 0x4000_0000 + 5 * PAGE), at - 4 * PAGE + PAGE);
         assert_eq!(p.at(&r, 0x1000_0000), 0x1000_0000);
-        // Its old place is free: the next fits there; shrinking stays.
-        p.mapped(0x5000_0000, 4 * PAGE, false);
-        assert_eq!(p.at(&r, 0x5000_0000), at);
+        // Shrinking keeps the place; what it gave back is simulated as it is.
         p.remapped(0x4000_0000, 8 * PAGE, 0x4000_0000, 2 * PAGE);
-        assert_eq!(p.at(&r, 0x4000_0000 + PAGE), moved + PAGE);
+        assert_eq!(p.at(&r, 0x4000_0000 + PAGE), at + PAGE);
         assert_eq!(p.at(&r, 0x4000_0000 + 3 * PAGE), 0x4000_0000 + 3 * PAGE);
-        // Room after it now (6 pages freed): it grows in place.
-        p.remapped(0x4000_0000, 2 * PAGE, 0x4000_0000, 5 * PAGE);
-        assert_eq!(p.at(&r, 0x4000_0000 + 4 * PAGE), moved + 4 * PAGE);
+        // Room after it now: it grows in place, moved or not.
+        p.remapped(0x4000_0000, 2 * PAGE, 0x6000_0000, 4 * PAGE);
+        assert_eq!(p.at(&r, 0x6000_0000), at);
+        assert_eq!(p.at(&r, 0x6000_0000 + 3 * PAGE), at + 3 * PAGE);
     }
 }

@@ -174,14 +174,13 @@ pub struct Tally {
     remapped: std::sync::atomic::AtomicBool,
     /// Host address less guest address (QEMU's guest base).
     guest_base: std::sync::atomic::AtomicU64,
-    /// The length of an anonymous `mmap` each vCPU is in, and whether it is
-    /// fixed.
-    mmapping: Mutex<HashMap<u32, (u64, bool)>>,
+    /// The length of the `mmap` each vCPU is in, whether it is fixed and
+    /// whether anonymous.
+    mmapping: Mutex<HashMap<u32, (u64, bool, bool)>>,
     /// The old address and length and the new length of the `mremap` each
     /// vCPU is in (caches asked for).
     remapping: Mutex<HashMap<u32, [u64; 3]>>,
-    /// The guest's anonymous memory as Linux would place it (caches asked
-    /// for).
+    /// The guest's mappings as Linux would place them (caches asked for).
     pub placement: crate::placement::Placement,
     /// The signal handlers installed (loops asked for).
     pub handlers: crate::signals::Handlers,
@@ -293,22 +292,25 @@ impl Tally {
         guest.wrapping_add(self.guest_base.load(std::sync::atomic::Ordering::Relaxed))
     }
 
-    /// `vcpu` asks for `len` bytes of anonymous memory (`fixed`: where it
-    /// says).
-    pub fn mmap_anonymous(&self, vcpu: u32, len: u64, fixed: bool) {
-        self.mmapping.lock().unwrap().insert(vcpu, (len, fixed));
+    /// `vcpu` asks for `len` bytes of memory, `anonymous` or of a file
+    /// (`fixed`: where it says).
+    pub fn mmap(&self, vcpu: u32, len: u64, fixed: bool, anonymous: bool) {
+        (self.mmapping.lock().unwrap()).insert(vcpu, (len, fixed, anonymous));
     }
 
     /// `vcpu`'s `mmap` returned `ret`; `placed`: the simulated caches want
-    /// it placed.
+    /// it placed (a file's mappings as anonymous ones: mapped again, natively
+    /// it takes the hole it left, and its lines are the same).
     pub fn mmap_returned(&self, vcpu: u32, ret: i64, placed: bool) {
-        let Some((len, fixed)) = self.mmapping.lock().unwrap().remove(&vcpu) else {
+        let Some((len, fixed, anonymous)) = self.mmapping.lock().unwrap().remove(&vcpu) else {
             return;
         };
         if ret >= 0 {
             let start = self.host(ret as u64);
             let end = start + len.div_ceil(4096) * 4096;
-            self.maps.lock().unwrap().mapped_anonymous(start, end);
+            if anonymous {
+                self.maps.lock().unwrap().mapped_anonymous(start, end);
+            }
             if placed {
                 self.placement.mapped(ret as u64, len, fixed);
             }

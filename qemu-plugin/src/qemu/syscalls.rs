@@ -46,11 +46,12 @@ pub(super) extern "C" fn on_syscall(
     }
     // Anonymous mappings as the guest makes them (a JIT's code is found
     // from its own mapping's start).
-    // And, the caches simulated, placed as Linux would place them.
+    // And, the caches simulated, every mapping placed as Linux would place it.
     let placed = CACHES.get().is_some();
+    let anonymous = a4 & protocol::MAP_ANONYMOUS != 0;
     match num {
-        protocol::MMAP if a4 & protocol::MAP_ANONYMOUS != 0 => {
-            tally().mmap_anonymous(vcpu, region, a4 & protocol::MAP_FIXED != 0)
+        protocol::MMAP if anonymous || placed => {
+            tally().mmap(vcpu, region, a4 & protocol::MAP_FIXED != 0, anonymous)
         }
         protocol::MUNMAP => {
             tally().munmap(op, region);
