@@ -99,7 +99,7 @@ pub fn run(ncu: &Path, command: &Found, scratch: &Path) -> Result<String> {
 
 /// The points of Nsight Compute's `text` for the program named `program`:
 /// one per kernel, in the order they first ran, each named apart from the
-/// others (see [`names`]), and one for all of them (named `PROGRAM
+/// others (see `names`), and one for all of them (named `PROGRAM
 /// (GPU)`); a kernel whose counters place it nowhere is listed apart.
 /// `results` names the GPUs where it has them.
 pub fn points(text: &str, program: &str, results: Option<&Document>) -> Result<Kernels> {

@@ -98,7 +98,9 @@ pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
         out.extend(ranks);
     }
     if let Some(every) = shown.timeline {
-        out.extend(phases(shown, m, (every, &stand_ins), &typed, &mut symbols));
+        // Each phase typed by its own work, as functions are: an integer phase
+        // of an FP program goes under the integer roofs.
+        out.extend(phases(shown, m, (every, &stand_ins), &own, &mut symbols));
     }
     (out, warnings)
 }
@@ -109,10 +111,10 @@ fn phases(
     shown: &Shown,
     m: &Measured,
     cut: (super::timeline::Every, &super::timeline::StandIns),
-    typed: &Own,
+    own: &Own,
     symbols: &mut Symbols,
 ) -> Vec<AppPoint> {
-    let mut out = super::timeline::phase_points(&shown.name, m, cut, typed, symbols);
+    let mut out = super::timeline::phase_points(&shown.name, m, cut, own, symbols);
     let ranks = m.ranks.iter().flat_map(|r| &r.each);
     for k in ranks.filter(|k| !k.windows.is_empty()) {
         let rank = Measured {
@@ -126,7 +128,7 @@ fn phases(
         // A rank's phases run on its own threads.
         let own = Own {
             threads: k.threads,
-            ..*typed
+            ..*own
         };
         out.extend(super::timeline::phase_points(
             &name, &rank, cut, &own, symbols,

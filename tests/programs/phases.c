@@ -10,6 +10,8 @@
 // phase 2: a = b + s c, r times: W = 2 n r, Q = 24 n r.
 // phase 3: per element 64 multiply-adds: W = 128 n; a load and a store:
 //   Q = 16 n.
+// A third argument S sleeps S seconds between the triad and the last phase
+// (the last phase's stamp is then when it began, after the sleep).
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -52,6 +54,11 @@ int main(int argc, char **argv) {
     set(b, c, n);
     double t1 = now();
     for (long k = 0; k < r; k++) triad(a, b, c, n);
+    if (argc > 3) {
+        double s = atof(argv[3]);
+        struct timespec d = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
+        nanosleep(&d, 0);
+    }
     double t2 = now();
     again(b, n);
     double t3 = now();

@@ -20,11 +20,17 @@
 //! byte, else other work (integer, copies, waiting). It joins the phase
 //! before it when both are of one sort and, for FP work, its intensity W/Q
 //! is within a factor [`AI_FACTOR`] of the phase's so far; and its rate
-//! (W/s for FP work, bytes/s for the other) within [`RATE_FACTOR`]. Then a
-//! phase shorter than [`MIN_SHARE`] of the run (or [`RATE_ONLY_SHARE`], when
-//! only its rate sets it apart from a neighbour) is merged into the
-//! neighbour whose intensity (then rate) it changes least, and neighbours
-//! now alike are joined.
+//! (W for FP work, bytes for the other, per second of CPU time by the
+//! native samples, so that other work on its cores or a sleep does not
+//! split a phase) within [`RATE_FACTOR`]. Then a phase shorter than
+//! [`MIN_SHARE`] of the run (or [`RATE_ONLY_SHARE`], when only its rate sets
+//! it apart from a neighbour) is merged into the neighbour of its kind whose
+//! intensity (then rate) it changes least, one whose intensity it leaves
+//! alike (short steps of two intensities in turn stay apart rather than
+//! blend); one under half a window long goes to either. Neighbours now alike
+//! are joined, and each boundary settled by a window where that fits both
+//! sides better, never leaving a phase short. A phase on a CPU under
+//! [`WAITING`] of its time waited (a sleep): it is no point.
 
 use super::functions::by_function;
 pub use super::measured::{Every, FINER, MOST_WINDOWS, WINDOWS};
@@ -40,8 +46,9 @@ mod native;
 mod phases;
 pub use phases::{AI_FACTOR, FP_AI, MIN_SHARE, RATE_FACTOR, RATE_ONLY_SHARE, phases};
 
-/// One window placed in the native run: its span, W and Q, and the
-/// instructions each function ran in it.
+/// One window placed in the native run: its span, W and Q, the
+/// instructions each function ran in it, and the CPU time the native run
+/// spent in it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Span {
     pub start: f64,
@@ -50,7 +57,15 @@ pub struct Span {
     pub flops: f64,
     pub bytes: f64,
     pub functions: Vec<(Function, u64)>,
+    /// CPU seconds in it, by the native time samples' density (None
+    /// unsampled): the time its work took, where the wall clock also holds
+    /// the time other work held its cores, and its sleeps.
+    pub cpu: Option<f64>,
 }
+
+/// A phase that spent under this share of its wall time on a CPU waited
+/// (a sleep, a lock, input): no point.
+pub const WAITING: f64 = 0.1;
 
 impl Span {
     /// A span of `flops` and `bytes` from `start` to `end`, its work and
@@ -63,6 +78,7 @@ impl Span {
             flops,
             bytes,
             functions: Vec::new(),
+            cpu: None,
         }
     }
 
@@ -75,10 +91,43 @@ impl Span {
         self.flops >= FP_AI * self.bytes.max(1.0)
     }
 
-    /// W/s for FP work, bytes/s for the other.
+    /// W/s for FP work, bytes/s for the other, per second of CPU time where
+    /// it was sampled (a run slowed by other work on its cores, or that
+    /// slept, does the same work a CPU second), else of wall time. Its CPU
+    /// time counts at least [`WAITING`] of its wall time: a window the
+    /// samples' density puts in a gap keeps a finite rate.
     fn rate(&self) -> f64 {
         let done = if self.fp() { self.flops } else { self.bytes };
-        done / (self.end - self.start)
+        let wall = self.end - self.start;
+        done / self.cpu.map_or(wall, |c| c.max(WAITING * wall))
+    }
+
+    /// Whether it waited more than it ran: sampled, with under [`WAITING`]
+    /// of its wall time on a CPU.
+    fn waiting(&self) -> bool {
+        self.cpu
+            .is_some_and(|c| c < WAITING * (self.end - self.start))
+    }
+}
+
+/// Each span's CPU time from the time samples stamped `times` (in order),
+/// each standing for `period` seconds of CPU: the samples counted between
+/// its start and end, the count growing linearly between two stamps.
+fn with_cpu(spans: &mut [Span], times: &[f64], period: f64) {
+    if times.is_empty() || period <= 0.0 {
+        return;
+    }
+    let count = |t: f64| {
+        let i = times.partition_point(|&x| x <= t);
+        let (lo, hi) = match i {
+            0 => (0.0, times[0]),
+            i if i == times.len() => return i as f64,
+            i => (times[i - 1], times[i]),
+        };
+        i as f64 + ((t - lo) / (hi - lo).max(1e-12)).clamp(0.0, 1.0)
+    };
+    for s in spans {
+        s.cpu = Some((count(s.end) - count(s.start)).max(0.0) * period);
     }
 }
 
@@ -123,6 +172,7 @@ pub fn spans(
                 flops: d.flops,
                 bytes: d.bytes,
                 functions,
+                cpu: None,
             };
             start = end;
             s
@@ -175,6 +225,7 @@ pub fn sampled_spans(
                 flops: d.flops,
                 bytes: d.bytes,
                 functions,
+                cpu: None,
             }
         })
         .collect()
@@ -207,8 +258,9 @@ const HOTTEST: usize = 3;
 
 /// The phase points of `m`'s windows, cut as `every` says (the samples
 /// matched through `stand_ins`), each named after the program (`name`) and
-/// its hottest native function; made by `own` (the program's arithmetic,
-/// so that the phases add up to the program).
+/// its hottest native function; made by `own`, each typed by its own work
+/// (an integer phase of an FP program under the integer roofs) unless the
+/// arithmetic was asked for.
 pub fn phase_points(
     name: &str,
     m: &Measured,
@@ -218,7 +270,7 @@ pub fn phase_points(
 ) -> Vec<AppPoint> {
     let timed = m.samples.as_ref().map_or(&[][..], |s| &s.timed[..]);
     let of_sample = sample_functions(timed, symbols);
-    let spans = match (m.windows.is_empty(), &m.samples) {
+    let mut spans = match (m.windows.is_empty(), &m.samples) {
         (true, Some(s)) if !s.event_times.is_empty() => sampled_spans(
             (s, &of_sample),
             every.count(m.seconds),
@@ -230,9 +282,16 @@ pub fn phase_points(
             spans(&m.windows, matched, m.seconds, &own.basis, symbols)
         }
     };
+    if let Some(s) = m.samples.as_ref().filter(|s| s.total > 0) {
+        let times: Vec<f64> = timed.iter().map(|t| t.0).collect();
+        with_cpu(&mut spans, &times, s.cpu_seconds / s.total as f64);
+    }
     let windows = shown(&spans, every.count(m.seconds), m.seconds);
     let mut out = Vec::new();
-    for (k, r) in phases(&spans).into_iter().enumerate() {
+    // A phase that mostly waited (a sleep between two) is no point.
+    let working =
+        (phases(&spans).into_iter()).filter(|r| !phases::sum(&spans[r.clone()]).waiting());
+    for (k, r) in working.enumerate() {
         let part = &spans[r];
         let (start, end) = (part[0].start, part[part.len() - 1].end);
         let mut work = Work::default();

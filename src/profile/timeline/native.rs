@@ -43,12 +43,18 @@ pub fn ends(
     let mut total: HashMap<Function, u64> = HashMap::new();
     (per.iter().flatten()).for_each(|(f, n)| *total.entry(f.clone()).or_default() += n);
     // Each sample stands for the time since the sample before it, of any
-    // function: a function's gap between two of its uses is no part of it.
+    // function: a function's gap between two of its uses is no part of it;
+    // nor is a wait (a sleep, no sample at all): a stretch is at most a few
+    // of the run's usual gaps between two samples long.
+    let longest = IDLE_GAPS * usual_gap(timed);
     let mut stretches: HashMap<Function, Vec<(f64, f64)>> = HashMap::new();
-    let mut before = 0.0;
+    let mut before = 0.0f64;
     for ((t, _), f) in timed.iter().zip(of_sample) {
         if let Some(k) = f.as_ref().map(key).filter(|k| total.contains_key(k)) {
-            stretches.entry(k).or_default().push((before, *t));
+            stretches
+                .entry(k)
+                .or_default()
+                .push((before.max(t - longest), *t));
         }
         before = *t;
     }
@@ -78,6 +84,18 @@ pub fn ends(
         *last = seconds;
     }
     ends
+}
+
+/// Gaps between two time samples, in the run's usual gap, past which the
+/// run waited (slept, or waited for input or a lock) rather than ran.
+pub const IDLE_GAPS: f64 = 4.0;
+
+/// The median gap between two consecutive samples of `timed`, seconds (the
+/// longest a stretch may be without them: none).
+fn usual_gap(timed: &[Stamped]) -> f64 {
+    let mut gaps: Vec<f64> = timed.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    gaps.sort_by(f64::total_cmp);
+    gaps.get(gaps.len() / 2).copied().unwrap_or(f64::INFINITY)
 }
 
 /// The time by which a function whose samples stand for `stretches` had
