@@ -38,7 +38,7 @@ pub struct NativeRun {
     pub regions: Vec<Record>,
     /// Its processes left running, idle, when it ended.
     pub left: Vec<Named>,
-    /// Its threads that ran at once, typically (0: not seen).
+    /// The most of its threads a look saw running at once (0: not seen).
     pub at_once: usize,
     /// Its CPU time and its wait for a CPU.
     pub cpu: crate::results::apps::NativeTime,

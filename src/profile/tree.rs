@@ -84,8 +84,9 @@ pub struct Ended {
     /// The processes idle when it ended: left running or stopped, as the
     /// rules say.
     pub left: Vec<Named>,
-    /// The threads of the tree that ran at once, typically (0: never seen
-    /// running): single-threaded processes started together count each.
+    /// The most threads of the tree a look saw running at once (0: never
+    /// seen running): single-threaded processes started together count
+    /// each.
     pub at_once: usize,
     /// Its CPU time, its wait for a CPU and the host's steal.
     pub cpu: crate::results::apps::NativeTime,
@@ -119,11 +120,11 @@ impl AtOnce {
         }
     }
 
-    /// The median of the looks that saw a thread running, 0 for none; the
-    /// tree's use of the CPUs.
-    fn typical(mut self) -> (usize, crate::results::apps::NativeTime) {
-        self.seen.sort_unstable();
-        let n = self.seen.get(self.seen.len() / 2).copied().unwrap_or(0);
+    /// The most threads a look saw running at once (a thread that started
+    /// others and waits for them is not running beside them), 0 for none;
+    /// the tree's use of the CPUs.
+    fn typical(self) -> (usize, crate::results::apps::NativeTime) {
+        let n = self.seen.iter().copied().max().unwrap_or(0);
         (n, self.cpu.end())
     }
 }

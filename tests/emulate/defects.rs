@@ -301,5 +301,12 @@ pub fn minor_busy_threads_are_counted_not_the_waiting_one() {
     gcc(&dir, "workers", WORKERS, &["-O2", "-mfma", "-pthread"]);
     success(&profile(&dir, &[], &["./workers", "2000000", "5"]));
     assert_eq!(point(&dir, "workers").threads, Some(2));
+    // The main thread worked before it waited in pthread_join: still two,
+    // and no run said to have mostly waited.
+    success(&profile(&dir, &[], &["./workers", "2000000", "40", "init"]));
+    let p = point(&dir, "workers");
+    assert_eq!(p.threads, Some(2));
+    let waited = carmbench::results::advice::Code::MostlyWaited;
+    assert!(!p.advice.iter().any(|a| a.code == waited), "{:?}", p.advice);
     std::fs::remove_dir_all(&dir).unwrap();
 }

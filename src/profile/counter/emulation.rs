@@ -195,7 +195,13 @@ impl Emulation {
         let mut m = Measured {
             total: Work::Counted(out.total),
             seconds: run.seconds,
-            threads: Some(out.threads.max(run.at_once)),
+            // The threads that ran at once natively, where seen: the
+            // emulated run's busy threads count a main thread that worked,
+            // then waited in `pthread_join` while the others ran.
+            threads: Some(match run.at_once {
+                0 => out.threads,
+                n => n,
+            }),
             cpu: Some(crate::results::apps::NativeTime {
                 emulated_seconds: Some(emulated),
                 ..run.cpu
