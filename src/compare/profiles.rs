@@ -21,25 +21,83 @@ fn key(p: &AppPoint) -> (Option<&str>, &str) {
 }
 
 /// The points of `after` that `before` has too, in `after`'s order; and the
-/// names found in only one of them (gone, new).
+/// names found in only one of them (gone, new). A phase is not matched by
+/// its number, which moves as runs find more or fewer phases, but with a
+/// phase of its program before that has its hottest function and lies near
+/// its place in the run (see [`phase_pairs`]).
 pub fn changes(before: &[AppPoint], after: &[AppPoint]) -> (Vec<Change>, Vec<String>, Vec<String>) {
+    let phased = phase_pairs(before, after);
+    let mut used = vec![false; before.len()];
+    phased.iter().for_each(|&(_, b)| used[b] = true);
     let mut matched = Vec::new();
     let mut new = Vec::new();
-    for a in after {
-        match before.iter().find(|b| key(b) == key(a)) {
-            Some(b) => matched.push(Change {
-                before: b.clone(),
-                after: a.clone(),
-            }),
+    for (i, a) in after.iter().enumerate() {
+        let found = match a.phase() {
+            Some(_) => phased.iter().find(|p| p.0 == i).map(|p| p.1),
+            None => before
+                .iter()
+                .position(|b| b.phase().is_none() && key(b) == key(a)),
+        };
+        match found {
+            Some(k) => {
+                used[k] = true;
+                matched.push(Change {
+                    before: before[k].clone(),
+                    after: a.clone(),
+                });
+            }
             None => new.push(a.name.clone()),
         }
     }
-    let gone = before
-        .iter()
-        .filter(|b| !after.iter().any(|a| key(a) == key(b)))
-        .map(|b| b.name.clone())
+    let gone = (before.iter().zip(&used))
+        .filter(|(_, u)| !**u)
+        .filter(|(b, _)| b.phase().is_some() || !after.iter().any(|a| key(a) == key(b)))
+        .map(|(b, _)| b.name.clone())
         .collect();
     (matched, gone, new)
+}
+
+/// Phases further apart than this share of their runs are not one phase.
+const PHASE_APART: f64 = 0.25;
+
+/// The phases of `after` and `before` that are one phase, (after, before)
+/// by index: of one program, with one hottest function, their middles (as
+/// shares of their runs) nearest first, each once, at most
+/// [`PHASE_APART`] apart.
+fn phase_pairs(before: &[AppPoint], after: &[AppPoint]) -> Vec<(usize, usize)> {
+    use crate::results::apps::PhaseInfo;
+    let hottest = |p: &PhaseInfo| p.functions.first().map(|f| f.name.clone());
+    // A phase's middle as a share of its program's run (its last phase's
+    // end) in `points`.
+    let middle = |points: &[AppPoint], p: &PhaseInfo| {
+        let run = (points.iter().filter_map(AppPoint::phase))
+            .filter(|q| q.program == p.program)
+            .map(|q| q.end)
+            .fold(0.0, f64::max);
+        (p.start + p.end) / 2.0 / run.max(1e-12)
+    };
+    let phases = |points: &[AppPoint]| -> Vec<(usize, PhaseInfo)> {
+        (points.iter().enumerate())
+            .filter_map(|(k, p)| Some((k, p.phase()?.clone())))
+            .collect()
+    };
+    let mut close: Vec<(f64, usize, usize)> = Vec::new();
+    for (i, x) in phases(after) {
+        for (k, p) in phases(before) {
+            let d = (middle(after, &x) - middle(before, &p)).abs();
+            if p.program == x.program && hottest(&p) == hottest(&x) && d <= PHASE_APART {
+                close.push((d, i, k));
+            }
+        }
+    }
+    close.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for (_, i, k) in close {
+        if !out.iter().any(|p| p.0 == i || p.1 == k) {
+            out.push((i, k));
+        }
+    }
+    out
 }
 
 /// The points of `after` an earlier apps file at `before` has too, the
@@ -174,5 +232,68 @@ mod tests {
         let doubled = [before[0].clone(), after[0].clone(), before[0].clone()];
         assert_eq!(twice(&doubled), [before[0].name.clone()]);
         assert_eq!(ratio(1.0, 0.0), "-");
+    }
+
+    /// Program `app`'s phase `index`, `start` to `end`, its hottest function
+    /// `hot`.
+    fn phase(index: usize, hot: &str, start: f64, end: f64) -> AppPoint {
+        use crate::results::apps::{PhaseInfo, Share};
+        let info = PhaseInfo {
+            program: "app".into(),
+            index,
+            start,
+            end,
+            functions: vec![Share {
+                name: hot.into(),
+                share: 1.0,
+            }],
+            windows: Vec::new(),
+        };
+        AppPoint {
+            of: Of::Phase(info),
+            ..AppPoint::new(format!("app: phase {index} ({hot})"), 1e9, 1e9, end - start)
+        }
+    }
+
+    #[test]
+    fn phases_are_matched_by_their_function_and_place_not_their_number() {
+        let before = vec![
+            phase(1, "set", 0.0, 1.0),
+            phase(2, "triad", 1.0, 3.0),
+            phase(3, "again", 3.0, 4.0),
+        ];
+        // The triad gone: the new phase 2 is the old phase 3.
+        let after = vec![phase(1, "set", 0.0, 1.0), phase(2, "again", 1.0, 2.0)];
+        let (c, gone, new) = changes(&before, &after);
+        let pairs: Vec<(usize, usize)> = (c.iter())
+            .map(|x| {
+                (
+                    x.before.phase().unwrap().index,
+                    x.after.phase().unwrap().index,
+                )
+            })
+            .collect();
+        assert_eq!(pairs, [(1, 1), (3, 2)]);
+        assert_eq!(gone, ["app: phase 2 (triad)"]);
+        assert!(new.is_empty());
+        // All in one function: by their place in the run (the old first
+        // phase is the new second, its middle nearest).
+        let before = vec![phase(1, "main", 0.0, 1.0), phase(2, "main", 1.0, 4.0)];
+        let after = vec![
+            phase(1, "main", 0.0, 0.2),
+            phase(2, "main", 0.2, 1.0),
+            phase(3, "main", 1.0, 4.0),
+        ];
+        let (c, _, new) = changes(&before, &after);
+        let pairs: Vec<(usize, usize)> = (c.iter())
+            .map(|x| {
+                (
+                    x.before.phase().unwrap().index,
+                    x.after.phase().unwrap().index,
+                )
+            })
+            .collect();
+        assert_eq!(pairs, [(1, 2), (2, 3)]);
+        assert_eq!(new, ["app: phase 1 (main)"]);
     }
 }
