@@ -40,15 +40,27 @@ pub struct NativeRun {
     pub left: Vec<Named>,
     /// The most of its threads a look saw running at once (0: not seen).
     pub at_once: usize,
+    /// How many looks saw it running (see [`NativeRun::at_once_seen`]).
+    pub looks: usize,
     /// Its CPU time and its wait for a CPU.
     pub cpu: crate::results::apps::NativeTime,
 }
+
+/// See [`NativeRun::at_once_seen`].
+const MIN_LOOKS: usize = 10;
 
 impl NativeRun {
     /// The threads that ran at once, where more than one did: processes
     /// started together (`./a & ./b & wait`) count each.
     pub fn threads_at_once(&self) -> Option<usize> {
         (self.at_once > 1).then_some(self.at_once)
+    }
+
+    /// The threads that ran at once, where enough looks saw the run to
+    /// tell (a tenth of a second of it): fewer can miss threads that ran
+    /// together, or see only a main thread that set up before them.
+    pub fn at_once_seen(&self) -> Option<usize> {
+        (self.looks >= MIN_LOOKS && self.at_once > 0).then_some(self.at_once)
     }
 }
 
@@ -101,6 +113,7 @@ pub fn run_status(f: &Found, watch: Watch, stdin: Stdio) -> Result<(ExitStatus, 
     out.seconds = ended.seconds;
     out.left = ended.left;
     out.at_once = ended.at_once;
+    out.looks = ended.looks;
     out.cpu = ended.cpu;
     out.regions = regions;
     Ok((ended.status, out))
@@ -198,5 +211,25 @@ fn signal_name(s: i32) -> &'static str {
         libc::SIGTERM => "SIGTERM",
         libc::SIGINT => "SIGINT",
         _ => "a signal",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threads_at_once_are_trusted_only_from_enough_looks() {
+        let run = |at_once, looks| NativeRun {
+            at_once,
+            looks,
+            ..NativeRun::default()
+        };
+        // A brief run whose few looks saw its main thread set up alone.
+        assert_eq!(run(1, 3).at_once_seen(), None);
+        assert_eq!(run(2, MIN_LOOKS).at_once_seen(), Some(2));
+        assert_eq!(run(0, 50).at_once_seen(), None);
+        // Any look that saw two at once shows they ran together.
+        assert_eq!(run(2, 3).threads_at_once(), Some(2));
     }
 }

@@ -30,7 +30,7 @@ const LOOK: Duration = Duration::from_millis(20);
 /// own process runs, at most: a look reads every process's `/proc` entry,
 /// so on a node of many processes the looks are spaced to take at most
 /// 1 / [`LOOKS_SHARE`] of one CPU beside the program.
-const COUNT_EVERY: Duration = Duration::from_millis(50);
+const COUNT_EVERY: Duration = Duration::from_millis(10);
 
 /// See [`COUNT_EVERY`].
 const LOOKS_SHARE: u32 = 100;
@@ -88,6 +88,9 @@ pub struct Ended {
     /// seen running): single-threaded processes started together count
     /// each.
     pub at_once: usize,
+    /// How many looks saw a thread of it running: a few looks at a brief
+    /// run can miss threads that ran together.
+    pub looks: usize,
     /// Its CPU time, its wait for a CPU and the host's steal.
     pub cpu: crate::results::apps::NativeTime,
 }
@@ -123,9 +126,9 @@ impl AtOnce {
     /// The most threads a look saw running at once (a thread that started
     /// others and waits for them is not running beside them), 0 for none;
     /// the tree's use of the CPUs.
-    fn typical(self) -> (usize, crate::results::apps::NativeTime) {
+    fn typical(self) -> (usize, usize, crate::results::apps::NativeTime) {
         let n = self.seen.iter().copied().max().unwrap_or(0);
-        (n, self.cpu.end())
+        (n, self.seen.len(), self.cpu.end())
     }
 }
 
@@ -150,6 +153,17 @@ fn running_threads(p: &Proc, cpu: &mut CpuUse) -> usize {
             state == Some("R")
         })
         .count()
+}
+
+/// This thread's CPU time so far.
+fn thread_cpu() -> Duration {
+    // SAFETY: clock_gettime fills the timespec it is given.
+    let mut t: libc::timespec = unsafe { std::mem::zeroed() };
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    Duration::new(
+        t.tv_sec.max(0) as u64,
+        t.tv_nsec.clamp(0, 999_999_999) as u32,
+    )
 }
 
 /// Trees running now (tag, root pid): what [`stop_all`] stops.
@@ -179,9 +193,12 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
     let (status, end) = loop {
         tick();
         if Instant::now() >= next_look {
-            let looked = Instant::now();
+            // The look's own CPU time: on a loaded machine its wall time
+            // counts waiting for a CPU, and looks spaced by it would miss
+            // the waits of threads that end between them.
+            let cost = thread_cpu();
             at_once.look(&alive(&tag, root));
-            next_look = Instant::now() + COUNT_EVERY.max(looked.elapsed() * LOOKS_SHARE);
+            next_look = Instant::now() + COUNT_EVERY.max((thread_cpu() - cost) * LOOKS_SHARE);
         }
         match rx.recv_timeout(Duration::from_millis(5)) {
             Ok((s, at)) => break (s.map_err(|e| Error::Io(format!("cannot wait: {e}")))?, at),
@@ -201,12 +218,13 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
         Leftovers::Leave => left.iter().map(|p| named(p.pid, &p.name)).collect(),
         Leftovers::Stop => stop_these(&left),
     };
-    let (at_once, cpu) = at_once.typical();
+    let (at_once, looks, cpu) = at_once.typical();
     Ok(Ended {
         status,
         seconds: (last.max(end) - t0).as_secs_f64(),
         left,
         at_once,
+        looks,
         cpu,
     })
 }

@@ -56,22 +56,46 @@ pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
     whole.processes = processes(m, &basis);
     whole.emulated_cpu = m.emulated_cpu.clone();
     whole.native = m.cpu;
-    let program = whole.clone();
+    let (hot, stand_ins) = hot_functions(shown, m, (&whole, &own), &mut symbols, &mut warnings);
     let mut out = vec![whole];
-    let brief = shown.functions.and_then(|_| too_brief(&out[0], m));
+    out.extend(hot);
+    out.extend(region_points(shown, m, &own));
+    if let Some(r) = &m.ranks {
+        let ranks = mpi::rank_points(shown, r, &typed, m.emulated_cpu.as_ref());
+        warnings.extend(ranks.iter().filter_map(mpi::in_runtime));
+        out.extend(ranks);
+    }
+    if let Some(every) = shown.timeline {
+        // Each phase typed by its own work, as functions are: an integer phase
+        // of an FP program goes under the integer roofs.
+        out.extend(phases(shown, m, (every, &stand_ins), &own, &mut symbols));
+    }
+    (out, warnings)
+}
+
+/// The hottest functions' points, when asked for and sampled, and the
+/// native functions whose code the emulated run took another path for, to
+/// the functions it ran in their place.
+fn hot_functions(
+    shown: &Shown,
+    m: &Measured,
+    (program, own): (&AppPoint, &Own),
+    symbols: &mut Symbols,
+    warnings: &mut Vec<Warning>,
+) -> (Vec<AppPoint>, super::timeline::StandIns) {
+    let mut out = Vec::new();
+    let mut stand_ins = super::timeline::StandIns::new();
+    let brief = shown.functions.and_then(|_| too_brief(program, m));
     let grouped = match (&m.samples, brief) {
         (_, Some(w)) => {
             warnings.push(w);
             None
         }
         (Some(s), None) if shown.functions.is_some() || m.separate_runs => {
-            Some((s, functions::Grouped::of(&m.blocks, s, &mut symbols)))
+            Some((s, functions::Grouped::of(&m.blocks, s, symbols)))
         }
         _ => None,
     };
-    // Native functions whose code the emulated run took another path for,
-    // to the functions it ran in their place.
-    let mut stand_ins = std::collections::HashMap::new();
     if let Some((s, mut g)) = grouped {
         if m.separate_runs {
             let c = code_paths::compare(&g.costs, s.total);
@@ -85,24 +109,13 @@ pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
             let hot = Hot {
                 shown,
                 m,
-                program: &program,
-                own: &own,
+                program,
+                own,
             };
-            out.extend(hot.points((s, g), top, &mut symbols));
+            out.extend(hot.points((s, g), top, symbols));
         }
     }
-    out.extend(region_points(shown, m, &own));
-    if let Some(r) = &m.ranks {
-        let ranks = mpi::rank_points(shown, r, &typed, m.emulated_cpu.as_ref());
-        warnings.extend(ranks.iter().filter_map(mpi::in_runtime));
-        out.extend(ranks);
-    }
-    if let Some(every) = shown.timeline {
-        // Each phase typed by its own work, as functions are: an integer phase
-        // of an FP program goes under the integer roofs.
-        out.extend(phases(shown, m, (every, &stand_ins), &own, &mut symbols));
-    }
-    (out, warnings)
+    (out, stand_ins)
 }
 
 /// The program's phases, and each rank's in its own native time, named

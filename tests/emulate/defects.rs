@@ -301,9 +301,14 @@ pub fn minor_busy_threads_are_counted_not_the_waiting_one() {
     gcc(&dir, "workers", WORKERS, &["-O2", "-mfma", "-pthread"]);
     success(&profile(&dir, &[], &["./workers", "2000000", "5"]));
     assert_eq!(point(&dir, "workers").threads, Some(2));
-    // The main thread worked before it waited in pthread_join: still two,
+    // The main thread worked before it waited in pthread_join (a run long
+    // enough for the native looks to tell): still two,
     // and no run said to have mostly waited.
-    success(&profile(&dir, &[], &["./workers", "2000000", "40", "init"]));
+    success(&profile(
+        &dir,
+        &[],
+        &["./workers", "2000000", "100", "init"],
+    ));
     let p = point(&dir, "workers");
     assert_eq!(p.threads, Some(2));
     let waited = carmbench::results::advice::Code::MostlyWaited;

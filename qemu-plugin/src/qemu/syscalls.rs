@@ -44,24 +44,7 @@ pub(super) extern "C" fn on_syscall(
             _ => {}
         }
     }
-    // Anonymous mappings as the guest makes them (a JIT's code is found
-    // from its own mapping's start).
-    // And, the caches simulated, every mapping placed as Linux would place it.
-    let placed = CACHES.get().is_some();
-    let anonymous = a4 & protocol::MAP_ANONYMOUS != 0;
-    match num {
-        protocol::MMAP if anonymous || placed => {
-            tally().mmap(vcpu, region, a4 & protocol::MAP_FIXED != 0, anonymous)
-        }
-        protocol::MUNMAP => {
-            tally().munmap(op, region);
-            if placed {
-                tally().placement.unmapped(op, region);
-            }
-        }
-        protocol::MREMAP if placed => tally().mremap(vcpu, op, region, a3),
-        _ => {}
-    }
+    mappings(vcpu, num, op, region, a3, a4);
     if waits(num, op) {
         // A thread seen first here (inline-counted code) counts as live.
         mine(vcpu);
@@ -82,6 +65,27 @@ pub(super) extern "C" fn on_syscall(
         op::FOLLOW | op::SKIPPED => {
             with_process(|p| p.preload_says(op, region, a3, [a4, a5, a6]));
         }
+        _ => {}
+    }
+}
+
+/// Anonymous mappings as the guest makes them (a JIT's code is found from
+/// its own mapping's start) and, the caches simulated, every mapping placed
+/// as Linux would place it.
+fn mappings(vcpu: c_uint, num: i64, op: u64, region: u64, a3: u64, a4: u64) {
+    let placed = CACHES.get().is_some();
+    let anonymous = a4 & protocol::MAP_ANONYMOUS != 0;
+    match num {
+        protocol::MMAP if anonymous || placed => {
+            tally().mmap(vcpu, region, a4 & protocol::MAP_FIXED != 0, anonymous)
+        }
+        protocol::MUNMAP => {
+            tally().munmap(op, region);
+            if placed {
+                tally().placement.unmapped(op, region);
+            }
+        }
+        protocol::MREMAP if placed => tally().mremap(vcpu, op, region, a3),
         _ => {}
     }
 }

@@ -198,10 +198,7 @@ impl Emulation {
             // The threads that ran at once natively, where seen: the
             // emulated run's busy threads count a main thread that worked,
             // then waited in `pthread_join` while the others ran.
-            threads: Some(match run.at_once {
-                0 => out.threads,
-                n => n,
-            }),
+            threads: Some(run.at_once_seen().unwrap_or(out.threads)),
             cpu: Some(crate::results::apps::NativeTime {
                 emulated_seconds: Some(emulated),
                 ..run.cpu
@@ -238,21 +235,10 @@ impl Emulation {
                 (named(&t.path), named(&found.path))
             });
         }
+        add_regions(&mut m, &run, &out);
         m.samples = run.samples;
         if self.windows.is_some() {
             m.windows = windows(&out.processes);
-        }
-        for reg in &out.regions {
-            let Some(timed) = run.regions.iter().find(|t| t.name == reg.name) else {
-                m.warnings.push(Warning::RegionNotTimed(reg.name.clone()));
-                continue;
-            };
-            m.regions.push(Region {
-                name: reg.name.clone(),
-                calls: reg.calls,
-                work: Work::Counted(reg.counts),
-                seconds: timed.seconds,
-            });
         }
         if out.processes.len() > 1 {
             m.processes = (out.processes.iter())
@@ -265,6 +251,23 @@ impl Emulation {
                 .collect();
         }
         m
+    }
+}
+
+/// Each region the emulated run counted, with the native run's time; one
+/// the native run did not time is warned about.
+fn add_regions(m: &mut Measured, run: &NativeRun, out: &Emulated) {
+    for reg in &out.regions {
+        let Some(timed) = run.regions.iter().find(|t| t.name == reg.name) else {
+            m.warnings.push(Warning::RegionNotTimed(reg.name.clone()));
+            continue;
+        };
+        m.regions.push(Region {
+            name: reg.name.clone(),
+            calls: reg.calls,
+            work: Work::Counted(reg.counts),
+            seconds: timed.seconds,
+        });
     }
 }
 

@@ -167,6 +167,7 @@ impl RankRun {
             regions: self.regions,
             left: Vec::new(),
             at_once: 0,
+            looks: 0,
             // A rank ran beside the others: its use of the CPUs is not its own.
             cpu: Default::default(),
         }

@@ -63,17 +63,7 @@ pub fn words(a: &Advice) -> String {
             "named by file and offset: build with -g or install its debug symbols".into()
         }
         Code::OtherPath => other_path(a),
-        Code::SharedCores => format!(
-            "its threads waited for a CPU {pct:.0}% of the time they were ready to run{}: \
-             other threads held its cores (its own or others'), so its rate alone would be up to {gain:.2}x; \
-             profile it on a quiet machine",
-            e.steal
-                .filter(|s| *s > 0.0)
-                .map_or(String::new(), |s| format!(
-                    ", and the host took {:.0}% of the machine",
-                    100.0 * s
-                ))
-        ),
+        Code::SharedCores => shared_cores(a),
         Code::EmulatedTooFast => format!(
             "its emulated run took {:.1}x its native time, where emulation runs code \
              several times slower: it likely did less work there (a loop that runs for a \
@@ -86,6 +76,20 @@ pub fn words(a: &Advice) -> String {
             100.0 * e.cpu_share.unwrap_or(1.0 - a.share)
         ),
     }
+}
+
+/// Why a program whose threads waited for a CPU would run faster alone.
+fn shared_cores(a: &Advice) -> String {
+    let steal = (a.evidence.steal.filter(|s| *s > 0.0)).map_or(String::new(), |s| {
+        format!(", and the host took {:.0}% of the machine", 100.0 * s)
+    });
+    format!(
+        "its threads waited for a CPU {:.0}% of the time they were ready to run{steal}: \
+         other threads held its cores (its own or others'), so its rate alone would be up to {:.2}x; \
+         profile it on a quiet machine",
+        100.0 * a.share,
+        a.gain.unwrap_or(1.0)
+    )
 }
 
 /// The element operations by width, those there are.
