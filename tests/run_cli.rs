@@ -409,3 +409,52 @@ fn under_a_quota_below_one_cpu_the_quota_is_said_and_the_limits_stay_the_hardwar
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn under_taskset_the_run_uses_the_cores_its_mask_leaves_and_says_so() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let taskset = std::process::Command::new("taskset")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if cores < 2 || !taskset {
+        let why = "taskset (util-linux) and 2 CPUs are needed to narrow the mask";
+        assert!(std::env::var_os("CI").is_none(), "{why}");
+        println!("skipped: {why}");
+        return;
+    }
+    let dir = tmpdir("taskset");
+    // The last CPU this process may use: the run must measure on it alone.
+    let out = std::process::Command::new("taskset")
+        .args(["-c", &(cores - 1).to_string()])
+        .arg(env!("CARGO_BIN_EXE_carmbench"))
+        .args([
+            "run",
+            "--quick",
+            "--isa",
+            "scalar",
+            "--levels",
+            "L1",
+            "--mixes",
+            "load",
+            "--ops",
+            "add",
+            "--precision",
+            "dp",
+            "-o",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = success(&out);
+    let doc = results::load(&dir.join("carm.yaml")).unwrap();
+    let t = &doc.machine.topology;
+    assert_eq!(t.cores, 1, "{stdout}");
+    assert!(t.cores_of.is_some_and(|n| n >= 2), "{:?}", t.cores_of);
+    assert!(
+        stdout.contains("1 of the machine's") && stdout.contains("affinity mask"),
+        "{stdout}"
+    );
+    assert!(doc.roofs.iter().all(|r| r.threads == 1), "{:?}", doc.roofs);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -93,6 +93,11 @@ pub struct Machine {
     /// /proc/meminfo, or the room under this process's cgroup memory limit
     /// when that is smaller.
     pub mem_available_bytes: Option<u64>,
+    /// The machine's cores, where this process's CPU affinity mask
+    /// (`taskset`, `numactl`) leaves fewer: `cores` counts those it leaves,
+    /// as hwloc leaves those of a cgroup's cpuset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores_of: Option<usize>,
     /// For each core in hwloc logical order, the OS index of its first PU:
     /// the CPU a benchmark thread for that core is pinned to.
     #[serde(skip)]
@@ -131,8 +136,13 @@ impl Machine {
 
     /// Load the topology from hwloc and convert it.
     pub fn load(source: &Source) -> Result<Self> {
-        let topo = build_topology(source)?;
+        let mut topo = build_topology(source)?;
+        let all = matches!(source, Source::Live).then(|| cores_in(&topo));
+        let bound = matches!(source, Source::Live) && restrict_to_binding(&mut topo);
         let mut m = from_hwloc(&topo, source)?;
+        if bound {
+            m.cores_of = all.filter(|&n| n > m.cores);
+        }
         if matches!(source, Source::Live) {
             m.mem_available_bytes = match (read_mem_available(), cgroup::room()) {
                 (Some(a), Some(c)) => Some(a.min(c)),
@@ -267,6 +277,30 @@ fn build_topology(source: &Source) -> Result<Topology> {
             "hwloc rejected the synthetic topology \"{d}\" ({e}); check its levels and attributes"
         )),
     })
+}
+
+/// The cores (or PUs, where it has no core objects) of `topo`.
+fn cores_in(topo: &Topology) -> usize {
+    match topo.objects_with_type(ObjectType::Core).count() {
+        0 => topo.objects_with_type(ObjectType::PU).count(),
+        n => n,
+    }
+}
+
+/// Restrict `topo` to the CPUs this thread may run on, where fewer than
+/// it has: a run under `taskset -c 0` measures one core, as one in a
+/// cgroup's cpuset of one does. Whether it restricted it.
+fn restrict_to_binding(topo: &mut Topology) -> bool {
+    use hwlocality::cpu::binding::CpuBindingFlags;
+    use hwlocality::topology::editor::RestrictFlags;
+    let Ok(mask) = topo.cpu_binding(CpuBindingFlags::THREAD) else {
+        return false;
+    };
+    let narrower = matches!((mask.weight(), topo.cpuset().weight()),
+        (Some(a), Some(all)) if a > 0 && a < all);
+    narrower
+        && topo.cpuset().intersects(&mask)
+        && topo.edit(|e| e.restrict(&mask, RestrictFlags::empty()).is_ok())
 }
 
 fn cpu_count(obj: &TopologyObject) -> usize {
@@ -451,6 +485,7 @@ pub fn from_hwloc(topo: &Topology, source: &Source) -> Result<Machine> {
         caches,
         total_memory_bytes: root.total_memory(),
         mem_available_bytes: None,
+        cores_of: None,
         core_first_pu,
         core_numa,
     })

@@ -34,6 +34,14 @@ fn head(doc: &Document) -> String {
             ""
         }
     );
+    let t = &doc.machine.topology;
+    if let Some(all) = t.cores_of {
+        let _ = writeln!(
+            s,
+            "{} of the machine's {all} cores: this process's CPU affinity mask (taskset, numactl) leaves these, and the all-core roofs use them",
+            t.cores
+        );
+    }
     if let Some(e) = &doc.machine.effective_cores {
         let _ = writeln!(s, "{}", e.sentence());
     }
