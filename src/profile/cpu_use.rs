@@ -35,6 +35,14 @@ impl CpuUse {
         }
     }
 
+    /// Thread `tid`'s wait for a CPU when it ended (`ns`, where read).
+    pub fn waited(&mut self, tid: i32, ns: Option<u64>) {
+        if let Some(ns) = ns {
+            let w = self.waited.entry(tid).or_default();
+            *w = (*w).max(ns);
+        }
+    }
+
     /// What the run used up to now, its processes ended and waited for.
     /// The CPU time is of every child this process waited for meanwhile:
     /// carmbench runs one command at a time.
@@ -55,7 +63,7 @@ impl CpuUse {
 }
 
 /// The second figure of a schedstat line: time on a run queue, waiting.
-fn run_delay(schedstat: &str) -> Option<u64> {
+pub fn run_delay(schedstat: &str) -> Option<u64> {
     schedstat.split_whitespace().nth(1)?.parse().ok()
 }
 

@@ -123,11 +123,14 @@ impl AtOnce {
         }
     }
 
-    /// The most threads a look saw running at once (a thread that started
-    /// others and waits for them is not running beside them), 0 for none;
-    /// the tree's use of the CPUs.
-    fn typical(self) -> (usize, usize, crate::results::apps::NativeTime) {
-        let n = self.seen.iter().copied().max().unwrap_or(0);
+    /// The most threads a tenth of the looks (at least one) saw running at
+    /// once (a thread that started others and waits for them is not
+    /// running beside them; a shell caught between starting one program
+    /// and waiting for it is a moment's), 0 for none; the looks that saw
+    /// any; the tree's use of the CPUs.
+    fn typical(mut self) -> (usize, usize, crate::results::apps::NativeTime) {
+        self.seen.sort_unstable_by(|a, b| b.cmp(a));
+        let n = self.seen.get(self.seen.len() / 10).copied().unwrap_or(0);
         (n, self.seen.len(), self.cpu.end())
     }
 }
@@ -153,6 +156,20 @@ fn running_threads(p: &Proc, cpu: &mut CpuUse) -> usize {
             state == Some("R")
         })
         .count()
+}
+
+/// When child `pid` ended, and its wait for a CPU then (its `schedstat`
+/// read before it is reaped), nanoseconds; left to be reaped.
+fn exited(pid: i32) -> (Instant, Option<u64>) {
+    // SAFETY: waitid on a child of this process, WNOWAIT: it stays a
+    // zombie for `Child::wait` to reap.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    let flags = libc::WEXITED | libc::WNOWAIT;
+    let ok = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) } == 0;
+    let at = Instant::now();
+    let path = format!("/proc/{pid}/schedstat");
+    let waited = ok.then(|| std::fs::read_to_string(path).ok()).flatten();
+    (at, waited.and_then(|s| super::cpu_use::run_delay(&s)))
 }
 
 /// This thread's CPU time so far.
@@ -183,10 +200,13 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
         .map_err(|e| Error::input(format!("cannot run {:?}: {e}", cmd.get_program())))?;
     let root = child.id() as i32;
     let _running = Registered::new(&tag, root);
-    // The command's own end, to the microsecond: a thread waits for it.
+    // The command's own end, to the microsecond: a thread waits for it,
+    // and reads its wait for a CPU before it is reaped (the looks miss its
+    // last stretch).
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let _ = tx.send((child.wait(), Instant::now()));
+        let (at, waited) = exited(root);
+        let _ = tx.send((child.wait(), at, waited));
     });
     let over = |now: Instant| rules.timeout.is_some_and(|t| now - t0 > t);
     let mut next_look = t0 + COUNT_EVERY;
@@ -201,7 +221,10 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
             next_look = Instant::now() + COUNT_EVERY.max((thread_cpu() - cost) * LOOKS_SHARE);
         }
         match rx.recv_timeout(Duration::from_millis(5)) {
-            Ok((s, at)) => break (s.map_err(|e| Error::Io(format!("cannot wait: {e}")))?, at),
+            Ok((s, at, waited)) => {
+                at_once.cpu.waited(root, waited);
+                break (s.map_err(|e| Error::Io(format!("cannot wait: {e}")))?, at);
+            }
             Err(RecvTimeoutError::Timeout) if over(Instant::now()) => {
                 return Err(timed_out(rules, stop(&tag, root)));
             }

@@ -110,16 +110,20 @@ fn mostly_waited(p: &AppPoint) -> Option<Advice> {
     Some(a)
 }
 
+/// Idle time (neither on a CPU nor waiting for one) under this share of a
+/// run's wall time is within the wait's measuring error: the looks miss
+/// each thread's last stretch, which on a loaded machine is mostly wait.
+const IDLE_UNSURE: f64 = 0.25;
+
 /// The share of its wall time (over its threads) the run was on a CPU or
 /// ready for one: what faster arithmetic can shorten (the wait for a CPU
 /// shrinks with the time asked of it); 1 without a native record, or when
-/// it was idle under a tenth of its time (the wait's measure misses each
-/// thread's last stretch: so little idle time is within its error).
+/// it was idle under [`IDLE_UNSURE`] of its time.
 pub fn busy_share(p: &AppPoint) -> f64 {
     match &p.native {
         Some(n) if p.seconds > 0.0 => {
             let busy = ((n.cpu_seconds + n.waited_seconds) / wall_threads(p)).clamp(0.0, 1.0);
-            if busy >= 1.0 - MIN_SHARE { 1.0 } else { busy }
+            if busy > 1.0 - IDLE_UNSURE { 1.0 } else { busy }
         }
         _ => 1.0,
     }
