@@ -497,6 +497,7 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Sampling, Part::Numpy) numpy_phases_follow_the_scripts_steps,
         (Part::Qemu, Part::Mpi, Part::Sampling) each_rank_of_an_mpi_job_has_its_own_phases,
         (Part::Qemu, Part::Sampling) a_sleep_between_two_phases_is_no_phase_of_its_own,
+        (Part::Qemu, Part::Sampling) processes_side_by_side_share_their_phases_in_native_time,
         (Part::Qemu, Part::Sampling) a_scalar_loop_is_told_the_vector_width_and_an_unfused_one_fma,
         (Part::Qemu, Part::Sampling) a_dram_triad_is_memory_bound_and_a_brief_run_is_said,
         (Part::Qemu, Part::Sampling) an_x87_program_is_fp_with_its_x87_flops_counted_and_told_to_use_double,

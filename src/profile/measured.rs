@@ -268,6 +268,9 @@ impl Every {
 pub struct Window {
     /// Its end in the emulated run, nanoseconds of `CLOCK_MONOTONIC`.
     pub end_ns: u64,
+    /// The emulated process it is of (its pid there; a process that ran
+    /// `exec` keeps it).
+    pub pid: u32,
     /// What it counted.
     pub counts: carmbench_counts::Counts,
     /// The instructions it ran at each place, (file, offset,

@@ -41,6 +41,9 @@ pub struct Samples {
     /// Each time sample in order: (seconds since the command started,
     /// place), for a timeline.
     pub timed: Vec<Stamped>,
+    /// The process of each of `timed` (empty where not known): a tree's
+    /// processes running side by side are placed in time each by its own.
+    pub timed_pid: Vec<u32>,
     /// When each hardware event's samples were taken (the PMU path), by
     /// event name, seconds since the command started, in order.
     pub event_times: BTreeMap<String, Vec<f64>>,
@@ -258,6 +261,7 @@ pub fn run_with_events(
             None => {
                 s.total += 1;
                 s.timed.push((seconds, place.clone()));
+                s.timed_pid.push(pid);
                 &mut s.places
             }
             Some(k) => {
@@ -269,7 +273,10 @@ pub fn run_with_events(
         *places.entry(place).or_default() += 1;
     }
     // The buffers of the CPUs are read one after the other.
-    s.timed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut order: Vec<usize> = (0..s.timed.len()).collect();
+    order.sort_by(|&a, &b| s.timed[a].0.total_cmp(&s.timed[b].0));
+    s.timed_pid = order.iter().map(|&k| s.timed_pid[k]).collect();
+    s.timed = order.iter().map(|&k| s.timed[k].clone()).collect();
     (s.event_times.values_mut()).for_each(|t| t.sort_by(f64::total_cmp));
     Ok((ended, s))
 }

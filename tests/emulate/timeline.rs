@@ -307,3 +307,52 @@ pub fn a_sleep_between_two_phases_is_no_phase_of_its_own() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Two programs side by side (`sh -c './poly & ./triad & wait'`), a compute
+/// loop of AI 16 and a DRAM triad of AI 0.083: QEMU slows them by unlike
+/// factors, so ordered by their emulated ends their windows made a triad
+/// phase, then a poly phase. Placed each by its own native samples, the
+/// stretch where both ran is their sum: its intensity is neither's.
+pub fn processes_side_by_side_share_their_phases_in_native_time() {
+    let dir = tmpdir("timeline-side-by-side");
+    gcc(
+        &dir,
+        "poly",
+        include_str!("../programs/advice.c"),
+        &["-O2", "-g"],
+    );
+    gcc(&dir, "triad", TRIAD, &["-O2", "-g"]);
+    let out = emulated_profile(
+        &dir,
+        "apps.yaml",
+        &["--timeline"],
+        &[
+            "sh",
+            "-c",
+            "./poly poly 512 3000 & ./triad 2000000 80 & wait",
+        ],
+    )
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let p = phases_of(&dir.join("apps.yaml"), "sh");
+    let said: Vec<String> = (p.iter())
+        .map(|a| {
+            let x = a.phase().unwrap();
+            format!("{} {:.3}-{:.3} AI {:.3}", a.name, x.start, x.end, a.ai())
+        })
+        .collect();
+    let end = p.last().map_or(0.0, |a| a.phase().unwrap().end);
+    let middle = (p.iter())
+        .find(|a| {
+            let x = a.phase().unwrap();
+            x.start <= 0.5 * end && 0.5 * end <= x.end
+        })
+        .unwrap_or_else(|| panic!("no phase at the middle: {said:?}"));
+    assert!(
+        (0.1..8.0).contains(&middle.ai()),
+        "the middle's intensity is one program's: {said:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

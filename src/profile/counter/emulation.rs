@@ -296,6 +296,7 @@ pub fn windows(processes: &[Output]) -> Vec<Window> {
                 .collect();
             out.push(Window {
                 end_ns: w.end_ns,
+                pid: p.pid,
                 counts: w.counts,
                 code,
             });

@@ -151,6 +151,8 @@ impl From<SampleRecord> for Samples {
             event_period: r.event_period,
             cpu_seconds: r.cpu_seconds,
             timed: r.timed.into_iter().map(|(t, m, o)| (t, (m, o))).collect(),
+            // A rank is one process: its windows need no telling apart.
+            timed_pid: Vec::new(),
             event_times: r.event_times,
             wall_seconds: r.wall_seconds,
         }

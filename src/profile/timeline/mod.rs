@@ -44,6 +44,7 @@ use std::collections::HashMap;
 
 mod native;
 mod phases;
+mod processes;
 pub use phases::{AI_FACTOR, FP_AI, MIN_SHARE, RATE_FACTOR, RATE_ONLY_SHARE, phases};
 
 /// One window placed in the native run: its span, W and Q, the
@@ -136,16 +137,22 @@ fn with_cpu(spans: &mut [Span], times: &[f64], period: f64) {
 /// feature QEMU lacks).
 pub type StandIns = HashMap<Function, Function>;
 
+/// The native time samples of a run: their stamps and places, the
+/// process of each (empty where not known), and their functions.
+pub type Timed<'a> = (&'a [Stamped], &'a [u32], &'a [Option<Function>]);
+
 /// The windows of `windows` in native time (`seconds` long), W and Q under
 /// `basis`; `timed` the native run's time samples (none if not sampled),
-/// `of_sample` their functions, matched through `stand_ins`.
+/// matched through `stand_ins`. A tree's processes are each placed by their
+/// own samples, then set side by side ([`processes`]).
 pub fn spans(
     windows: &[Window],
-    (timed, of_sample, stand_ins): (&[Stamped], &[Option<Function>], &StandIns),
+    (timed, stand_ins): (Timed, &StandIns),
     seconds: f64,
     basis: &Basis,
     symbols: &mut Symbols,
 ) -> Vec<Span> {
+    let (timed, pids, of_sample) = timed;
     let mut paths = HashMap::new();
     let code = (windows.iter().enumerate())
         .flat_map(|(k, w)| w.code.iter().map(move |(m, o, n)| (m, *o, (k, *n))))
@@ -157,9 +164,64 @@ pub fn spans(
     let matched: Vec<Option<Function>> = (of_sample.iter())
         .map(|f| f.as_ref().map(|f| stand_ins.get(f).unwrap_or(f).clone()))
         .collect();
-    let ends = native::ends(&per, timed, &matched, seconds);
-    let mut start = 0.0;
-    (windows.iter().zip(per).zip(ends))
+    let groups = processes::groups(&windows.iter().map(|w| w.pid).collect::<Vec<_>>());
+    if groups.len() < 2 || pids.len() != timed.len() {
+        let ends = native::ends(&per, timed, &matched, seconds);
+        return placed(windows.iter().zip(per).zip(ends), 0.0, basis);
+    }
+    // Each native process's samples by function, in the order first seen.
+    let mut native: Vec<(u32, HashMap<Function, u64>)> = Vec::new();
+    for (pid, f) in pids.iter().zip(&matched) {
+        let k = match native.iter().position(|n| n.0 == *pid) {
+            Some(k) => k,
+            None => {
+                native.push((*pid, HashMap::new()));
+                native.len() - 1
+            }
+        };
+        if let Some(f) = f {
+            *native[k].1.entry(f.clone()).or_default() += 1;
+        }
+    }
+    let totals: Vec<HashMap<Function, u64>> = (groups.iter())
+        .map(|(_, ks)| {
+            let mut all = HashMap::new();
+            (ks.iter().flat_map(|&k| &per[k]))
+                .for_each(|(f, n)| *all.entry(f.clone()).or_default() += n);
+            all
+        })
+        .collect();
+    let each = (groups.iter().zip(processes::matched(&totals, &native)))
+        .map(|((_, ks), pid)| {
+            // Its own samples, and the time between its first and last.
+            let own: Vec<usize> = (0..timed.len()).filter(|&k| Some(pids[k]) == pid).collect();
+            let t: Vec<Stamped> = own.iter().map(|&k| timed[k].clone()).collect();
+            let f: Vec<Option<Function>> = own.iter().map(|&k| matched[k].clone()).collect();
+            let gap = t
+                .windows(2)
+                .map(|w| w[1].0 - w[0].0)
+                .fold(f64::INFINITY, f64::min);
+            let (from, to) = match (t.first(), t.last()) {
+                (Some(a), Some(b)) => ((a.0 - gap.min(a.0)).max(0.0), b.0),
+                _ => (0.0, seconds),
+            };
+            let mine: Vec<HashMap<Function, u64>> = ks.iter().map(|&k| per[k].clone()).collect();
+            let ends = native::ends_within(&mine, (&t, &f), (from, to));
+            let ws = ks.iter().map(|&k| &windows[k]);
+            placed(ws.zip(mine).zip(ends), from, basis)
+        })
+        .collect();
+    processes::combined(each, basis)
+}
+
+/// Windows with their functions' instructions and native ends as spans,
+/// the first from `start`.
+fn placed<'a>(
+    windows: impl Iterator<Item = ((&'a Window, HashMap<Function, u64>), f64)>,
+    mut start: f64,
+    basis: &Basis,
+) -> Vec<Span> {
+    windows
         .map(|((w, functions), end)| {
             let work = Work::Counted(w.counts);
             let d = basis.derive(&work);
@@ -269,6 +331,7 @@ pub fn phase_points(
     symbols: &mut Symbols,
 ) -> Vec<AppPoint> {
     let timed = m.samples.as_ref().map_or(&[][..], |s| &s.timed[..]);
+    let pids = m.samples.as_ref().map_or(&[][..], |s| &s.timed_pid[..]);
     let of_sample = sample_functions(timed, symbols);
     let mut spans = match (m.windows.is_empty(), &m.samples) {
         (true, Some(s)) if !s.event_times.is_empty() => sampled_spans(
@@ -278,7 +341,7 @@ pub fn phase_points(
             &own.basis,
         ),
         _ => {
-            let matched = (timed, &of_sample[..], stand_ins);
+            let matched = ((timed, pids, &of_sample[..]), stand_ins);
             spans(&m.windows, matched, m.seconds, &own.basis, symbols)
         }
     };

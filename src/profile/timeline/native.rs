@@ -22,6 +22,16 @@ pub fn ends(
     of_sample: &[Option<Function>],
     seconds: f64,
 ) -> Vec<f64> {
+    ends_within(per, (timed, of_sample), (0.0, seconds))
+}
+
+/// [`ends`] of windows that ran from `start` to `end` (a process of a tree
+/// that started after the command did, or ended before it).
+pub fn ends_within(
+    per: &[HashMap<Function, u64>],
+    (timed, of_sample): (&[Stamped], &[Option<Function>]),
+    (start, seconds): (f64, f64),
+) -> Vec<f64> {
     let ran: HashSet<&Function> = per.iter().flat_map(|w| w.keys()).collect();
     let sampled: HashSet<&Function> = of_sample.iter().flatten().collect();
     // A function found in both runs, else its file's unshared code.
@@ -79,7 +89,7 @@ pub fn ends(
         })
         .collect();
     let instructions: Vec<u64> = per.iter().map(|w| w.values().sum()).collect();
-    let mut ends = filled(&monotone(&guesses), &instructions, seconds);
+    let mut ends = filled(&monotone(&guesses), &instructions, (start, seconds));
     if let Some(last) = ends.last_mut() {
         *last = seconds;
     }
@@ -150,13 +160,13 @@ fn monotone(guesses: &[Option<(f64, f64)>]) -> Vec<Option<f64>> {
 }
 
 /// Every window's end: those without a guess between their neighbours', in
-/// proportion to their instructions; at most `seconds`.
-fn filled(ends: &[Option<f64>], instructions: &[u64], seconds: f64) -> Vec<f64> {
-    let mut out = vec![0.0; ends.len()];
-    let (mut from, mut at) = (0, 0.0);
+/// proportion to their instructions; from `start`, at most `seconds`.
+fn filled(ends: &[Option<f64>], instructions: &[u64], (start, seconds): (f64, f64)) -> Vec<f64> {
+    let mut out = vec![start; ends.len()];
+    let (mut from, mut at) = (0, start);
     for k in 0..ends.len() {
         let to = match (ends[k], k + 1 == ends.len()) {
-            (Some(t), _) => t.min(seconds),
+            (Some(t), _) => t.clamp(start, seconds),
             (None, true) => seconds,
             (None, false) => continue,
         };
@@ -263,7 +273,7 @@ mod tests {
         assert_eq!(when(&[(0.0, 1.0), (3.0, 4.0)], 0.0), 0.0);
         assert_eq!(median(&mut [(2.0, 1.0), (1.0, 1.0), (3.0, 1.0)]), Some(2.0));
         assert_eq!(median(&mut []), None);
-        let f = filled(&[None, Some(2.0), None, None], &[1, 3, 1, 1], 4.0);
+        let f = filled(&[None, Some(2.0), None, None], &[1, 3, 1, 1], (0.0, 4.0));
         assert_eq!(f, [0.5, 2.0, 3.0, 4.0]);
     }
 }
