@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU's benchmark (not a test: CI has no GPU): the roofs twice, then with their
 # validation, the CUDA test programs timed by events and recorded under Nsight Compute, then
-# profiled by carmbench (profile --gpu) and predicted by seed 001 on this GPU (issue 54).
+# profiled by carmbench (profile --gpu) and predicted by Konstantinidis on this GPU (issue 54).
 #   scripts/bench-gpu.sh [CARMBENCH] [OUT]
 # CARMBENCH: the binary (default target/release/carmbench); OUT: where the results, logs
 # and ncu's CSVs go (default gpu-bench/). Needs the NVIDIA driver; nvcc and ncu (on PATH or
@@ -34,7 +34,7 @@ for p in triad stencil sgemm hash intensity; do
     echo "ncu $p: exit $?, $(wc -l <"$OUT/$p.csv") lines in $OUT/$p.csv"
 done
 # Issue 54's figures: each program profiled by carmbench under ncu (a point per kernel), then
-# seed 001's prediction of each kernel on this GPU beside its time measured without ncu.
+# Konstantinidis's prediction of each kernel on this GPU beside its time measured without ncu.
 for p in triad stencil sgemm hash intensity; do
     [ -x "$OUT/$p" ] || continue
     timeout 300 "$B" profile --gpu --results "$OUT/v/carm.yaml" -o "$OUT/apps.yaml" -- "$OUT/$p" >"$OUT/$p.profile.txt" 2>&1

@@ -91,7 +91,7 @@ fn profiled(tag: &str) -> PathBuf {
             .unwrap()
             .starts_with("void intensity<64>(")
     );
-    // Seed 001's bound on that H100, beside each kernel.
+    // Konstantinidis's bound on that H100, beside each kernel.
     for (name, bound) in [("intensity<8>", "memory"), ("intensity<64>", "compute")] {
         let line = out
             .lines()
@@ -111,14 +111,14 @@ fn each_kernel_is_a_point_under_the_gpu_it_ran_on() {
             .unwrap()
             .is_empty()
     );
-    // Predicted on the H100 they ran on: seed 001 and the plain roofline
+    // Predicted on the H100 they ran on: Konstantinidis and the plain roofline
     // beside the time measured; on results without a GPU, one line.
     let o = run(&dir, &["predict", "--app", "apps.yaml", "--on", H100]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{out}");
     let k64 = out.split("intensity<64>").nth(1).unwrap();
     assert!(
-        k64.contains("seed 001") && k64.contains("compute bound"),
+        k64.contains("Konstantinidis") && k64.contains("compute bound"),
         "{out}"
     );
     assert!(k64.contains("measured there"), "{out}");

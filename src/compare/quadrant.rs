@@ -1,4 +1,4 @@
-//! The quadrant split's application intensities (seed 001): the lines
+//! The quadrant split's application intensities (Konstantinidis): the lines
 //! y = AI·x given by hand, and those of an apps file's programs and GPU
 //! kernels.
 
@@ -25,7 +25,7 @@ impl AiLine {
 
 /// The application intensities the quadrant chart judges each machine
 /// level at: those given (all positive) and those of the points of the
-/// apps file `apps` (its programs and GPU kernels: seed 001's half-line per
+/// apps file `apps` (its programs and GPU kernels: Konstantinidis's half-line per
 /// kernel), else 0.25, 2 and 8 flop/byte.
 pub fn quadrant_ais(given: Option<&[f64]>, apps: Option<&std::path::Path>) -> Result<Vec<AiLine>> {
     let given = match (given, apps) {

@@ -47,7 +47,7 @@ pub enum Role {
         /// Vectors a thread loads or stores a trip.
         unroll: u32,
     },
-    /// A memory kernel's walk with FMAs on what it loads (seed 001's
+    /// A memory kernel's walk with FMAs on what it loads (Konstantinidis's
     /// variable-intensity kernels).
     Validation {
         /// The level its buffer sits in.

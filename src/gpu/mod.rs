@@ -105,7 +105,7 @@ pub enum GpuOp {
     Add,
     /// Multiplication.
     Mul,
-    /// Integer multiply-add (seed 001's T_int).
+    /// Integer multiply-add (Konstantinidis's T_int).
     Mad,
     /// A warp's matrix multiply-accumulate on the tensor cores (`mma.sync`).
     Mma,

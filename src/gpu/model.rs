@@ -1,4 +1,4 @@
-//! Seed 001's model (Konstantinidis): a kernel's time on a target GPU from
+//! Konstantinidis's model: a kernel's time on a target GPU from
 //! its metrics on a reference GPU ([`Params`], from Nsight Compute) and the
 //! target's micro-benchmarked throughputs ([`Device`], from the `gpus:` of
 //! its results). The seed's formulas are cited by number, (2) to (19).

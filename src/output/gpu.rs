@@ -147,7 +147,7 @@ fn ai_text(ai: f64) -> String {
 
 /// The kernels `profile --gpu` found: per point its launches, share of the
 /// GPU time, W's type, AI over device memory and rate, and, where the
-/// results hold the GPU it ran on, seed 001's bound and time there against
+/// results hold the GPU it ran on, Konstantinidis's bound and time there against
 /// the time measured.
 pub fn kernels(
     points: &[crate::results::apps::AppPoint],
@@ -156,7 +156,7 @@ pub fn kernels(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "  {:<28} {:>8} {:>6} {:>6} {:>10} {:>11} {:>8}  seed 001 on this GPU",
+        "  {:<28} {:>8} {:>6} {:>6} {:>10} {:>11} {:>8}  Konstantinidis on this GPU",
         "kernel", "launches", "share", "type", "AI (op/B)", "G op/s", "T (ms)"
     );
     for p in points {
@@ -193,7 +193,7 @@ pub fn kernels(
     out
 }
 
-/// Seed 001's prediction of each GPU kernel of `points` on `on`'s GPU (the
+/// Konstantinidis's prediction of each GPU kernel of `points` on `on`'s GPU (the
 /// one of the same name, else its first) beside the plain roofline's, and
 /// the time measured where it was profiled on that GPU (the model's own
 /// error); the line that says why not, when `on` holds no GPU roofs.
@@ -222,7 +222,7 @@ pub fn predicted(
         );
         let _ = writeln!(
             out,
-            "  on {}: seed 001 {:.4e} s, {} bound (E_mix {:.2}, E_instr {:.2}, T'_op {:.0} G/s, B_mem {:.0} GB/s); roofline {:.4e} s, {} bound",
+            "  on {}: Konstantinidis {:.4e} s, {} bound (E_mix {:.2}, E_instr {:.2}, T'_op {:.0} G/s, B_mem {:.0} GB/s); roofline {:.4e} s, {} bound",
             g.device.name,
             r.seconds,
             r.bound,
@@ -236,7 +236,7 @@ pub fn predicted(
         if g.device.name == k.gpu && p.seconds > 0.0 {
             let _ = writeln!(
                 out,
-                "  measured there: {:.4e} s (seed 001 {:+.1} %, roofline {:+.1} %)",
+                "  measured there: {:.4e} s (Konstantinidis {:+.1} %, roofline {:+.1} %)",
                 p.seconds,
                 (r.seconds / p.seconds - 1.0) * 100.0,
                 (r.roofline.0 / p.seconds - 1.0) * 100.0

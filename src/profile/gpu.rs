@@ -1,7 +1,7 @@
 //! `profile --gpu`: a CUDA program's kernels as points, counted by Nsight
 //! Compute's command line (`ncu`) running the program once: a point per
 //! kernel (its launches together) and one for the program's GPU work, each
-//! with W of its dominant type (seed 001's rule), Q its device-memory
+//! with W of its dominant type (Konstantinidis's rule), Q its device-memory
 //! bytes, T its time on the GPU, and the seed's parameters for `predict`.
 
 use super::command::{self, Found};

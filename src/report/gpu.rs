@@ -58,7 +58,7 @@ pub fn section(g: &GpuResults) -> Markup {
 }
 
 /// The section of the GPU kernels of `apps` (`profile --gpu`): each GPU of
-/// `doc` they ran on drawn with them, and a row per kernel with seed 001's time and bound
+/// `doc` they ran on drawn with them, and a row per kernel with Konstantinidis's time and bound
 /// on that GPU; `None` without kernels.
 pub fn kernels(doc: &Document, apps: &[AppPoint]) -> Option<Markup> {
     let rows: Vec<&AppPoint> = apps.iter().filter(|a| a.kernel().is_some()).collect();
@@ -81,7 +81,7 @@ pub fn kernels(doc: &Document, apps: &[AppPoint]) -> Option<Markup> {
         div.scroll { table.apps {
             thead { tr {
                 th { "Kernel" } th { "GPU" } th { "Launches" } th { "Share" } th { "Type" }
-                th { "AI (op/B)" } th { "G op/s" } th { "T (ms)" } th { "Seed 001 there" }
+                th { "AI (op/B)" } th { "G op/s" } th { "T (ms)" } th { "Konstantinidis there" }
             } }
             tbody {
                 @for a in &rows {

@@ -160,7 +160,7 @@ impl GpuRoof {
     }
 }
 
-/// Bytes of the shared-memory access seed 001's T_ldst counts: one 32-bit
+/// Bytes of the shared-memory access Konstantinidis's T_ldst counts: one 32-bit
 /// word a thread (the shared-load roof is bandwidth, whatever its width).
 const LDST_BYTES: f64 = 4.0;
 
@@ -170,7 +170,7 @@ impl GpuResults {
         (self.roofs.iter().filter(|r| ok(r))).max_by(|a, b| a.value.total_cmp(&b.value))
     }
 
-    /// Seed 001's throughputs of this GPU's measured roofs, or the roof
+    /// Konstantinidis's throughputs of this GPU's measured roofs, or the roof
     /// missing.
     pub fn model(&self) -> Result<Device, String> {
         let g = self;
@@ -219,7 +219,7 @@ pub fn is_tensor(r: &GpuRoof, ty: GpuType) -> bool {
     r.op.is_some_and(GpuOp::is_tensor) && r.ty == Some(ty)
 }
 
-/// Seed 001's prediction of the kernel `k` on the GPU of `doc` it ran on
+/// Konstantinidis's prediction of the kernel `k` on the GPU of `doc` it ran on
 /// (by name); `None` where `doc` has no GPU of that name.
 pub fn predicted_there(
     doc: &crate::results::Document,

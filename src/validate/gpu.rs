@@ -1,4 +1,4 @@
-//! A GPU's roofs validated (seed 001's micro-benchmark): each level's load
+//! A GPU's roofs validated (Konstantinidis's micro-benchmark): each level's load
 //! walk with FMAs of one type on what it loads, at intensities from 1/16 to
 //! 64 flop/B, on the buffer its roof came from; each point against
 //! min(FMA roof, AI x the level's load roof), and the sweep judged as the

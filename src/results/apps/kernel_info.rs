@@ -26,6 +26,6 @@ pub struct KernelInfo {
     pub dram_read: f64,
     /// Bytes written to device memory.
     pub dram_write: f64,
-    /// Seed 001's parameters: what `predict` needs of it.
+    /// Konstantinidis's parameters: what `predict` needs of it.
     pub model: Params,
 }

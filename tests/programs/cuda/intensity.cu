@@ -1,4 +1,4 @@
-// Seed 001's micro-benchmark: each thread loads floats and does K dependent
+// Konstantinidis's micro-benchmark: each thread loads floats and does K dependent
 // FMAs on each, at K = 1, 8, 64 (intensities 0.5, 4 and 32 flop/B).
 #include "common.cuh"
 
