@@ -24,7 +24,7 @@ fn key(p: &AppPoint) -> (Option<&str>, &str) {
 /// names found in only one of them (gone, new). A phase is not matched by
 /// its number, which moves as runs find more or fewer phases, but with a
 /// phase of its program before that has its hottest function and lies near
-/// its place in the run (see [`phase_pairs`]).
+/// its place in the run (see `phase_pairs`).
 pub fn changes(before: &[AppPoint], after: &[AppPoint]) -> (Vec<Change>, Vec<String>, Vec<String>) {
     let phased = phase_pairs(before, after);
     let mut used = vec![false; before.len()];

@@ -144,7 +144,7 @@ pub type Timed<'a> = (&'a [Stamped], &'a [u32], &'a [Option<Function>]);
 /// The windows of `windows` in native time (`seconds` long), W and Q under
 /// `basis`; `timed` the native run's time samples (none if not sampled),
 /// matched through `stand_ins`. A tree's processes are each placed by their
-/// own samples, then set side by side ([`processes`]).
+/// own samples, then set side by side (`processes.rs`).
 pub fn spans(
     windows: &[Window],
     (timed, stand_ins): (Timed, &StandIns),
