@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 /// counts of each piece of code ([`Site`]), 4 the narrow types' ops and the
 /// simulated caches' traffic, 5 every integer op (scalar by width, vector
 /// by lane) and the compares beside them, 6 the run's windows in time
-/// ([`Timeline`]).
-pub const VERSION: u32 = 6;
+/// ([`Timeline`]), 7 whether it read its standard input.
+pub const VERSION: u32 = 7;
 
 /// The counter table, written once: each counter's field in [`Counts`],
 /// its index in the plugin's arrays ([`field`]) and its doc.
@@ -259,6 +259,10 @@ pub struct Output {
     /// launched, and its own work was only that.
     #[serde(default)]
     pub replaced: bool,
+    /// It read its standard input (descriptor 0): an input that cannot be
+    /// given to the emulated run again (a terminal's) mattered only then.
+    #[serde(default)]
+    pub read_stdin: bool,
     /// The control flow between the sites, with loops asked for: a block
     /// split where another starts (a loop's header reached by falling
     /// through) is two sites and one edge.

@@ -32,6 +32,8 @@ pub struct Process {
     skipped_last: bool,
     /// An exec is under way: the process ends by running another program.
     pub replaced: bool,
+    /// It read its standard input.
+    pub read_stdin: bool,
 }
 
 impl Process {

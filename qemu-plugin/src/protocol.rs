@@ -18,6 +18,10 @@ pub const CLONE3: i64 = 435;
 /// `mmap`, `munmap`, `mremap`: the file mappings a block's code is found
 /// in may change.
 pub const REMAPS: [i64; 3] = [9, 11, 25];
+
+/// Linux x86-64's reads of one descriptor, their first argument:
+/// `read`, `pread64`, `readv`, `preadv`, `preadv2`.
+pub const READS: [i64; 5] = [0, 17, 19, 295, 327];
 /// `mmap` (with its flag for memory backed by no file) and `munmap`.
 pub const MMAP: i64 = 9;
 pub const MAP_ANONYMOUS: u64 = 0x20;

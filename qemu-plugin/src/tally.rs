@@ -418,6 +418,7 @@ impl Tally {
             sites: written.sites,
             partial: false,
             replaced: process.replaced,
+            read_stdin: process.read_stdin,
             edges: written.edges,
             timeline,
         }

@@ -242,6 +242,7 @@ pub(crate) mod tests {
                 .collect(),
             partial: false,
             replaced: false,
+            read_stdin: false,
             edges: vec![],
             timeline: None,
         }

@@ -153,21 +153,31 @@ pub fn s13_the_emulated_run_has_no_terminal_to_wait_on() {
     gcc(&dir, "tty", TTY, &["-O1"]);
     let out = dir.join("t.out");
     // carmbench on a terminal of its own (a pseudo-terminal `script` opens).
-    let line = format!(
-        "'{}' profile --counts emulate --plugin '{}' -o a.yaml -- ./tty '{}'",
-        env!("CARGO_BIN_EXE_carmbench"),
-        qemu_plugin().display(),
-        out.display()
-    );
-    let o = Command::new("script")
-        .args(["-qec", &line, "/dev/null"])
-        .current_dir(&dir)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("script (util-linux) runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    let on_a_terminal = |more: &str| {
+        let line = format!(
+            "'{}' profile --counts emulate --plugin '{}' -o a.yaml -- ./tty '{}' {more}",
+            env!("CARGO_BIN_EXE_carmbench"),
+            qemu_plugin().display(),
+            out.display()
+        );
+        let o = Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .current_dir(&dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("script (util-linux) runs");
+        let said = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(o.status.success(), "{said}");
+        said
+    };
+    // A program that never reads its input is not told its input was lost.
+    let said = on_a_terminal("");
+    assert!(!said.contains("cannot be read twice"), "{said}");
     // The native run has the terminal, the emulated one none (a read of
     // /dev/tty would wait for the user to type again).
     assert_eq!(states(&out), ["tty: yes", "tty: no"]);
+    // One that reads it is.
+    let said = on_a_terminal("read");
+    assert!(said.contains("cannot be read twice"), "{said}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -34,6 +34,9 @@ pub(super) extern "C" fn on_syscall(
     if num == protocol::EXIT_THREAD {
         thread_ends(vcpu);
     }
+    if op == 0 && protocol::READS.contains(&num) {
+        with_process(|p| p.read_stdin = true);
+    }
     if protocol::REMAPS.contains(&num) {
         tally().remapped();
     }

@@ -102,7 +102,10 @@ impl Emulation {
                 });
             }
         }
-        if let Some(what) = unreplayed {
+        // Said only where the program read its input: most never do.
+        if let Some(what) = unreplayed
+            && out.processes.iter().any(|p| p.read_stdin)
+        {
             w.push(Warning::InputNotReplayed(what));
         }
         w.extend(left_running(run));
