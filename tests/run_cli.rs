@@ -398,13 +398,26 @@ fn under_a_quota_below_one_cpu_the_quota_is_said_and_the_limits_stay_the_hardwar
             .expect("its 1-thread roof");
         assert_eq!(per_core(r), per_core(alone), "{}", r.kernel);
     }
+    // The roofs sit at their hardware limits (the quota's scaling put them
+    // at 200-400 %); one a busy machine's clock probes read low is said.
+    let mut pcts: Vec<f64> = (doc.roofs.iter())
+        .map(|r| r.percent_of_theoretical.unwrap_or(0.0))
+        .collect();
+    pcts.sort_by(f64::total_cmp);
+    assert!(pcts[pcts.len() / 2] <= 103.0, "{pcts:?}");
     for r in &doc.roofs {
         let pct = r.percent_of_theoretical.unwrap_or(0.0);
+        // Above its limit by more than its samples' spread: flagged.
+        let said = r
+            .flags
+            .contains(&carmbench::results::Flag::AboveTheoretical);
+        let by_chance = !carmbench::config::limits::above(pct, r.cv);
         assert!(
-            pct <= 103.0,
-            "{} {} thread(s): {pct:.1} %",
+            pct <= 103.0 || said || by_chance,
+            "{} {} thread(s): {pct:.1} % (cv {:.3}), not flagged",
             r.kernel,
-            r.threads
+            r.threads,
+            r.cv
         );
     }
     std::fs::remove_dir_all(&dir).unwrap();
