@@ -69,6 +69,28 @@ pub struct Span {
 pub const WAITING: f64 = 0.1;
 
 impl Span {
+    /// A span of `work` from `start` to `end`, W and Q under `basis`, its
+    /// functions' instructions (or samples) hottest first.
+    pub(crate) fn of(
+        (start, end): (f64, f64),
+        work: Work,
+        functions: impl IntoIterator<Item = (Function, u64)>,
+        basis: &Basis,
+    ) -> Span {
+        let d = basis.derive(&work);
+        let mut functions: Vec<(Function, u64)> = functions.into_iter().collect();
+        functions.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Span {
+            start,
+            end,
+            work,
+            flops: d.flops,
+            bytes: d.bytes,
+            functions,
+            cpu: None,
+        }
+    }
+
     /// A span of `flops` and `bytes` from `start` to `end`, its work and
     /// functions not kept (a phase's sum, a test's window).
     fn bare(start: f64, end: f64, flops: f64, bytes: f64) -> Span {
@@ -223,19 +245,7 @@ fn placed<'a>(
 ) -> Vec<Span> {
     windows
         .map(|((w, functions), end)| {
-            let work = Work::Counted(w.counts);
-            let d = basis.derive(&work);
-            let mut functions: Vec<(Function, u64)> = functions.into_iter().collect();
-            functions.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            let s = Span {
-                start,
-                end,
-                work,
-                flops: d.flops,
-                bytes: d.bytes,
-                functions,
-                cpu: None,
-            };
+            let s = Span::of((start, end), Work::Counted(w.counts), functions, basis);
             start = end;
             s
         })
@@ -276,19 +286,8 @@ pub fn sampled_spans(
     }
     (events.into_iter().zip(per).enumerate())
         .map(|(k, (e, functions))| {
-            let work = Work::Events(e);
-            let d = basis.derive(&work);
-            let mut functions: Vec<(Function, u64)> = functions.into_iter().collect();
-            functions.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            Span {
-                start: k as f64 * width,
-                end: (k + 1) as f64 * width,
-                work,
-                flops: d.flops,
-                bytes: d.bytes,
-                functions,
-                cpu: None,
-            }
+            let span = (k as f64 * width, (k + 1) as f64 * width);
+            Span::of(span, Work::Events(e), functions, basis)
         })
         .collect()
 }

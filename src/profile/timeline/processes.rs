@@ -114,18 +114,8 @@ pub fn combined(each: Vec<Vec<Span>>, basis: &Basis) -> Vec<Span> {
     (0..pieces)
         .filter_map(|k| {
             let work = work[k].take()?;
-            let d = basis.derive(&work);
-            let mut functions: Vec<(Function, u64)> = functions[k].drain().collect();
-            functions.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            Some(Span {
-                start: cuts[k],
-                end: cuts[k + 1],
-                work,
-                flops: d.flops,
-                bytes: d.bytes,
-                functions,
-                cpu: None,
-            })
+            let span = (cuts[k], cuts[k + 1]);
+            Some(Span::of(span, work, functions[k].drain(), basis))
         })
         .collect()
 }
