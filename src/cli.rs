@@ -112,7 +112,10 @@ fn run(cli: Cli) -> crate::Result<()> {
         Command::Predict(a) => commands::predict::run(&a),
         Command::MpiRank(a) => std::process::exit(crate::profile::launch::rank::main(&a)),
         Command::Cpuid => {
-            println!("{}", crate::profile::identity::CpuView::here().line());
+            println!(
+                "{}",
+                crate::profile::launch::identity::CpuView::here().line()
+            );
             Ok(())
         }
     }

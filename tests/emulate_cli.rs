@@ -59,7 +59,7 @@ use timeline::*;
 mod advice;
 use advice::*;
 
-use carmbench::profile::emulator::Emulator;
+use carmbench::profile::launch::emulator::Emulator;
 use carmbench::results::apps;
 use carmbench_counts::Counts;
 use std::path::{Path, PathBuf};
@@ -124,7 +124,7 @@ fn emulated_profile(dir: &Path, out: &str, more: &[&str], args: &[&str]) -> Comm
     c
 }
 
-fn count(exe: &Path, args: &[&str]) -> carmbench::profile::plugin_counts::Emulated {
+fn count(exe: &Path, args: &[&str]) -> carmbench::profile::launch::plugin_counts::Emulated {
     let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
     emulator().count(exe.to_str().unwrap(), &args).unwrap()
 }

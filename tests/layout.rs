@@ -29,47 +29,22 @@ const LAYERS: &[&[&str]] = &[
     &["fuzzing"],
 ];
 
-/// The steps of `profile/` (docs/layout.md), lowest first, held to the
-/// same rule inside it: the run's parts, the launch, what was measured,
-/// the counters, the views' parts, MPI's views, the views, the plan.
+/// The steps of `profile/` (docs/layout.md), each a folder (or a file) at
+/// its top, lowest first, held to the same rule inside it: the ground
+/// (symbols, runtimes, warnings), what was measured, the launch, the
+/// counters, the views, the plan, and GPU kernels under Nsight Compute.
 const PROFILE_LAYERS: &[&[&str]] = &[
-    &[
-        "work",
-        "symbols",
-        "command",
-        "mask",
-        "cpu_use",
-        "tree",
-        "signals",
-        "stderr",
-        "input",
-        "sample",
-        "pmu",
-        "native",
-        "traffic",
-        "identity",
-        "twin",
-        "runtime",
-        "warnings",
-        "plugin_counts",
-        "emulator",
-    ],
+    &["ground"],
+    &["measured"],
     &["launch"],
-    &["measured", "fold"],
     &["counter"],
-    &[
-        "flow_graph",
-        "functions",
-        "loop_points",
-        "code_paths",
-        "point",
-        "timeline",
-    ],
-    &["mpi"],
     &["views"],
     &["plan"],
     &["gpu"],
 ];
+
+/// Entries at the top of `src/profile/`: its steps and `mod.rs`.
+const PROFILE_TOP_MAX: usize = 8;
 
 const MAX_FILE_LINES: usize = 600;
 /// A function of the crates' own code; a test's (its set-up and checks in
@@ -318,15 +293,48 @@ fn every_import_in_profile_points_down_its_steps() {
     let made_up = Source {
         files: BTreeMap::new(),
         edges: [(
-            "profile::counter".to_string(),
-            ["profile::views".to_string(), "profile::work".to_string()].into(),
+            "profile::counter::emulation".to_string(),
+            [
+                "profile::views::functions".to_string(),
+                "profile::measured::work".to_string(),
+            ]
+            .into(),
         )]
         .into(),
     };
     assert_eq!(
         profile_upward(&made_up),
-        ["profile::counter -> profile::views"]
+        ["profile::counter::emulation -> profile::views::functions"]
     );
+}
+
+#[test]
+fn profile_is_its_steps() {
+    let dir = root().join("src/profile");
+    let mut top: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    top.sort();
+    assert!(
+        top.len() <= PROFILE_TOP_MAX,
+        "src/profile/ holds {} entries, at most {PROFILE_TOP_MAX}: {top:?}",
+        top.len()
+    );
+    for e in &top {
+        let step = e.trim_end_matches(".rs");
+        assert!(
+            e == "mod.rs" || PROFILE_LAYERS.iter().any(|l| l.contains(&step)),
+            "src/profile/{e} is not one of the steps in PROFILE_LAYERS"
+        );
+    }
+    // The steps that hold more than one module are folders.
+    for step in ["ground", "measured", "launch", "counter", "views"] {
+        assert!(
+            dir.join(step).join("mod.rs").is_file(),
+            "src/profile/{step}/ is a folder"
+        );
+    }
 }
 
 #[test]

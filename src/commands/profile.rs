@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::output::profile::{function_table, placements};
-use crate::profile::warnings::Warning;
+use crate::profile::ground::warnings::Warning;
 use crate::profile::{self, ProfilePlan};
 use crate::results::apps;
 
@@ -19,7 +19,7 @@ fn say(warnings: &[Warning]) {
 /// Run the subcommand.
 pub fn run(a: &ProfileArgs) -> Result<()> {
     // Before any thread starts: stopping carmbench stops the command too.
-    profile::signals::catch();
+    profile::launch::signals::catch();
     if a.gpu {
         return gpu(a);
     }

@@ -1,6 +1,6 @@
 //! The CPUs carmbench knows, by CPUID (`configs/cpus.yaml`): the one table
 //! the theoretical limits ([`super::limits`]) and the PMU events
-//! (`profile::pmu`) point into by name.
+//! (`profile::measured::events`) point into by name.
 
 use crate::machine::cpuid::{CpuId, CpuMatch};
 use serde::Deserialize;
@@ -103,7 +103,7 @@ mod tests {
         for u in super::super::limits::all() {
             assert!(named(&u.name).is_some(), "limits name {}", u.name);
         }
-        for f in crate::profile::pmu::families() {
+        for f in crate::profile::measured::events::families() {
             for c in &f.cpus {
                 assert!(named(c).is_some(), "events of {} name {c}", f.name);
             }
@@ -117,7 +117,9 @@ mod tests {
         assert!(is("zen3", &trento));
         assert_eq!(super::super::limits::of(&trento).unwrap().name, "zen3");
         assert_eq!(
-            crate::profile::pmu::family_of(&trento).unwrap().name,
+            crate::profile::measured::events::family_of(&trento)
+                .unwrap()
+                .name,
             "zen3"
         );
     }

@@ -2,7 +2,7 @@
 //! roofs (and its levels' traffic, when simulated), and the table of a
 //! program's functions.
 
-use crate::profile::sample::FEW_SAMPLES;
+use crate::profile::measured::samples::FEW_SAMPLES;
 use crate::results::Document;
 use crate::results::advice::{self, Code};
 use crate::results::apps::{AppPoint, RanOnly};

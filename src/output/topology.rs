@@ -108,7 +108,9 @@ pub fn render_text(r: &TopologyReport) -> String {
     }
     // What `profile --traffic` simulates, and its spec for the plugin
     // (scripts/bench-traffic.py times the plugin with it).
-    if let Ok(c) = crate::profile::traffic::caches(m, crate::profile::traffic::SAMPLE) {
+    if let Ok(c) =
+        crate::profile::measured::traffic::caches(m, crate::profile::measured::traffic::SAMPLE)
+    {
         let _ = writeln!(
             s,
             "\nprofile --traffic: {}\n(plugin spec {})",

@@ -4,13 +4,13 @@
 //! with W of its dominant type (Konstantinidis's rule), Q its device-memory
 //! bytes, T its time on the GPU, and the seed's parameters for `predict`.
 
-use super::command::{self, Found};
-use super::plan::{Common, ProfileArgs, default_name};
-use super::tree::{Leftovers, Rules};
 use crate::error::{Error, Result};
 use crate::gpu::model::Params;
 use crate::gpu::ncu::{self, Kernel};
 use crate::kernels::Precision;
+use crate::profile::launch::command::{self, Found};
+use crate::profile::launch::tree::{Leftovers, Rules};
+use crate::profile::plan::{Common, ProfileArgs, default_name};
 use crate::results::Document;
 use crate::results::apps::{AppPoint, CountedBy, KernelInfo, Of};
 use std::path::{Path, PathBuf};
@@ -24,7 +24,7 @@ const NCU_DIRS: [&str; 2] = ["/usr/local/cuda/bin", "/opt/nvidia/nsight-compute"
 pub fn find_ncu() -> Result<PathBuf> {
     let home = std::env::var_os("CUDA_HOME").map(|h| Path::new(&h).join("bin"));
     let dirs = home.into_iter().chain(NCU_DIRS.iter().map(PathBuf::from));
-    super::emulator::on_path("ncu")
+    crate::profile::launch::emulator::on_path("ncu")
         .or_else(|| dirs.map(|d| d.join("ncu")).find(|p| p.is_file()))
         .ok_or_else(|| {
             Error::input(format!(
@@ -84,7 +84,7 @@ pub fn run(ncu: &Path, command: &Found, scratch: &Path) -> Result<String> {
         leftovers: Leftovers::Leave,
         run: "run under Nsight Compute",
     };
-    let status = super::tree::run(&mut cmd, &rules, || {})?.status;
+    let status = crate::profile::launch::tree::run(&mut cmd, &rules, || {})?.status;
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     // ncu's own errors (counters not permitted) say more than its status.
     ncu::parse(&text).map_err(Error::input)?;

@@ -2,71 +2,45 @@
 //! narrow type), traffic Q (bytes requested by the core) and time T, for
 //! the whole command, its processes, its regions and its hottest functions.
 //!
-//! One data flow, each step its own module (docs/layout.md walks it):
-//! 1. **Plan** ([`plan`]): the flags resolved into a [`ProfilePlan`]: the
-//!    command found ([`command`]), the launch, its counter, what to show,
-//!    where the points go; every refusal made before anything runs.
-//! 2. **Launch** ([`launch`]): what is run, one process tree or an MPI job
-//!    of ranks, natively ([`native`], sampled by [`sample`]) or under the
-//!    emulator ([`emulator`]); each rank's run.
-//! 3. **Counter** ([`counter`]): each way of counting (by hand, the PMU in
-//!    [`pmu`], emulation in [`counter::emulation`]), written once for every launch,
-//!    measures each rank, and [`fold`] joins them into one
-//!    [`measured::Measured`]: the [`work::Work`] of the command, of each
-//!    process, region, block of code and rank, the samples, and how it was
-//!    counted.
-//! 4. **Views** ([`views`]): the points are views over that one value and
-//!    the options shown ([`point::Shown`]), never the plan: the program,
-//!    its regions, functions ([`functions`], named by one [`symbols`] per
-//!    run), loops and ranks ([`mpi`]), each made by [`point::Own::point`]
-//!    from its work ([`work::Basis`] turns work into W and Q, with the
-//!    simulated caches' traffic of [`traffic`]).
-//! 5. **Placement** (`results::placement`): where each point sits under the
-//!    roofs, read by profile, report, predict and the chart alike.
+//! One data flow; each step is a folder, lowest first, and a step imports
+//! only from the steps below it (docs/layout.md walks them):
+//! 1. **Ground** ([`ground`]): the functions of a run's files, the language
+//!    runtimes, what could not be counted or placed ([`ground::warnings`]).
+//! 2. **What was measured** ([`measured`]): one [`measured::Measured`]
+//!    value: the [`measured::work::Work`] of the command, of each process,
+//!    region, block of code and rank, the samples
+//!    ([`measured::samples`]), the PMU's event tables and their arithmetic
+//!    ([`measured::events`]), the simulated caches' traffic, and how it was
+//!    counted; [`measured::fold`] joins the ranks' parts into it.
+//! 3. **Launch** ([`launch`]): everything that runs a program: the command
+//!    found, one process tree or an MPI job of ranks, natively (timed,
+//!    sampled, or counted under perf) or under the emulator.
+//! 4. **Counter** ([`counter`]): each way of counting (by hand, the PMU,
+//!    emulation), written once against a launch, measures each rank.
+//! 5. **Views** ([`views`]): the points are views over that one value and
+//!    the options shown ([`views::point::Shown`]), never the plan: the
+//!    program, its regions, functions, loops, ranks and phases.
+//! 6. **Plan** ([`plan`]): the flags resolved into a [`ProfilePlan`]; every
+//!    refusal made before anything runs. GPU kernels are profiled by
+//!    [`gpu`] under Nsight Compute.
 //!
-//! What cannot be counted or placed is a [`warnings::Warning`], printed by
-//! the command.
+//! Where each point sits under the roofs is `results::placement`'s, read by
+//! profile, report, predict and the chart alike.
 
-pub mod code_paths;
-pub mod command;
 pub mod counter;
-pub mod cpu_use;
-pub mod emulator;
-pub mod flow_graph;
-pub mod fold;
-pub mod functions;
 pub mod gpu;
-pub mod identity;
-pub mod input;
+pub mod ground;
 pub mod launch;
-pub mod loop_points;
-pub mod mask;
 pub mod measured;
-pub mod mpi;
-pub mod native;
 pub mod plan;
-pub mod plugin_counts;
-pub mod pmu;
-pub mod point;
-pub mod runtime;
-pub mod sample;
-pub mod signals;
-pub mod stderr;
-pub mod symbols;
-pub mod timeline;
-pub mod traffic;
-pub mod tree;
-pub mod twin;
 pub mod views;
-pub mod warnings;
-pub mod work;
 
 pub use plan::{CountsMode, ProfileArgs, ProfilePlan};
 
 use crate::error::{Error, Result};
 use crate::results::apps::AppPoint;
+use ground::warnings::Warning;
 use measured::{Measured, Method};
-use warnings::Warning;
 
 /// What profiling gave.
 #[derive(Debug, Clone)]
@@ -100,7 +74,7 @@ pub fn profile(plan: &ProfilePlan) -> Result<Profiled> {
 
 impl Profiled {
     /// The points `shown` asks for of what was `measured`.
-    pub fn of(shown: &point::Shown, measured: Measured) -> Profiled {
+    pub fn of(shown: &views::point::Shown, measured: Measured) -> Profiled {
         let (points, warnings) = views::points(shown, &measured);
         Profiled {
             points,

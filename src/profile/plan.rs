@@ -3,22 +3,22 @@
 //! one another settled in one place, before the command runs, each refusal
 //! one line naming the cause and the fix.
 
-use super::command::{self, Found};
-use super::counter::emulation::Emulation;
-use super::counter::{Counter, Manual, Pmu};
-use super::emulator::Emulator;
-use super::identity::{self, Flag};
-use super::launch::launcher::MpiCommand;
-use super::launch::mpi::Mpi;
-use super::launch::{Planned, Tree};
-use super::point::Shown;
-use super::timeline::Every;
-use super::traffic::{self, Caches};
-use super::warnings::Warning;
 use crate::error::{Error, Result};
 use crate::files::{self, OutputKind};
 use crate::kernels::Precision;
 use crate::machine::cpuid;
+use crate::profile::counter::emulation::Emulation;
+use crate::profile::counter::{Counter, Manual, Pmu};
+use crate::profile::ground::warnings::Warning;
+use crate::profile::launch::command::{self, Found};
+use crate::profile::launch::emulator::Emulator;
+use crate::profile::launch::identity::{self, Flag};
+use crate::profile::launch::launcher::MpiCommand;
+use crate::profile::launch::mpi::Mpi;
+use crate::profile::launch::{Planned, Tree};
+use crate::profile::measured::traffic::{self, Caches};
+use crate::profile::views::point::Shown;
+use crate::profile::views::timeline::Every;
 use crate::results::{self, Document, apps};
 use clap::Args;
 use std::path::{Path, PathBuf};
@@ -454,15 +454,15 @@ fn counting(a: &ProfileArgs, found: &Found, caches: Option<Caches>) -> Result<Co
 
 /// The PMU's events for this CPU, when the PMU counts here.
 fn pmu_here(access_bytes: Option<f64>) -> Result<Pmu> {
-    super::pmu::present()?;
+    crate::profile::launch::perf::present()?;
     let id = cpuid::cpuid();
-    let family = super::pmu::family_of(&id).ok_or_else(|| {
+    let family = crate::profile::measured::events::family_of(&id).ok_or_else(|| {
         Error::input(format!(
             "no PMU event table for this CPU ({} family {:#x} model {:#x}; configs/events.yaml lists Zen 3/4/5, Skylake-SP, Ice Lake-SP, Sapphire Rapids)",
             id.vendor, id.family, id.model
         ))
     })?;
-    super::pmu::usable(&family)?;
+    crate::profile::launch::perf::usable(&family)?;
     Ok(Pmu {
         family,
         access_bytes,

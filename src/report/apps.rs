@@ -207,7 +207,7 @@ pub fn functions(doc: &Document, points: &[&AppPoint], all: &[AppPoint]) -> Mark
     points.sort_by(|a, b| share(b).total_cmp(&share(a)));
     html! {
         p { "W and Q: each function's own instructions, counted by emulation; time: its share of the native run's samples × the CPU time. "
-            "Click a column to sort; * marks a function under " (crate::profile::sample::FEW_SAMPLES) " samples." }
+            "Click a column to sort; * marks a function under " (crate::profile::measured::samples::FEW_SAMPLES) " samples." }
         div.scroll {
             table.functions.sortable {
                 thead { tr {
@@ -224,7 +224,7 @@ pub fn functions(doc: &Document, points: &[&AppPoint], all: &[AppPoint]) -> Mark
                             td { (a.name) }
                             td { (f.map_or("", |f| f.module.as_str())) }
                             td { (f.and_then(|f| f.location.as_deref()).unwrap_or("")) }
-                            (cell(share(a), format!("{:.1}%{}", 100.0 * share(a), if samples < crate::profile::sample::FEW_SAMPLES { "*" } else { "" })))
+                            (cell(share(a), format!("{:.1}%{}", 100.0 * share(a), if samples < crate::profile::measured::samples::FEW_SAMPLES { "*" } else { "" })))
                             (cell(a.seconds, format!("{:.4}", a.seconds)))
                             (cell(samples as f64, samples.to_string()))
                             (cell(a.ai(), format!("{:.3}", a.ai())))

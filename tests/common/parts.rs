@@ -118,7 +118,9 @@ impl Part {
             Part::Slurm => ["munged", "slurmctld", "slurmd", "srun", "sinfo", "scontrol"]
                 .iter()
                 .all(|p| program(p, true).is_some()),
-            Part::Sampling => carmbench::profile::sample::run(&mut Command::new("true")).is_ok(),
+            Part::Sampling => {
+                carmbench::profile::launch::sampler::run(&mut Command::new("true")).is_ok()
+            }
             Part::Numpy => Command::new(DEBIAN_PYTHON)
                 .args(["-c", "import numpy"])
                 .output()

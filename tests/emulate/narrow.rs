@@ -23,7 +23,7 @@ pub fn an_int8_program_is_counted_and_placed_under_the_int8_roof() {
     let near = |got: u64, want: u64| got >= want && got <= want + 20_000;
     assert!(near(c.int8_ops, int8) && near(c.int32_ops, int32), "{c:?}");
     assert_eq!(
-        carmbench::profile::work::dominant(c),
+        carmbench::profile::measured::work::dominant(c),
         Some(carmbench::kernels::Precision::Int8)
     );
     let results = with_an_int8_roof(&dir, 1000.0);

@@ -8,7 +8,7 @@
 
 use super::*;
 use carmbench::machine::{Machine, Source};
-use carmbench::profile::traffic;
+use carmbench::profile::measured::traffic;
 use carmbench_counts::protocol::CacheSpec;
 
 const STREAM: &str = include_str!("../programs/stream.c");

@@ -1,24 +1,24 @@
 //! Emulation as a counter: each rank's native run gives its time (sampled,
 //! for functions and to compare the two runs' code), its run under QEMU
-//! with the counting plugin ([`crate::profile::emulator`]) its work, of the program
+//! with the counting plugin ([`crate::profile::launch::emulator`]) its work, of the program
 //! or of a twin build counted in its place. Every program the command
 //! starts is counted too, one counts file per process; their sum is the
 //! command's W and Q.
 
 use super::{Counter, in_scratch, left_running};
 use crate::error::{Error, Result};
-use crate::profile::command::Found;
-use crate::profile::emulator::{Emulator, LEVEL};
-use crate::profile::fold::{Part, fold, runtime_counted};
-use crate::profile::identity::Identity;
-use crate::profile::input::Input;
+use crate::profile::ground::warnings::Warning;
+use crate::profile::launch::command::Found;
+use crate::profile::launch::emulator::{Emulator, LEVEL};
+use crate::profile::launch::identity::Identity;
+use crate::profile::launch::input::Input;
+use crate::profile::launch::native::{NativeRun, Watch};
+use crate::profile::launch::plugin_counts::Emulated;
 use crate::profile::launch::{Guest, Launch, Ranked};
+use crate::profile::measured::fold::{Part, fold, runtime_counted};
+use crate::profile::measured::traffic::Caches;
+use crate::profile::measured::work::Work;
 use crate::profile::measured::{Block, Every, Flow, Measured, Method, Process, Region, Window};
-use crate::profile::native::{NativeRun, Watch};
-use crate::profile::plugin_counts::Emulated;
-use crate::profile::traffic::Caches;
-use crate::profile::warnings::Warning;
-use crate::profile::work::Work;
 use crate::results::apps::FailedRank;
 use carmbench_counts::Output;
 use carmbench_counts::protocol::{CACHE_ENV, LOOPS_ENV, TIMELINE_ENV};
@@ -94,7 +94,8 @@ impl Emulation {
             w.push(Warning::EmulatedTooFast(ratio));
         }
         if let Some(t) = &self.twin {
-            let why = crate::profile::twin::unlike(&found.path, &t.path, run.seconds, emulated);
+            let why =
+                crate::profile::launch::twin::unlike(&found.path, &t.path, run.seconds, emulated);
             if !why.is_empty() {
                 w.push(Warning::TwinUnlike {
                     twin: t.given.clone(),
@@ -122,7 +123,7 @@ impl Counter for Emulation {
         // went is compared with where the emulated run's work was.
         let refused = match sampled {
             true => None,
-            false => crate::profile::sample::available().err(),
+            false => crate::profile::launch::sampler::available().err(),
         };
         let watch = match refused {
             None => Watch::Sampled(&[]),
@@ -233,8 +234,9 @@ impl Emulation {
             (m.blocks, m.flow) = blocks_and_flow(&out.processes);
             m.stand_in = self.twin.as_ref().map(|t| {
                 let mut paths = HashMap::new();
-                let mut named =
-                    |p: &Path| crate::profile::symbols::canonical(&p.to_string_lossy(), &mut paths);
+                let mut named = |p: &Path| {
+                    crate::profile::ground::symbols::canonical(&p.to_string_lossy(), &mut paths)
+                };
                 (named(&t.path), named(&found.path))
             });
         }
@@ -292,7 +294,7 @@ pub fn windows(processes: &[Output]) -> Vec<Window> {
                 .filter_map(|&(k, n)| {
                     let s = p.sites.get(k as usize)?;
                     let module = (p.modules.get(s.module as usize)).map_or(String::new(), |m| {
-                        crate::profile::symbols::canonical(m, &mut paths)
+                        crate::profile::ground::symbols::canonical(m, &mut paths)
                     });
                     Some((module, s.offset, n))
                 })
@@ -316,7 +318,7 @@ pub fn blocks_and_flow(processes: &[Output]) -> (Vec<Block>, Vec<Flow>) {
     for p in processes {
         let mut module = |k: u32| {
             (p.modules.get(k as usize)).map_or(String::new(), |m| {
-                crate::profile::symbols::canonical(m, &mut paths)
+                crate::profile::ground::symbols::canonical(m, &mut paths)
             })
         };
         for s in &p.sites {

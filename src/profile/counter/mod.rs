@@ -3,21 +3,21 @@
 //! the whole command, of each process, region and block of code, and where
 //! the native run's time went. Each counter is written once for every
 //! launch ([`Launch`]: one process tree or an MPI job): it measures each
-//! rank, and [`fold`] joins them. The views ([`super::views`]) make the
+//! rank, and [`fold`] joins them. The views ([`crate::profile::views`]) make the
 //! points from the measure without asking which counter it was.
 
 pub mod emulation;
 
-use super::fold::{Part, fold, runtime_work};
-use super::input::Input;
-use super::launch::{Launch, Ranked};
-use super::measured::{Block, Measured, Method, Region};
-use super::native::{NativeRun, Watch};
-use super::pmu::Family;
-use super::sample::Samples;
-use super::warnings::Warning;
-use super::work::Work;
 use crate::error::Result;
+use crate::profile::ground::warnings::Warning;
+use crate::profile::launch::input::Input;
+use crate::profile::launch::native::{NativeRun, Watch};
+use crate::profile::launch::{Launch, Ranked};
+use crate::profile::measured::events::Family;
+use crate::profile::measured::fold::{Part, fold, runtime_work};
+use crate::profile::measured::samples::Samples;
+use crate::profile::measured::work::Work;
+use crate::profile::measured::{Block, Measured, Method, Region};
 use std::path::Path;
 use std::process::Stdio;
 
@@ -203,12 +203,12 @@ pub(crate) fn sampled_blocks(s: &Samples) -> Vec<Block> {
 mod tests {
     use super::*;
     use crate::profile::counter::emulation::Emulation;
-    use crate::profile::emulator::Emulator;
-    use crate::profile::functions::tests::{command, process, two_functions};
+    use crate::profile::launch::emulator::Emulator;
     use crate::profile::launch::fake::{Asked, Fake};
     use crate::profile::launch::launcher::Launcher;
-    use crate::profile::plugin_counts::Emulated;
-    use crate::profile::point::Shown;
+    use crate::profile::launch::plugin_counts::Emulated;
+    use crate::profile::views::functions::tests::{command, process, two_functions};
+    use crate::profile::views::point::Shown;
     use crate::results::apps::FailedRank;
     use carmbench_counts::Counts;
 
@@ -329,9 +329,9 @@ mod tests {
             loops: Some(5),
             ..Shown::default()
         };
-        let before = crate::profile::symbols::made_here();
+        let before = crate::profile::ground::symbols::made_here();
         let p = crate::profile::Profiled::of(&shown, m);
-        assert_eq!(crate::profile::symbols::made_here() - before, 1);
+        assert_eq!(crate::profile::ground::symbols::made_here() - before, 1);
         // The program, its functions (with their spread over the ranks) and
         // its two ranks were all made.
         assert!(

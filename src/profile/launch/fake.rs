@@ -3,12 +3,12 @@
 //! are tested without QEMU, a PMU or an MPI launcher (as `measure::fake`
 //! stands for the CPU).
 
-use super::launcher::Launcher;
 use super::{Guest, Launch, Rank, Ranked};
 use crate::error::{Error, Result};
-use crate::profile::command::Found;
-use crate::profile::native::{NativeRun, Watch};
-use crate::profile::plugin_counts::Emulated;
+use crate::profile::launch::command::Found;
+use crate::profile::launch::launcher::Launcher;
+use crate::profile::launch::native::{NativeRun, Watch};
+use crate::profile::launch::plugin_counts::Emulated;
 use crate::results::apps::FailedRank;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};

@@ -62,27 +62,9 @@ const SRUN: &[(&str, usize)] = &[
     ("time-min", 1), ("wait", 1),
 ];
 
-/// An MPI launcher.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Launcher {
-    /// Open MPI's `mpirun`, `mpiexec` or `orterun`.
-    OpenMpi,
-    /// MPICH's `mpiexec` (Hydra).
-    Mpich,
-    /// Slurm's `srun`.
-    Srun,
-}
+pub use crate::profile::measured::Launcher;
 
 impl Launcher {
-    /// Its name, for people.
-    pub fn name(self) -> &'static str {
-        match self {
-            Launcher::OpenMpi => "Open MPI's mpirun",
-            Launcher::Mpich => "MPICH's mpiexec",
-            Launcher::Srun => "Slurm's srun",
-        }
-    }
-
     /// Its options that take values, and how many (the others take none).
     /// A value joined with `=` is one argument, whatever the table says.
     fn values(self, option: &str) -> usize {

@@ -6,18 +6,32 @@
 //! rank, 0. The counters are written once against [`Launch`], and a fake
 //! ([`fake::Fake`]) lets them be tested without QEMU, a PMU or MPI.
 
+pub mod command;
+pub mod cpu_use;
+pub mod emulator;
 pub mod fake;
+pub mod identity;
+pub mod input;
 pub mod launcher;
+pub mod mask;
 pub mod mpi;
+pub mod native;
+pub mod perf;
+pub mod plugin_counts;
 pub mod rank;
+pub mod sampler;
+pub mod signals;
+pub mod stderr;
+pub mod tree;
+pub mod twin;
 
-use super::command::Found;
-use super::emulator::Emulator;
-use super::native::{self, NativeRun, Watch};
-use super::plugin_counts::Emulated;
 use crate::error::Result;
+use crate::profile::launch::command::Found;
+use crate::profile::launch::emulator::Emulator;
+use crate::profile::launch::plugin_counts::Emulated;
 use crate::results::apps::FailedRank;
 use launcher::Launcher;
+use native::{NativeRun, Watch};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -1,19 +1,19 @@
 //! An MPI job as a launch (`profile --mpi -- mpirun -np 4 ./app`): the
-//! launcher ([`super::launcher`]) starts carmbench's rank wrapper
-//! ([`super::rank`]) in the program's place, which runs its rank natively
+//! launcher ([`crate::profile::launch::launcher`]) starts carmbench's rank wrapper
+//! ([`crate::profile::launch::rank`]) in the program's place, which runs its rank natively
 //! and writes what it found to `rank-N.json`, or becomes QEMU with the
 //! plugin writing into `rank-N/`. Each launch is a whole job: ranks of one
 //! launch only talk to each other.
 
-use super::launcher::{Launcher, MpiCommand};
-use super::rank::{Mode, RankRun};
 use super::{Guest, Launch, Rank, Ranked};
 use crate::error::{Error, Result};
-use crate::profile::command::Found;
-use crate::profile::native::{NativeRun, Watch, how_it_ended};
-use crate::profile::plugin_counts::{Emulated, read_processes};
-use crate::profile::stderr::{one_line, with_stderr};
-use crate::profile::tree::{self, Leftovers, Rules};
+use crate::profile::launch::command::Found;
+use crate::profile::launch::launcher::{Launcher, MpiCommand};
+use crate::profile::launch::native::{NativeRun, Watch, how_it_ended};
+use crate::profile::launch::plugin_counts::{Emulated, read_processes};
+use crate::profile::launch::rank::{Mode, RankRun};
+use crate::profile::launch::stderr::{one_line, with_stderr};
+use crate::profile::launch::tree::{self, Leftovers, Rules};
 use crate::results::apps::FailedRank;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -123,7 +123,7 @@ impl Mpi {
         };
         let status = job.run_native(stdin)?;
         let (ok, mut failed) = job.native_ranks();
-        let started = |r: u32| super::rank::started_file(dir, r).exists();
+        let started = |r: u32| crate::profile::launch::rank::started_file(dir, r).exists();
         let asked = self.launch.ranks().unwrap_or(0);
         let any_started = (std::fs::read_dir(dir).into_iter().flatten().flatten())
             .any(|e| e.file_name().to_string_lossy().ends_with(".started"));

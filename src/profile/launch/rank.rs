@@ -7,10 +7,10 @@
 //! exit status.
 
 use crate::error::{Error, Result};
-use crate::profile::command;
-use crate::profile::native::{self, NativeRun, Watch};
-use crate::profile::pmu;
-use crate::profile::sample::Samples;
+use crate::profile::launch::command;
+use crate::profile::launch::native::{self, NativeRun, Watch};
+use crate::profile::measured::events;
+use crate::profile::measured::samples::Samples;
 use carmbench_counts::follow::Config;
 use carmbench_regions::Record;
 use clap::Args;
@@ -235,7 +235,7 @@ fn wrap(a: &RankArgs) -> Result<i32> {
         .collect();
     let family = match (a.mode, &a.family) {
         (Mode::Counted, Some(name)) => Some(
-            (pmu::families().into_iter().find(|f| &f.name == name))
+            (events::families().into_iter().find(|f| &f.name == name))
                 .ok_or_else(|| Error::input(format!("no PMU event family '{name}'")))?,
         ),
         _ => None,
@@ -245,7 +245,7 @@ fn wrap(a: &RankArgs) -> Result<i32> {
         (None, Mode::Sampled) => Watch::Sampled(&events),
         _ => Watch::Time,
     };
-    crate::profile::signals::catch_for_rank(rank);
+    crate::profile::launch::signals::catch_for_rank(rank);
     let (status, run) = native::run_status(&found, watch, Stdio::inherit())?;
     let record = RankRun {
         rank,
@@ -258,7 +258,7 @@ fn wrap(a: &RankArgs) -> Result<i32> {
     };
     let text = serde_json::to_string(&record).map_err(|e| Error::Io(e.to_string()))?;
     crate::files::write_atomic(&run_file(&a.dir, rank), &text)?;
-    crate::profile::signals::exit_if_stopped();
+    crate::profile::launch::signals::exit_if_stopped();
     Ok(exit_code(&status))
 }
 
@@ -274,7 +274,7 @@ fn become_emulated(a: &RankArgs, rank: u32, found: &command::Found) -> Error {
         return Error::Io(format!("cannot make {}: {e}", config.out.display()));
     }
     let env: Vec<(&str, &str)> = (a.env.iter()).filter_map(|kv| kv.split_once('=')).collect();
-    let mut cmd = match crate::profile::emulator::guest_command(&config, found, &env) {
+    let mut cmd = match crate::profile::launch::emulator::guest_command(&config, found, &env) {
         Ok(c) => c,
         Err(e) => return e,
     };

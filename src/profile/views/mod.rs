@@ -3,18 +3,24 @@
 //! samples), each region. Every point is made by one function, whichever
 //! counter measured the run.
 
-use super::code_paths::{self, Compared};
-use super::functions::{self, FunctionPoint};
-use super::loop_points;
-use super::measured::Measured;
-use super::mpi;
-use super::point::{Own, Shown};
-use super::sample::{MIN_SECONDS, Samples};
-use super::symbols::{Function, Symbols, file_name};
-use super::warnings::Warning;
-use super::work::{Basis, dominant, kind, own_work};
+pub mod code_paths;
+pub mod flow_graph;
+pub mod functions;
+pub mod loops;
+pub mod point;
+pub mod ranks;
+pub mod timeline;
+
 use crate::kernels::Precision;
+use crate::profile::ground::symbols::{Function, Symbols, file_name};
+use crate::profile::ground::warnings::Warning;
+use crate::profile::measured::Measured;
+use crate::profile::measured::samples::{MIN_SECONDS, Samples};
+use crate::profile::measured::work::{Basis, dominant, kind, own_work};
+use crate::profile::views::point::{Own, Shown};
 use crate::results::apps::{AppPoint, EmulatedCpu, FunctionInfo, LoopInfo, Of, ProcessPoint};
+use code_paths::Compared;
+use functions::FunctionPoint;
 
 /// Processes listed in a point at most.
 const MAX_PROCESSES: usize = 64;
@@ -50,7 +56,7 @@ pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
         ..own
     };
     let of = Of::Program {
-        mpi: m.ranks.as_ref().map(mpi::mpi_info),
+        mpi: m.ranks.as_ref().map(ranks::mpi_info),
     };
     let mut whole = typed.point(of, shown.name.clone(), &m.total, m.seconds, None);
     whole.processes = processes(m, &basis);
@@ -61,8 +67,8 @@ pub fn points(shown: &Shown, m: &Measured) -> (Vec<AppPoint>, Vec<Warning>) {
     out.extend(hot);
     out.extend(region_points(shown, m, &own));
     if let Some(r) = &m.ranks {
-        let ranks = mpi::rank_points(shown, r, &typed, m.emulated_cpu.as_ref());
-        warnings.extend(ranks.iter().filter_map(mpi::in_runtime));
+        let ranks = ranks::rank_points(shown, r, &typed, m.emulated_cpu.as_ref());
+        warnings.extend(ranks.iter().filter_map(ranks::in_runtime));
         out.extend(ranks);
     }
     if let Some(every) = shown.timeline {
@@ -82,9 +88,9 @@ fn hot_functions(
     (program, own): (&AppPoint, &Own),
     symbols: &mut Symbols,
     warnings: &mut Vec<Warning>,
-) -> (Vec<AppPoint>, super::timeline::StandIns) {
+) -> (Vec<AppPoint>, crate::profile::views::timeline::StandIns) {
     let mut out = Vec::new();
-    let mut stand_ins = super::timeline::StandIns::new();
+    let mut stand_ins = crate::profile::views::timeline::StandIns::new();
     let brief = shown.functions.and_then(|_| too_brief(program, m));
     let grouped = match (&m.samples, brief) {
         (_, Some(w)) => {
@@ -123,11 +129,14 @@ fn hot_functions(
 fn phases(
     shown: &Shown,
     m: &Measured,
-    cut: (super::timeline::Every, &super::timeline::StandIns),
+    cut: (
+        crate::profile::views::timeline::Every,
+        &crate::profile::views::timeline::StandIns,
+    ),
     own: &Own,
     symbols: &mut Symbols,
 ) -> Vec<AppPoint> {
-    let mut out = super::timeline::phase_points(&shown.name, m, cut, own, symbols);
+    let mut out = crate::profile::views::timeline::phase_points(&shown.name, m, cut, own, symbols);
     let ranks = m.ranks.iter().flat_map(|r| &r.each);
     for k in ranks.filter(|k| !k.windows.is_empty()) {
         let rank = Measured {
@@ -143,7 +152,7 @@ fn phases(
             threads: k.threads,
             ..*own
         };
-        out.extend(super::timeline::phase_points(
+        out.extend(crate::profile::views::timeline::phase_points(
             &name, &rank, cut, &own, symbols,
         ));
     }
@@ -159,7 +168,7 @@ fn region_points(shown: &Shown, m: &Measured, own: &Own) -> Vec<AppPoint> {
         let mut p = own.point(Of::Region, name, &r.work, r.seconds, Some(what));
         p.emulated_cpu = m.emulated_cpu.clone();
         if let Some(k) = &m.ranks {
-            p.spread = mpi::region_spread(&k.region_parts(&r.name), own, p.precision);
+            p.spread = ranks::region_spread(&k.region_parts(&r.name), own, p.precision);
         }
         out.push(p);
     }
@@ -194,14 +203,14 @@ impl Hot<'_> {
         let mut loops = Vec::new();
         if let Some(n) = self.shown.loops {
             let functions: Vec<_> = fps.iter().map(|p| p.function.clone()).collect();
-            let lps = loop_points::hottest(&m.blocks, &m.flow, s, &functions, n, &basis, symbols);
+            let lps = loops::hottest(&m.blocks, &m.flow, s, &functions, n, &basis, symbols);
             // A function whose loops are shown is its loops and its rest.
             fps.retain(|p| !lps.iter().any(|l| l.function == p.function));
             loops = of_loops(&lps, self.program, own);
         }
         let mut points = function_points(&fps, self.program, own);
         if let Some(r) = &m.ranks {
-            mpi::spread_functions(r, &fps, &shown, &mut points, symbols);
+            ranks::spread_functions(r, &fps, &shown, &mut points, symbols);
         }
         points.extend(loops);
         points
@@ -295,6 +304,7 @@ fn too_brief(program: &AppPoint, m: &Measured) -> Option<Warning> {
         program: program.name.clone(),
         seconds: program.seconds,
         samples,
+        at_least: MIN_SECONDS,
     })
 }
 
@@ -332,7 +342,7 @@ fn function_points(fps: &[FunctionPoint], program: &AppPoint, own: &Own) -> Vec<
 }
 
 /// The points of loops (and of their functions' rest).
-fn of_loops(lps: &[loop_points::LoopPoint], program: &AppPoint, own: &Own) -> Vec<AppPoint> {
+fn of_loops(lps: &[loops::LoopPoint], program: &AppPoint, own: &Own) -> Vec<AppPoint> {
     lps.iter()
         .map(|l| {
             let what = match &l.found {
@@ -395,9 +405,9 @@ fn function_info(program: &AppPoint, f: &Function, share: f64, samples: u64) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::functions::Grouped;
-    use crate::profile::functions::tests::{process, two_functions};
-    use crate::profile::sample::Samples;
+    use crate::profile::measured::samples::Samples;
+    use crate::profile::views::functions::Grouped;
+    use crate::profile::views::functions::tests::{process, two_functions};
     use carmbench_counts::Counts;
 
     /// Events between two samples.
@@ -406,7 +416,7 @@ mod tests {
     #[test]
     fn the_pmu_samples_give_the_points_emulation_counts_give() {
         let (me, a, b, _) = two_functions();
-        let zen4 = (crate::profile::pmu::families().into_iter())
+        let zen4 = (crate::profile::measured::events::families().into_iter())
             .find(|f| f.name == "zen4")
             .unwrap();
         // Recorded samples: time, FP operations, loads and stores, in the
@@ -444,7 +454,7 @@ mod tests {
             ..Basis::default()
         };
         let blocks = crate::profile::counter::sampled_blocks(&s);
-        let mut sy = crate::profile::symbols::Symbols::default();
+        let mut sy = crate::profile::ground::symbols::Symbols::default();
         let mut hottest = |blocks: &[_], basis: &Basis| {
             Grouped::of(blocks, &s, &mut sy).hottest(&s, 10, basis, &mut sy)
         };

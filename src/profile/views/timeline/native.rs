@@ -3,8 +3,8 @@
 //! when, natively, it had run as much of itself; the window ends at their
 //! weighted median, the ends then made to follow one another.
 
-use crate::profile::sample::Stamped;
-use crate::profile::symbols::Function;
+use crate::profile::ground::symbols::Function;
+use crate::profile::measured::samples::Stamped;
 use std::collections::{HashMap, HashSet};
 
 /// How much a file's unshared code is trusted to tell the time, against a

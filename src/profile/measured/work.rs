@@ -2,8 +2,8 @@
 //! becomes W and Q ([`Basis::derive`]): the one place counts turn into the
 //! numbers a point carries, whichever counter found them.
 
-use super::pmu::Family;
 use crate::kernels::Precision;
+use crate::profile::measured::events::Family;
 use crate::results::apps::{InstructionMix, Traffic};
 use carmbench_counts::Counts;
 use std::collections::BTreeMap;
@@ -120,7 +120,7 @@ pub struct Basis<'a> {
     /// The PMU's events and the bytes of one access (None: the FP widths).
     pub pmu: Option<(&'a Family, Option<f64>)>,
     /// The simulated caches, when they were simulated.
-    pub caches: Option<&'a super::traffic::Caches>,
+    pub caches: Option<&'a crate::profile::measured::traffic::Caches>,
 }
 
 impl Basis<'_> {
@@ -137,14 +137,16 @@ impl Basis<'_> {
                 bytes: c.bytes() as f64,
                 fma_flops: self.precision.is_none().then_some(c.fma_flops() as f64),
                 mix: Some(mix(c)),
-                traffic: self.caches.and_then(|m| super::traffic::of(c, m)),
+                traffic: self
+                    .caches
+                    .and_then(|m| crate::profile::measured::traffic::of(c, m)),
                 note: None,
             },
             Work::Events(e) => {
                 let Some((family, access_bytes)) = self.pmu else {
                     return Derived::default();
                 };
-                let d = super::pmu::derive(family, e, access_bytes);
+                let d = crate::profile::measured::events::derive(family, e, access_bytes);
                 Derived {
                     flops: d.flops,
                     bytes: d.bytes,

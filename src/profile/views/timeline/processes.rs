@@ -7,9 +7,9 @@
 //! ended a window: two steady processes side by side make one steady
 //! stretch, not an alternation of the two.
 
-use super::Span;
-use crate::profile::symbols::Function;
-use crate::profile::work::{Basis, Work};
+use crate::profile::ground::symbols::Function;
+use crate::profile::measured::work::{Basis, Work};
+use crate::profile::views::timeline::Span;
 use std::collections::HashMap;
 
 /// The emulated processes of windows ending in `pids` order: each pid and

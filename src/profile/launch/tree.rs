@@ -8,8 +8,9 @@
 //! under emulation (they are carmbench's copies). A timeout, or carmbench
 //! being stopped ([`stop_all`]), stops the whole tree.
 
-use super::cpu_use::CpuUse;
 use crate::error::{Error, Result};
+use crate::profile::ground::warnings::{Named, list};
+use crate::profile::launch::cpu_use::CpuUse;
 use std::collections::{HashMap, HashSet};
 use std::process::{Command, ExitStatus};
 use std::sync::Mutex;
@@ -57,21 +58,6 @@ pub struct Rules {
     pub leftovers: Leftovers,
     /// The run, for messages ("the native run").
     pub run: &'static str,
-}
-
-/// A process, named for people: its program and pid.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Named {
-    /// The pid.
-    pub pid: i32,
-    /// Its program (the emulated one, for QEMU).
-    pub name: String,
-}
-
-impl std::fmt::Display for Named {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} (pid {})", self.name, self.pid)
-    }
 }
 
 /// How a run ended.
@@ -169,7 +155,10 @@ fn exited(pid: i32) -> (Instant, Option<u64>) {
     let at = Instant::now();
     let path = format!("/proc/{pid}/schedstat");
     let waited = ok.then(|| std::fs::read_to_string(path).ok()).flatten();
-    (at, waited.and_then(|s| super::cpu_use::run_delay(&s)))
+    (
+        at,
+        waited.and_then(|s| crate::profile::launch::cpu_use::run_delay(&s)),
+    )
 }
 
 /// This thread's CPU time so far.
@@ -192,7 +181,7 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
     subreaper();
     let tag = new_tag();
     cmd.env(TAG_ENV, &tag);
-    super::mask::restore_in(cmd);
+    crate::profile::launch::mask::restore_in(cmd);
     let mut at_once = AtOnce::start();
     let t0 = Instant::now();
     let mut child = cmd
@@ -235,7 +224,7 @@ pub fn run(cmd: &mut Command, rules: &Rules, mut tick: impl FnMut()) -> Result<E
         }
     };
     // Ended by the signal that stops carmbench too: carmbench says so.
-    super::mask::wait_if_stopping(&status);
+    crate::profile::launch::mask::wait_if_stopping(&status);
     let (last, left) = rest(&tag, root, end, &mut tick, rules, (t0, &mut at_once))?;
     let left = match rules.leftovers {
         Leftovers::Leave => left.iter().map(|p| named(p.pid, &p.name)).collect(),
@@ -305,18 +294,6 @@ fn timed_out(rules: &Rules, stopped: Vec<Named>) -> Error {
         rules.run,
         list(&stopped)
     ))
-}
-
-/// "a (pid 1), b (pid 2)", or "nothing" when empty.
-pub fn list(p: &[Named]) -> String {
-    match p.is_empty() {
-        true => "nothing".into(),
-        false => p
-            .iter()
-            .map(Named::to_string)
-            .collect::<Vec<_>>()
-            .join(", "),
-    }
 }
 
 /// Stop every tree running now (carmbench is being stopped): what was

@@ -6,7 +6,7 @@
 //! The signals are blocked in every thread and taken by one that waits for
 //! them (`sigwait`), so no handler runs at an awkward moment; programs
 //! carmbench starts get the mask carmbench was started with back
-//! ([`super::mask`]): the standard library would pass on the blocked one.
+//! ([`crate::profile::launch::mask`]): the standard library would pass on the blocked one.
 //!
 //! An MPI rank's wrapper (`mpi-rank`) is stopped by its launcher when
 //! another rank fails: it stops its program too, but writes the rank's
@@ -41,7 +41,7 @@ pub fn catch() {
         libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut original);
         (set, original)
     };
-    super::mask::keep_original(original);
+    crate::profile::launch::mask::keep_original(original);
     std::thread::spawn(move || {
         loop {
             let mut got = 0;
@@ -64,16 +64,16 @@ pub fn catch() {
 /// [`exit_if_stopped`] exits once the rank's record is written.
 pub fn catch_for_rank(rank: u32) {
     let _ = RANK.set(rank);
-    super::mask::wrapper();
+    crate::profile::launch::mask::wrapper();
     catch();
 }
 
 /// Stop a rank's program as carmbench stops any (SIGTERM, SIGKILL a moment
 /// later), leaving its end to the run that waits for it.
 fn stop_rank() {
-    super::tree::signal_all(libc::SIGTERM);
+    crate::profile::launch::tree::signal_all(libc::SIGTERM);
     std::thread::sleep(std::time::Duration::from_millis(500));
-    super::tree::signal_all(libc::SIGKILL);
+    crate::profile::launch::tree::signal_all(libc::SIGKILL);
 }
 
 /// Exit 128 + the signal when one stopped this rank's wrapper.
@@ -99,13 +99,13 @@ fn name(signal: libc::c_int) -> &'static str {
 
 /// Stop everything this run started and exit.
 fn stopped_by(signal: libc::c_int) -> ! {
-    super::mask::stopping();
-    let stopped = super::tree::stop_all();
+    crate::profile::launch::mask::stopping();
+    let stopped = crate::profile::launch::tree::stop_all();
     crate::files::remove_scratch();
     eprintln!(
         "carmbench: stopped by {}: stopped {}; removed the scratch folders; nothing written",
         name(signal),
-        super::tree::list(&stopped)
+        crate::profile::ground::warnings::list(&stopped)
     );
     std::process::exit(128 + signal)
 }

@@ -2,9 +2,9 @@
 //! file of each process read back and summed, and what the run's end says
 //! of them (processes left idle, lost or cut short).
 
-use super::tree::Named;
-use super::warnings::Warning;
 use crate::error::{Error, Result};
+use crate::profile::ground::warnings::Named;
+use crate::profile::ground::warnings::Warning;
 use carmbench_counts::follow;
 use carmbench_counts::protocol::CountsFile;
 use carmbench_counts::{Counts, Output, RegionCounts};

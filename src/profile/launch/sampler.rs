@@ -4,56 +4,15 @@
 //! their file mappings turn each sample into a place in a file (a file
 //! offset, as the counting plugin gives its counts).
 
-use super::tree::{Ended, Leftovers, Rules};
 use crate::error::{Error, Result};
-use std::collections::{BTreeMap, HashMap};
+use crate::profile::launch::tree::{Ended, Leftovers, Rules};
+use crate::profile::measured::samples::Samples;
+use std::collections::HashMap;
 use std::process::{Command, ExitStatus};
 
 /// Nanoseconds of CPU time between samples: 1 kHz, a hundred samples in a
 /// tenth of a second, at 1-3 % of the run's time (docs/evidence.md).
 pub const PERIOD_NS: u64 = 1_000_000;
-
-/// Samples a function's time rests on below which it is shown as uncertain
-/// (and told so in its advice).
-pub use crate::results::advice::FEW_SAMPLES;
-
-/// Runs shorter than this get too few samples to share their time out.
-pub const MIN_SECONDS: f64 = 0.01;
-
-/// What sampling a run found.
-#[derive(Debug, Clone, Default)]
-pub struct Samples {
-    /// Samples per place: (file path, file offset); path "" for code in no
-    /// file (generated at run time, the vDSO).
-    pub places: HashMap<(String, u64), u64>,
-    /// Samples in all.
-    pub total: u64,
-    /// Samples the kernel could not record (a full buffer).
-    pub lost: u64,
-    /// Samples of hardware events taken beside the time (the PMU path):
-    /// by event name, per place, each standing for `event_period` events.
-    pub events: BTreeMap<String, HashMap<(String, u64), u64>>,
-    /// Events between two samples of a hardware event.
-    pub event_period: u64,
-    /// User-mode CPU time of the command's processes, seconds: what the
-    /// samples share out.
-    pub cpu_seconds: f64,
-    /// Each time sample in order: (seconds since the command started,
-    /// place), for a timeline.
-    pub timed: Vec<Stamped>,
-    /// The process of each of `timed` (empty where not known): a tree's
-    /// processes running side by side are placed in time each by its own.
-    pub timed_pid: Vec<u32>,
-    /// When each hardware event's samples were taken (the PMU path), by
-    /// event name, seconds since the command started, in order.
-    pub event_times: BTreeMap<String, Vec<f64>>,
-    /// The sampled run's wall time, seconds (0: not known).
-    pub wall_seconds: f64,
-}
-
-/// A time sample: seconds since the command started, and its place (file
-/// path, file offset).
-pub type Stamped = (f64, (String, u64));
 
 /// One file mapping of a process.
 #[derive(Debug, Clone)]
@@ -123,7 +82,7 @@ impl Maps {
 /// The user-mode CPU time of this process's children that were waited
 /// for, seconds: the time the samples share out.
 fn children_user_seconds() -> f64 {
-    super::cpu_use::children_seconds().0
+    crate::profile::launch::cpu_use::children_seconds().0
 }
 
 /// The CPUs online, from sysfs ("0-3,8"); the first `available_parallelism`
@@ -248,7 +207,7 @@ pub fn run_with_events(
     // Records are read as they come, and those left once it ended.
     let mut read = || while drain(&mut samplers, &mut ips, &mut maps, &mut s.lost) {};
     let start_ns = monotonic_ns();
-    let ended = super::tree::run(cmd, rules, &mut read)?;
+    let ended = crate::profile::launch::tree::run(cmd, rules, &mut read)?;
     read();
     drop(samplers);
     s.cpu_seconds = (children_user_seconds() - before).max(0.0);

@@ -12,12 +12,12 @@
 //! count from zero, and the plugin writes one file per process; their sum
 //! is the command's W and Q ([`Emulated`]).
 
-use super::command::Found;
-use super::identity::{Flag, Identity};
-use super::plugin_counts::{Emulated, read_processes};
-use super::stderr::{emulation_failure, one_line, unwritten, with_stderr};
-use super::tree::{self, Leftovers, Rules};
 use crate::error::{Error, Result};
+use crate::profile::launch::command::Found;
+use crate::profile::launch::identity::{Flag, Identity};
+use crate::profile::launch::plugin_counts::{Emulated, read_processes};
+use crate::profile::launch::stderr::{emulation_failure, one_line, unwritten, with_stderr};
+use crate::profile::launch::tree::{self, Leftovers, Rules};
 use carmbench_counts::follow::{self, Config};
 use carmbench_counts::protocol::PROGRAM_ENV;
 use std::ffi::OsStr;
@@ -192,7 +192,10 @@ impl Emulator {
         env: &[(&str, &str)],
     ) -> Result<Emulated> {
         let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
-        self.count_found(&super::command::found(program, &args)?, env)
+        self.count_found(
+            &crate::profile::launch::command::found(program, &args)?,
+            env,
+        )
     }
 
     /// [`Emulator::count`] of a command already found.

@@ -3,11 +3,14 @@
 //! of hardware events beside them), or by the PMU's counts; its regions
 //! timed (and counted) by the regions library either way.
 
-use super::command::Found;
-use super::pmu::{self, Family};
-use super::sample::{self, Samples};
-use super::tree::{self, Ended, Leftovers, Named, Rules};
 use crate::error::{Error, Result};
+use crate::profile::ground::warnings::Named;
+use crate::profile::launch::command::Found;
+use crate::profile::launch::perf;
+use crate::profile::launch::sampler;
+use crate::profile::launch::tree::{self, Ended, Leftovers, Rules};
+use crate::profile::measured::events::Family;
+use crate::profile::measured::samples::Samples;
 use carmbench_regions::Record;
 use std::collections::BTreeMap;
 use std::process::{Command, ExitStatus, Stdio};
@@ -124,7 +127,7 @@ fn watched(cmd: &mut Command, watch: Watch, rules: &Rules) -> Result<(Ended, Nat
     match watch {
         Watch::Time => Ok((tree::run(cmd, rules, || {})?, NativeRun::default())),
         Watch::Sampled(events) => {
-            let (ended, s) = sample::run_with_events(cmd, events, rules)?;
+            let (ended, s) = sampler::run_with_events(cmd, events, rules)?;
             let samples = Some(s);
             Ok((
                 ended,
@@ -135,7 +138,7 @@ fn watched(cmd: &mut Command, watch: Watch, rules: &Rules) -> Result<(Ended, Nat
             ))
         }
         Watch::Counted(family) => {
-            let r = pmu::count_command(family, cmd, rules)?;
+            let r = perf::count_command(family, cmd, rules)?;
             Ok((
                 r.ended,
                 NativeRun {

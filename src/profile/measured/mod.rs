@@ -1,16 +1,21 @@
 //! What counting a launch found ([`Measured`]): the work of the whole
 //! command, of each process, region and block of code, where the native
 //! run's time went, each rank's part of an MPI job, and how the work was
-//! counted. The counters ([`super::counter`]) make it; the views
-//! ([`super::views`]) read it and nothing else of the run.
+//! counted. The counters ([`crate::profile::counter`]) make it; the views
+//! ([`crate::profile::views`]) read it and nothing else of the run.
 
-use super::launch::launcher::Launcher;
-use super::pmu::Family;
-use super::sample::Samples;
-use super::traffic::Caches;
-use super::warnings::Warning;
-use super::work::{Basis, Work};
+pub mod events;
+pub mod fold;
+pub mod samples;
+pub mod traffic;
+pub mod work;
+
 use crate::kernels::Precision;
+use crate::profile::ground::warnings::Warning;
+use crate::profile::measured::events::Family;
+use crate::profile::measured::samples::Samples;
+use crate::profile::measured::traffic::Caches;
+use crate::profile::measured::work::{Basis, Work};
 use crate::results::apps::{CountedBy, EmulatedCpu, FailedRank};
 
 /// What counting a command found.
@@ -288,4 +293,26 @@ pub struct Flow {
     pub to: (String, u64),
     /// How often.
     pub count: u64,
+}
+
+/// An MPI launcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launcher {
+    /// Open MPI's `mpirun`, `mpiexec` or `orterun`.
+    OpenMpi,
+    /// MPICH's `mpiexec` (Hydra).
+    Mpich,
+    /// Slurm's `srun`.
+    Srun,
+}
+
+impl Launcher {
+    /// Its name, for people.
+    pub fn name(self) -> &'static str {
+        match self {
+            Launcher::OpenMpi => "Open MPI's mpirun",
+            Launcher::Mpich => "MPICH's mpiexec",
+            Launcher::Srun => "Slurm's srun",
+        }
+    }
 }

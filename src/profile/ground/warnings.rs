@@ -1,8 +1,7 @@
 //! What profiling could not count or place, as values: the library gathers
 //! them, the command prints them, one line each.
 
-use super::symbols::{Function, file_name};
-use super::tree::{Named, list};
+use crate::profile::ground::symbols::{Function, file_name};
 use std::fmt;
 
 /// One thing the points leave out or cannot say.
@@ -79,6 +78,8 @@ pub enum Warning {
         seconds: f64,
         /// The samples it got.
         samples: u64,
+        /// The native seconds a run needs to be shared out.
+        at_least: f64,
     },
     /// A program's or region's point with nothing to place.
     NotPlaced(String),
@@ -184,7 +185,7 @@ impl Warning {
 /// Why `function`'s path differs, in words: an MPI runtime waits and
 /// polls as the run goes, else the features the emulated CPU lacked.
 fn why_function(function: &Function, hidden: &[String]) -> String {
-    match super::runtime::in_runtime(&function.module) {
+    match crate::profile::ground::runtime::in_runtime(&function.module) {
         true => "it is the MPI runtime's, whose path follows the CPU it is shown (Open MPI reads its clock from the TSC only where CPUID says the TSC is invariant, which QEMU's CPU does not) and how long each run waits".into(),
         false => why_path(hidden),
     }
@@ -255,11 +256,12 @@ impl fmt::Display for Warning {
                 program,
                 seconds,
                 samples,
+                at_least,
             } => write!(
                 f,
                 "{program} ran {:.1} ms natively, too briefly to share its time out by sampling (at least {} ms, {samples} samples): no function points; the whole-program point is written",
                 seconds * 1e3,
-                super::sample::MIN_SECONDS * 1e3,
+                at_least * 1e3,
             ),
             Warning::NotPlaced(p) => {
                 write!(f, "{p} has no counted flops or bytes; it cannot be placed")
@@ -339,5 +341,32 @@ impl Warning {
             ),
             _ => self.fmt_paths(f),
         }
+    }
+}
+
+/// A process, named for people: its program and pid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    /// The pid.
+    pub pid: i32,
+    /// Its program (the emulated one, for QEMU).
+    pub name: String,
+}
+
+impl std::fmt::Display for Named {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (pid {})", self.name, self.pid)
+    }
+}
+
+/// "a (pid 1), b (pid 2)", or "nothing" when empty.
+pub fn list(p: &[Named]) -> String {
+    match p.is_empty() {
+        true => "nothing".into(),
+        false => p
+            .iter()
+            .map(Named::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
     }
 }

@@ -6,8 +6,8 @@
 //! CPU or ISA word, as `dgemm_kernel_SKYLAKEX` and `dgemm_kernel_HASWELL`),
 //! the emulated one stands for the native one.
 
-use super::functions::Cost;
-use super::symbols::Function;
+use crate::profile::ground::symbols::Function;
+use crate::profile::views::functions::Cost;
 use crate::results::apps::RanOnly;
 use std::collections::BTreeMap;
 
@@ -232,7 +232,7 @@ fn best_match(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::profile::work::Work;
+    use crate::profile::measured::work::Work;
     use carmbench_counts::Counts;
 
     fn cost(samples: u64, instructions: u64) -> Cost {

@@ -3,8 +3,8 @@
 //! come from), and the options that say which points are shown
 //! ([`Shown`]). Every view makes its points through [`Own::point`].
 
-use super::work::{Basis, Work, dominant};
 use crate::kernels::Precision;
+use crate::profile::measured::work::{Basis, Work, dominant};
 use crate::results::apps::{AppPoint, CountedBy, Of};
 
 /// What the user asked to be shown, and how the points are named.
@@ -22,7 +22,7 @@ pub struct Shown {
     /// Threads the command runs, when given.
     pub threads: Option<usize>,
     /// The run in windows of time, and a point per phase (`--timeline`).
-    pub timeline: Option<super::measured::Every>,
+    pub timeline: Option<crate::profile::measured::Every>,
 }
 
 /// What every point of one run shares.

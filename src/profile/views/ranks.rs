@@ -2,13 +2,13 @@
 //! runtime apart), what the program's point says of the job, and how a
 //! region or a function spread over the ranks.
 
-use super::functions::FunctionPoint;
-use super::measured::Ranks;
-use super::point::{Own, Shown};
-use super::symbols::{Function, Symbols};
-use super::warnings::Warning;
-use super::work::{Basis, Work};
 use crate::kernels::Precision;
+use crate::profile::ground::symbols::{Function, Symbols};
+use crate::profile::ground::warnings::Warning;
+use crate::profile::measured::Ranks;
+use crate::profile::measured::work::{Basis, Work};
+use crate::profile::views::functions::FunctionPoint;
+use crate::profile::views::point::{Own, Shown};
 use crate::results::apps::{AppPoint, MpiInfo, Of, Range, RankInfo, RuntimeWork, Spread};
 use std::collections::BTreeMap;
 
@@ -130,7 +130,7 @@ fn function_seconds(
     (ranks.each.iter())
         .filter_map(|r| {
             let s = r.samples.as_ref()?;
-            let costs = super::functions::costs(&[], s, symbols);
+            let costs = crate::profile::views::functions::costs(&[], s, symbols);
             let secs = (costs.into_iter())
                 .map(|(f, c)| (f, c.samples as f64 * per_sample))
                 .collect();

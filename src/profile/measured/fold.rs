@@ -5,12 +5,12 @@
 //! each rank's own part kept for its point and for the spread of each
 //! function and region.
 
-use super::launch::launcher::Launcher;
-use super::measured::{Block, Measured, RankPart, Ranks};
-use super::runtime::in_runtime;
-use super::sample::Samples;
-use super::warnings::Warning;
-use super::work::Work;
+use crate::profile::ground::runtime::in_runtime;
+use crate::profile::ground::warnings::Warning;
+use crate::profile::measured::Launcher;
+use crate::profile::measured::samples::Samples;
+use crate::profile::measured::work::Work;
+use crate::profile::measured::{Block, Measured, RankPart, Ranks};
 use crate::results::apps::FailedRank;
 
 /// Fold the ranks `parts` of a launch by `launcher` (`None`: one process

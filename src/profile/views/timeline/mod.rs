@@ -32,13 +32,13 @@
 //! sides better, never leaving a phase short. A phase on a CPU under
 //! [`WAITING`] of its time waited (a sleep): it is no point.
 
-use super::functions::by_function;
-pub use super::measured::{Every, FINER, MOST_WINDOWS, WINDOWS};
-use super::measured::{Measured, Window};
-use super::point::Own;
-use super::sample::{Samples, Stamped};
-use super::symbols::{Function, Symbols, canonical};
-use super::work::{Basis, Work};
+use crate::profile::ground::symbols::{Function, Symbols, canonical};
+use crate::profile::measured::samples::{Samples, Stamped};
+use crate::profile::measured::work::{Basis, Work};
+pub use crate::profile::measured::{Every, FINER, MOST_WINDOWS, WINDOWS};
+use crate::profile::measured::{Measured, Window};
+use crate::profile::views::functions::by_function;
+use crate::profile::views::point::Own;
 use crate::results::apps::{AppPoint, Of, PhaseInfo, Share};
 use std::collections::HashMap;
 
@@ -422,7 +422,7 @@ mod tests {
 
     #[test]
     fn the_pmus_windows_are_its_event_samples_in_time() {
-        let zen3 = (crate::profile::pmu::families().into_iter())
+        let zen3 = (crate::profile::measured::events::families().into_iter())
             .find(|f| f.name == "zen3")
             .unwrap();
         let basis = Basis {

@@ -1,16 +1,16 @@
 //! The hottest loops of the hottest functions, as points: each function's
 //! blocks and the control flow between them become its loops
-//! ([`super::flow_graph`]); the native samples in a loop's blocks are its time.
+//! ([`crate::profile::views::flow_graph`]); the native samples in a loop's blocks are its time.
 //! A loop shown counts its own blocks and those of the loops nested in it
 //! that are not shown; what is left of a function with loops shown is one
 //! more point, so that the loops and the rest sum to the function.
 
-use super::flow_graph::{Graph, Loop, Node, innermost};
-use super::functions::{REST, by_function};
-use super::measured::{Block, Flow};
-use super::sample::Samples;
-use super::symbols::{Function, Symbols, canonical};
-use super::work::{Basis, Work};
+use crate::profile::ground::symbols::{Function, Symbols, canonical};
+use crate::profile::measured::samples::Samples;
+use crate::profile::measured::work::{Basis, Work};
+use crate::profile::measured::{Block, Flow};
+use crate::profile::views::flow_graph::{Graph, Loop, Node, innermost};
+use crate::profile::views::functions::{REST, by_function};
 use carmbench_counts::End;
 use std::collections::{BTreeMap, HashMap};
 

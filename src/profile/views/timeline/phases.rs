@@ -2,7 +2,7 @@
 //! intensity and rate joined into phases (the words are in the parent
 //! module's).
 
-use super::Span;
+use crate::profile::views::timeline::Span;
 
 /// Two windows are alike in intensity within this factor.
 pub const AI_FACTOR: f64 = 2.0;

@@ -1,5 +1,5 @@
 //! A point per hot function: the work of each function from the blocks of
-//! code the counter found ([`super::measured::Block`]), T from the native
+//! code the counter found ([`crate::profile::measured::Block`]), T from the native
 //! run's samples, both found in the same files at the same offsets and
 //! named by [`symbols`].
 //!
@@ -9,12 +9,12 @@
 //! function point's performance is per core, and is placed against the
 //! one-thread roofs.
 //!
-//! [`symbols`]: super::symbols
+//! [`symbols`]: crate::profile::ground::symbols
 
-use super::measured::Block;
-use super::sample::{FEW_SAMPLES, Samples};
-use super::symbols::{Function, Symbols, canonical};
-use super::work::{Basis, Work};
+use crate::profile::ground::symbols::{Function, Symbols, canonical};
+use crate::profile::measured::Block;
+use crate::profile::measured::samples::{FEW_SAMPLES, Samples};
+use crate::profile::measured::work::{Basis, Work};
 use crate::results::apps::RanOnly;
 use std::collections::{BTreeMap, HashMap};
 
@@ -201,7 +201,7 @@ impl Grouped {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::profile::command::Found;
+    use crate::profile::launch::command::Found;
     use carmbench_counts::{Counts, Output, Site};
 
     /// A command of no twin, for the blocks of its counts.

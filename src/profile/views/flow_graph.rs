@@ -11,7 +11,7 @@
 //! iterations are its header's runs, its entries the transfers into the
 //! header from outside its body: their ratio is the trip count.
 
-use super::work::Work;
+use crate::profile::measured::work::Work;
 use std::collections::HashSet;
 
 /// A place in one function's code that ran: a block, or a part of one.

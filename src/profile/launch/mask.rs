@@ -1,4 +1,4 @@
-//! What the signals carmbench takes while it profiles ([`super::signals`])
+//! What the signals carmbench takes while it profiles ([`crate::profile::launch::signals`])
 //! and the runs it starts share: the signal mask carmbench was started
 //! with, which every program it starts gets back (it would have had that
 //! mask without carmbench; the standard library passes on the parent's),
