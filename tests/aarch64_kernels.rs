@@ -6,7 +6,7 @@
 
 use carmbench::kernels::{KERNELS, Kernel, Kind, Mix, Op, Precision, Shape};
 use carmbench::machine::isa::{self, Isa};
-use carmbench::measure::pool::layout;
+use carmbench::measure::streams::layout;
 
 /// Inner iterations and passes of every run: a few, enough to see strides.
 const ITERS: u64 = 3;

@@ -5,7 +5,8 @@ use crate::error::{Error, Result};
 use crate::kernels::{self, Kind, Shape};
 use crate::machine::{Machine, Source};
 use crate::measure::bench::{Rig, Settings};
-use crate::measure::pool::{self, Cores};
+use crate::measure::pool::Cores;
+use crate::measure::streams;
 use clap::Args;
 use std::time::Duration;
 
@@ -86,7 +87,7 @@ pub fn run(a: &KernelArgs) -> Result<()> {
     let s = Settings::new(Duration::from_secs_f64(a.min_ms / 1e3), a.samples);
     let mut cores = Cores::new(&m.core_first_pu[a.first_core..]);
     let r = cores
-        .with_bench(a.threads, pool::alloc_for(k, a.bytes, shape), |b| {
+        .with_bench(a.threads, streams::alloc_for(k, a.bytes, shape), |b| {
             b.measure(k, a.bytes, shape, &s)
         })
         .and_then(|r| r)

@@ -163,8 +163,9 @@ impl CoreGuard {
 
     /// Bytes per thread the probes need in a bench's buffer.
     pub fn alloc(&self) -> usize {
-        self.load
-            .map_or(0, |p| super::pool::alloc_for(p.kernel, p.bytes, Shape::ONE))
+        self.load.map_or(0, |p| {
+            super::streams::alloc_for(p.kernel, p.bytes, Shape::ONE)
+        })
     }
 
     /// Time left for waiting and measuring again.

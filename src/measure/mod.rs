@@ -14,6 +14,7 @@ pub mod interrupt;
 pub mod pool;
 pub mod stats;
 pub mod steal;
+pub mod streams;
 
 /// Something measured whose rate per cycle tells how undisturbed it was:
 /// other work on the machine only ever slows a kernel down, so of two

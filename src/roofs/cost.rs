@@ -27,7 +27,8 @@ use crate::kernels::{Kind, Mix, Role};
 use crate::machine::{Level, Scope};
 use crate::measure::bench::Settings;
 use crate::measure::campaign::WorkItem;
-use crate::measure::pool::{MAX_PARTS, PROBE};
+use crate::measure::pool::PROBE;
+use crate::measure::streams::MAX_PARTS;
 use crate::results::Document;
 
 /// A run's time over its ideal first pass on our 2-core guests (see the

@@ -63,7 +63,9 @@ impl crate::measure::campaign::WorkItem for RoofTask {
         self.sizes
             .iter()
             .chain(&self.between)
-            .map(|&b| crate::measure::pool::alloc_for(self.kernel, b, crate::kernels::Shape::ONE))
+            .map(|&b| {
+                crate::measure::streams::alloc_for(self.kernel, b, crate::kernels::Shape::ONE)
+            })
             .max()
             .unwrap_or(0)
     }
@@ -72,7 +74,7 @@ impl crate::measure::campaign::WorkItem for RoofTask {
 /// The working set `kernel` spans for `bytes` per thread: whole inner
 /// iterations (a 2LD1ST iteration of AVX-512 moves 1.5 KiB).
 pub fn span(kernel: &Kernel, bytes: u64) -> u64 {
-    crate::measure::pool::layout(kernel, bytes, crate::kernels::Shape::ONE).span
+    crate::measure::streams::layout(kernel, bytes, crate::kernels::Shape::ONE).span
 }
 
 /// The spans of `sizes`, ascending, each once and none of `measured`: two

@@ -494,7 +494,7 @@ pub fn measure_coissue(
     }
     let alloc = todo
         .iter()
-        .map(|(s, sh)| crate::measure::pool::alloc_for(s.kernel, s.bytes, *sh))
+        .map(|(s, sh)| crate::measure::streams::alloc_for(s.kernel, s.bytes, *sh))
         .max()
         .unwrap_or(0);
     rig.with_bench(1, alloc, |bench| {

@@ -110,7 +110,7 @@ impl crate::measure::campaign::WorkItem for Sweep {
         (self.threads, self.level)
     }
     fn alloc(&self) -> usize {
-        use crate::measure::pool::alloc_for;
+        use crate::measure::streams::alloc_for;
         self.shapes
             .iter()
             .flat_map(|&s| self.forms(s).into_iter().map(move |k| (k, s)))
