@@ -138,7 +138,7 @@ fn a_profile_chart_has_its_points_labelled_apart_and_no_validation_points() {
 }
 
 #[test]
-fn s19_thousands_of_points_keep_the_roofs_readable() {
+fn thousands_of_points_keep_the_roofs_readable() {
     let dir = tmpdir("chart-many");
     // 5,000 programs spread over the chart: AI 0.01 to 100, 0.1 to 100 G/s.
     let points: Vec<AppPoint> = (0..5000u32)

@@ -35,9 +35,9 @@ use identity::*;
 mod integer;
 use integer::*;
 
-#[path = "emulate/defects.rs"]
-mod defects;
-use defects::*;
+#[path = "emulate/runs.rs"]
+mod runs;
+use runs::*;
 
 #[path = "emulate/loops.rs"]
 mod loops;
@@ -47,9 +47,9 @@ use loops::*;
 mod mpi;
 use mpi::*;
 
-#[path = "emulate/attack2.rs"]
-mod attack2;
-use attack2::*;
+#[path = "emulate/stopping.rs"]
+mod stopping;
+use stopping::*;
 
 #[path = "emulate/timeline.rs"]
 mod timeline;
@@ -463,17 +463,17 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Sampling) a_kernel_for_a_feature_qemu_lacks_is_named_and_paired,
         (Part::Qemu, Part::Sampling, Part::Numpy) the_blas_kernel_numpy_ran_natively_is_the_one_counted,
         (Part::Qemu, Part::Sampling) integer_kernels_are_counted_exactly_and_placed_under_the_integer_roofs,
-        (Part::Qemu) d01_background_work_is_timed_with_the_work_it_did,
-        (Part::Qemu) d02_a_background_sleeper_neither_hangs_nor_goes_unsaid,
-        (Part::Qemu) d05_a_launcher_does_not_decide_the_programs_type,
-        (Part::Qemu) d07_a_refusal_names_no_cause_it_did_not_check,
-        (Part::Qemu) d08_the_emulated_run_reads_the_same_input,
-        (Part::Qemu) d09_counts_lost_to_a_full_disk_are_an_error_naming_it,
-        (Part::Qemu) d10_signals_and_timeouts_stop_the_command_and_clean_up,
-        (Part::Qemu) d13_an_unrelated_twin_is_warned_about,
-        (Part::Qemu) d14_a_program_that_runs_proc_self_exe_is_followed,
-        (Part::Qemu) d16_a_precision_the_counts_contradict_is_warned_about,
-        (Part::Qemu) minor_busy_threads_are_counted_not_the_waiting_one,
+        (Part::Qemu) background_work_is_timed_with_the_work_it_did,
+        (Part::Qemu) a_background_sleeper_neither_hangs_nor_goes_unsaid,
+        (Part::Qemu) a_launcher_does_not_decide_the_programs_type,
+        (Part::Qemu) a_refusal_names_no_cause_it_did_not_check,
+        (Part::Qemu) the_emulated_run_reads_the_same_input,
+        (Part::Qemu) counts_lost_to_a_full_disk_are_an_error_naming_it,
+        (Part::Qemu) signals_and_timeouts_stop_the_command_and_clean_up,
+        (Part::Qemu) an_unrelated_twin_is_warned_about,
+        (Part::Qemu) a_program_that_runs_proc_self_exe_is_followed,
+        (Part::Qemu) a_precision_the_counts_contradict_is_warned_about,
+        (Part::Qemu) busy_threads_are_counted_not_the_waiting_one,
         (Part::Qemu, Part::Sampling) two_loop_nests_in_one_function_are_counted_loop_by_loop,
         (Part::Qemu, Part::Sampling) a_blocked_product_is_a_nest_of_five_at_o2_and_vectorised_at_o3,
         (Part::Qemu, Part::Sampling) a_loop_in_a_shared_library_is_a_point_of_its_own,
@@ -483,16 +483,16 @@ fn main() -> std::process::ExitCode {
         (Part::Qemu, Part::Mpi, Part::Slurm) an_srun_job_on_a_local_slurm_is_profiled_rank_by_rank,
         (Part::Qemu, Part::Mpich) an_mpich_job_is_profiled_rank_by_rank,
         (Part::Qemu, Part::Mpi) a_launcher_carmbench_does_not_know_is_refused_in_one_line,
-        (Part::Qemu, Part::Mpi) s02_emulated_runs_and_mpi_ranks_start_with_the_signal_mask_they_would_have_had,
-        (Part::Qemu) s15_a_launcher_that_fails_itself_is_named_not_its_ranks,
-        (Part::Qemu, Part::Mpi) s10_rank_wrappers_stopped_by_the_timeout_leave_no_scratch_folder,
-        (Part::Qemu) s18_a_sigill_from_features_hidden_on_request_names_them,
-        (Part::Qemu) s13_the_emulated_run_has_no_terminal_to_wait_on,
-        (Part::Qemu, Part::Sampling) s06_each_loop_is_named_by_its_own_line,
-        (Part::Qemu) s01_an_instruction_across_a_page_makes_no_phantom_loop,
-        (Part::Qemu) s04_a_signal_handler_run_during_a_nest_leaves_its_loops_as_they_are,
-        (Part::Qemu, Part::Sampling) s07_a_jits_code_is_one_function_with_its_loops_and_its_time,
-        (Part::Qemu, Part::Sampling) s03_a_twin_builds_functions_and_loops_are_named_from_its_own_file,
+        (Part::Qemu, Part::Mpi) emulated_runs_and_mpi_ranks_start_with_the_signal_mask_they_would_have_had,
+        (Part::Qemu) a_launcher_that_fails_itself_is_named_not_its_ranks,
+        (Part::Qemu, Part::Mpi) rank_wrappers_stopped_by_the_timeout_leave_no_scratch_folder,
+        (Part::Qemu) a_sigill_from_features_hidden_on_request_names_them,
+        (Part::Qemu) the_emulated_run_has_no_terminal_to_wait_on,
+        (Part::Qemu, Part::Sampling) each_loop_is_named_by_its_own_line,
+        (Part::Qemu) an_instruction_across_a_page_makes_no_phantom_loop,
+        (Part::Qemu) a_signal_handler_run_during_a_nest_leaves_its_loops_as_they_are,
+        (Part::Qemu, Part::Sampling) a_jits_code_is_one_function_with_its_loops_and_its_time,
+        (Part::Qemu, Part::Sampling) a_twin_builds_functions_and_loops_are_named_from_its_own_file,
         (Part::Qemu, Part::Sampling) three_phases_are_found_with_their_work_and_native_boundaries,
         (Part::Qemu, Part::Sampling, Part::Numpy) numpy_phases_follow_the_scripts_steps,
         (Part::Qemu, Part::Mpi, Part::Sampling) each_rank_of_an_mpi_job_has_its_own_phases,

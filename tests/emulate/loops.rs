@@ -166,7 +166,7 @@ pub fn a_loop_in_a_shared_library_is_a_point_of_its_own() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn s06_each_loop_is_named_by_its_own_line() {
+pub fn each_loop_is_named_by_its_own_line() {
     let dir = tmpdir("loops-lines");
     gcc(&dir, "loops", LOOPS, &["-O2", "-mfma", "-g"]);
     let args = ["./loops", "1024", "100000", "4000000", "5"];
@@ -189,7 +189,7 @@ pub fn s06_each_loop_is_named_by_its_own_line() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn s01_an_instruction_across_a_page_makes_no_phantom_loop() {
+pub fn an_instruction_across_a_page_makes_no_phantom_loop() {
     let dir = tmpdir("loops-page");
     gcc(&dir, "page_cross", PAGE_CROSS, &["-O1", "-g"]);
     let (n, r) = (200_000u64, 100u64);
@@ -236,7 +236,7 @@ pub fn s01_an_instruction_across_a_page_makes_no_phantom_loop() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn s04_a_signal_handler_run_during_a_nest_leaves_its_loops_as_they_are() {
+pub fn a_signal_handler_run_during_a_nest_leaves_its_loops_as_they_are() {
     let dir = tmpdir("loops-signal");
     gcc(&dir, "sigprof", SIGPROF, &["-O1", "-g"]);
     // Short inner loops: many signals come between the outer block and the
@@ -265,7 +265,7 @@ pub fn s04_a_signal_handler_run_during_a_nest_leaves_its_loops_as_they_are() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn s03_a_twin_builds_functions_and_loops_are_named_from_its_own_file() {
+pub fn a_twin_builds_functions_and_loops_are_named_from_its_own_file() {
     let dir = tmpdir("loops-twin");
     gcc(&dir, "loops", LOOPS, &["-O2", "-mfma", "-g"]);
     // The same source, laid out elsewhere in its file.
@@ -307,7 +307,7 @@ pub fn s03_a_twin_builds_functions_and_loops_are_named_from_its_own_file() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn s07_a_jits_code_is_one_function_with_its_loops_and_its_time() {
+pub fn a_jits_code_is_one_function_with_its_loops_and_its_time() {
     let dir = tmpdir("loops-jit");
     gcc(&dir, "jit", JIT, &["-O1"]);
     let (n, r) = (1_000_000u64, 100u64);

@@ -6,6 +6,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+#[path = "../bad_input.rs"]
+mod bad_input;
 #[path = "../chart_apps.rs"]
 mod chart_apps;
 #[path = "../cli_errors.rs"]
@@ -22,16 +24,14 @@ mod layout;
 mod live_machine;
 #[path = "../plot_cli.rs"]
 mod plot_cli;
-#[path = "../probed_defects.rs"]
-mod probed_defects;
-#[path = "../profile_attack2.rs"]
-mod profile_attack2;
 #[path = "../profile_cli.rs"]
 mod profile_cli;
-#[path = "../profile_defects.rs"]
-mod profile_defects;
 #[path = "../profile_gpu.rs"]
 mod profile_gpu;
+#[path = "../profile_points.rs"]
+mod profile_points;
+#[path = "../profile_runs.rs"]
+mod profile_runs;
 #[path = "../report_cli.rs"]
 mod report_cli;
 #[path = "../run_cli.rs"]

@@ -1,6 +1,8 @@
-//! The defects a hostile user found in `profile` and what reads its points
-//! (issue 44), by their number there, those that need nothing beside Rust;
-//! the ones under emulation are in `emulate/defects.rs`.
+//! The points `profile` writes and what reads them back, needing nothing
+//! beside Rust: one program's functions beside another's, profiles writing
+//! one apps file at once, a point without its roofs, read-only and linked
+//! apps files, names, the report's figures; refusals made before the
+//! command runs. Those under emulation are in `emulate/runs.rs`.
 
 use crate::common::*;
 
@@ -37,7 +39,7 @@ fn function(name: &str, program: &str) -> AppPoint {
 }
 
 #[test]
-fn d03_one_programs_functions_leave_anothers_of_the_same_name() {
+fn one_programs_functions_leave_anothers_of_the_same_name() {
     let dir = tmpdir("d03");
     let f = dir.join("apps.yaml");
     apps::add_points(
@@ -69,7 +71,7 @@ fn d03_one_programs_functions_leave_anothers_of_the_same_name() {
 }
 
 #[test]
-fn d04_profiles_writing_one_apps_file_at_once_lose_no_point() {
+fn profiles_writing_one_apps_file_at_once_lose_no_point() {
     let dir = tmpdir("d04");
     let f = dir.join("apps.yaml");
     // A large file takes long to read and write: the window a race needs.
@@ -116,7 +118,7 @@ fn int8_apps(dir: &Path) -> std::path::PathBuf {
 }
 
 #[test]
-fn d06_a_point_without_its_roofs_is_said_not_placed_wrongly() {
+fn a_point_without_its_roofs_is_said_not_placed_wrongly() {
     let dir = tmpdir("d06");
     let f = int8_apps(&dir);
     // The fixture has DP roofs only.
@@ -135,7 +137,7 @@ fn d06_a_point_without_its_roofs_is_said_not_placed_wrongly() {
 }
 
 #[test]
-fn d11_a_sampling_rate_that_leaves_too_few_sets_is_refused() {
+fn a_sampling_rate_that_leaves_too_few_sets_is_refused() {
     let dir = tmpdir("d11");
     let marker = dir.join("ran");
     for rate in ["65536", "1048576"] {
@@ -162,7 +164,7 @@ fn d11_a_sampling_rate_that_leaves_too_few_sets_is_refused() {
 }
 
 #[test]
-fn d12_a_first_core_past_every_core_is_refused_not_a_panic() {
+fn a_first_core_past_every_core_is_refused_not_a_panic() {
     let o = carmbench(&[
         "kernel",
         "avx2_load",
@@ -173,7 +175,7 @@ fn d12_a_first_core_past_every_core_is_refused_not_a_panic() {
 }
 
 #[test]
-fn d15_a_read_only_or_linked_apps_file_keeps_what_it_is() {
+fn a_read_only_or_linked_apps_file_keeps_what_it_is() {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let dir = tmpdir("d15");
     let ro = dir.join("ro.yaml");
@@ -209,7 +211,7 @@ fn d15_a_read_only_or_linked_apps_file_keeps_what_it_is() {
 }
 
 #[test]
-fn minor_an_empty_name_is_refused_before_the_command_runs() {
+fn an_empty_name_is_refused_before_the_command_runs() {
     let dir = tmpdir("minor-name");
     let marker = dir.join("ran");
     for bad in ["", "two\nlines"] {
@@ -225,7 +227,7 @@ fn minor_an_empty_name_is_refused_before_the_command_runs() {
 }
 
 #[test]
-fn minor_the_draw_hint_quotes_paths_with_spaces() {
+fn the_draw_hint_quotes_paths_with_spaces() {
     let dir = tmpdir("minor-hint");
     let o = manual(&dir, &["-o", "my apps.yaml"], &["true"]);
     let out = success(&o);
@@ -234,7 +236,7 @@ fn minor_the_draw_hint_quotes_paths_with_spaces() {
 }
 
 #[test]
-fn minor_duplicate_names_in_the_earlier_profile_are_said() {
+fn duplicate_names_in_the_earlier_profile_are_said() {
     let dir = tmpdir("minor-before");
     let before = dir.join("before.yaml");
     std::fs::write(
@@ -263,7 +265,7 @@ fn minor_duplicate_names_in_the_earlier_profile_are_said() {
 }
 
 #[test]
-fn minor_a_function_without_bytes_reads_no_nan_in_the_report() {
+fn a_function_without_bytes_reads_no_nan_in_the_report() {
     let dir = tmpdir("minor-nan");
     let f = dir.join("apps.yaml");
     let mut p = function("spin", "prog");
@@ -282,7 +284,7 @@ fn minor_a_function_without_bytes_reads_no_nan_in_the_report() {
 }
 
 #[test]
-fn minor_a_script_without_its_line_or_a_foreign_program_is_named_for_what_it_is() {
+fn a_script_without_its_line_or_a_foreign_program_is_named_for_what_it_is() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tmpdir("minor-exec");
     let script = dir.join("script");

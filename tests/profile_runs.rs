@@ -1,6 +1,8 @@
-//! The defects of "profile under attack, round 2" (issue 52) that need
-//! nothing beside Rust and gcc, by their number there; those under
-//! emulation are in `emulate/attack2.rs`.
+//! What `profile` runs natively, needing nothing beside Rust and gcc: the
+//! signal mask a program starts with, the timeout and Ctrl-C that stop it,
+//! scripts the kernel cannot follow, arguments that are not UTF-8,
+//! sleepers left behind, ranks stopped by their launcher, threads at once.
+//! The emulated runs' are in `emulate/stopping.rs` and `emulate/runs.rs`.
 
 use crate::common::*;
 
@@ -49,7 +51,7 @@ pub fn states(f: &Path) -> Vec<String> {
 }
 
 #[test]
-fn s02_a_program_starts_with_the_signal_mask_it_would_have_had() {
+fn a_program_starts_with_the_signal_mask_it_would_have_had() {
     let dir = tmpdir("sigmask");
     let exe = sigstate(&dir);
     let f = dir.join("state");
@@ -88,7 +90,7 @@ fn s02_a_program_starts_with_the_signal_mask_it_would_have_had() {
 }
 
 #[test]
-fn s02_a_program_stopped_by_timeout_ends_when_timeout_stops_it() {
+fn a_program_stopped_by_timeout_ends_when_timeout_stops_it() {
     let dir = tmpdir("sigtimeout");
     let t0 = Instant::now();
     let out = manual(&dir, &["timeout", "0.3", "sleep", "20"]);
@@ -100,7 +102,7 @@ fn s02_a_program_stopped_by_timeout_ends_when_timeout_stops_it() {
 }
 
 #[test]
-fn s02_ctrl_c_during_the_native_run_exits_130_as_stopped() {
+fn ctrl_c_during_the_native_run_exits_130_as_stopped() {
     use std::os::unix::process::CommandExt;
     let dir = tmpdir("sigint");
     // Three times: the terminal's Ctrl-C reaches carmbench and the program
@@ -130,7 +132,7 @@ fn s02_ctrl_c_during_the_native_run_exits_130_as_stopped() {
 }
 
 #[test]
-fn s17_a_script_whose_shebang_the_kernel_cannot_follow_is_named_for_it() {
+fn a_script_whose_shebang_the_kernel_cannot_follow_is_named_for_it() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tmpdir("shebang");
     let crlf = dir.join("crlf.sh");
@@ -147,7 +149,7 @@ fn s17_a_script_whose_shebang_the_kernel_cannot_follow_is_named_for_it() {
 }
 
 #[test]
-fn s08_a_background_sleeper_that_ends_soon_does_not_stretch_t() {
+fn a_background_sleeper_that_ends_soon_does_not_stretch_t() {
     let dir = tmpdir("sleeper");
     // The shell ends at once; the sleeper it leaves waits, then ends.
     // It ends within carmbench's wait for idle processes (0.5 s).
@@ -160,7 +162,7 @@ fn s08_a_background_sleeper_that_ends_soon_does_not_stretch_t() {
 }
 
 #[test]
-fn s21_a_program_and_arguments_that_are_not_utf8_run_as_given() {
+fn a_program_and_arguments_that_are_not_utf8_run_as_given() {
     use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
     let dir = tmpdir("not-utf8");
@@ -207,7 +209,7 @@ fn rank_stopped(dir: &Path, script: &str) -> (Option<i32>, String, Option<Option
 }
 
 #[test]
-fn s16_a_rank_stopped_by_its_launcher_writes_its_record_first() {
+fn a_rank_stopped_by_its_launcher_writes_its_record_first() {
     let dir = tmpdir("rank-stopped");
     // A program that ends well when told to (as one that had finished).
     let (code, err, failed) = rank_stopped(&dir, "trap 'exit 0' TERM; sleep 30 & wait");
@@ -230,7 +232,7 @@ fn s16_a_rank_stopped_by_its_launcher_writes_its_record_first() {
 }
 
 #[test]
-fn s09_single_threaded_processes_at_once_are_placed_as_that_many_threads() {
+fn single_threaded_processes_at_once_are_placed_as_that_many_threads() {
     let dir = tmpdir("at-once");
     spin(&dir);
     let threads = |script: &str| {

@@ -1,7 +1,11 @@
-//! The defects of "profile under attack, round 2" (issue 52) under a real
-//! QEMU and Open MPI, by their number there.
+//! How emulated runs and MPI ranks start and stop, under a real QEMU and
+//! Open MPI: the signal mask they start with, signals and timeouts that
+//! stop them and leave nothing behind, a launcher that fails, a SIGILL from
+//! hidden features, no terminal to wait on.
 
 use super::*;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 const SIGSTATE: &str = include_str!("../programs/sigstate.c");
 const TTY: &str = include_str!("../programs/tty.c");
@@ -13,7 +17,7 @@ fn states(f: &Path) -> Vec<String> {
     text.lines().map(String::from).collect()
 }
 
-pub fn s02_emulated_runs_and_mpi_ranks_start_with_the_signal_mask_they_would_have_had() {
+pub fn emulated_runs_and_mpi_ranks_start_with_the_signal_mask_they_would_have_had() {
     let dir = tmpdir("sigmask-emu");
     let exe = gcc(&dir, "sigstate", SIGSTATE, &["-O1"]);
     let f = dir.join("state");
@@ -51,7 +55,7 @@ pub fn s02_emulated_runs_and_mpi_ranks_start_with_the_signal_mask_they_would_hav
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn s15_a_launcher_that_fails_itself_is_named_not_its_ranks() {
+pub fn a_launcher_that_fails_itself_is_named_not_its_ranks() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tmpdir("launcher-fails");
     let exe = gcc(&dir, "sigstate", SIGSTATE, &["-O1"]);
@@ -82,7 +86,7 @@ pub fn s15_a_launcher_that_fails_itself_is_named_not_its_ranks() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn s10_rank_wrappers_stopped_by_the_timeout_leave_no_scratch_folder() {
+pub fn rank_wrappers_stopped_by_the_timeout_leave_no_scratch_folder() {
     let dir = tmpdir("mpi-timeout");
     let tmp = dir.join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
@@ -127,7 +131,7 @@ int main(void) {
 }
 "#;
 
-pub fn s18_a_sigill_from_features_hidden_on_request_names_them() {
+pub fn a_sigill_from_features_hidden_on_request_names_them() {
     let dir = tmpdir("sigill-hidden");
     let exe = gcc(&dir, "fma_always", FMA_ALWAYS, &["-O1", "-mavx2", "-mfma"]);
     let more = ["--emulate-without", "avx2,fma"];
@@ -148,7 +152,7 @@ pub fn s18_a_sigill_from_features_hidden_on_request_names_them() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn s13_the_emulated_run_has_no_terminal_to_wait_on() {
+pub fn the_emulated_run_has_no_terminal_to_wait_on() {
     let dir = tmpdir("tty");
     gcc(&dir, "tty", TTY, &["-O1"]);
     let out = dir.join("t.out");
@@ -179,5 +183,55 @@ pub fn s13_the_emulated_run_has_no_terminal_to_wait_on() {
     // One that reads it is.
     let said = on_a_terminal("read");
     assert!(said.contains("cannot be read twice"), "{said}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `carmbench profile` of a long triad (a tag in its arguments to find it
+/// by), in `dir` with its own temp folder, started for a signal.
+fn long_profile(dir: &Path, tag: &str, more: &[&str]) -> std::process::Child {
+    let scratch = dir.join("tmp");
+    std::fs::create_dir_all(&scratch).unwrap();
+    emulated_profile(dir, "apps.yaml", more, &["./triad", "30000000", "400", tag])
+        .env("TMPDIR", &scratch)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// After a signal or a timeout: nothing of the command left, no scratch.
+fn nothing_left(dir: &Path, tag: &str) {
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(running(tag), Vec::<String>::new(), "left running");
+    let left: Vec<_> = std::fs::read_dir(dir.join("tmp")).unwrap().collect();
+    assert!(left.is_empty(), "scratch left: {left:?}");
+}
+
+pub fn signals_and_timeouts_stop_the_command_and_clean_up() {
+    let dir = tmpdir("d10");
+    gcc(&dir, "triad", TRIAD, &["-O2", "-mfma"]);
+    for (signal, code, tag) in [
+        (libc::SIGTERM, 143, "d10-term"),
+        (libc::SIGINT, 130, "d10-int"),
+    ] {
+        let c = long_profile(&dir, tag, &[]);
+        std::thread::sleep(Duration::from_millis(1500));
+        // SAFETY: a signal to the child this test started.
+        unsafe { libc::kill(c.id() as i32, signal) };
+        let t0 = Instant::now();
+        let o = c.wait_with_output().unwrap();
+        assert!(t0.elapsed() < Duration::from_secs(8), "{:?}", t0.elapsed());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(code), "{err}");
+        assert!(err.contains("stopped"), "{err}");
+        nothing_left(&dir, tag);
+    }
+    let t0 = Instant::now();
+    let o = long_profile(&dir, "d10-timeout", &["--timeout", "1s"])
+        .wait_with_output()
+        .unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    assert_input_error(&o, &["--timeout", "1s"]);
+    nothing_left(&dir, "d10-timeout");
     std::fs::remove_dir_all(&dir).unwrap();
 }

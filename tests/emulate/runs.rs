@@ -1,5 +1,8 @@
-//! The defects of issue 44 that need QEMU, by their number there: each
-//! test failed before its fix.
+//! What an emulated run does with the program it is given, under a real
+//! QEMU: background work timed with the work it did, sleepers left behind,
+//! launchers, the same standard input as the native run, a full disk, an
+//! unrelated twin, a program that runs itself again, a precision the
+//! counts contradict, threads that wait.
 
 use super::*;
 use std::process::Stdio;
@@ -26,7 +29,7 @@ fn point(dir: &Path, name: &str) -> apps::AppPoint {
 }
 
 /// Processes whose command line holds `tag`: what a test left running.
-fn running(tag: &str) -> Vec<String> {
+pub fn running(tag: &str) -> Vec<String> {
     let mut found = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
@@ -38,7 +41,7 @@ fn running(tag: &str) -> Vec<String> {
     found
 }
 
-pub fn d01_background_work_is_timed_with_the_work_it_did() {
+pub fn background_work_is_timed_with_the_work_it_did() {
     let dir = tmpdir("d01");
     gcc(&dir, "triad", TRIAD, &["-O2", "-mfma"]);
     success(&profile(&dir, &[], &["./triad", "4000000", "20"]));
@@ -60,7 +63,7 @@ pub fn d01_background_work_is_timed_with_the_work_it_did() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn d02_a_background_sleeper_neither_hangs_nor_goes_unsaid() {
+pub fn a_background_sleeper_neither_hangs_nor_goes_unsaid() {
     let dir = tmpdir("d02");
     gcc(&dir, "triad", TRIAD, &["-O2", "-mfma"]);
     let t0 = Instant::now();
@@ -98,7 +101,7 @@ pub fn d02_a_background_sleeper_neither_hangs_nor_goes_unsaid() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn d05_a_launcher_does_not_decide_the_programs_type() {
+pub fn a_launcher_does_not_decide_the_programs_type() {
     let dir = tmpdir("d05");
     gcc(&dir, "triad", TRIAD, &["-O2", "-mfma"]);
     // A shell launcher that works on strings, as pyenv's shims do, then
@@ -118,7 +121,7 @@ pub fn d05_a_launcher_does_not_decide_the_programs_type() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn d07_a_refusal_names_no_cause_it_did_not_check() {
+pub fn a_refusal_names_no_cause_it_did_not_check() {
     let dir = tmpdir("d07");
     let o = profile(&dir, &[], &["sh", "-c", "sleep 1.2"]);
     let err = stderr(&o);
@@ -132,7 +135,7 @@ pub fn d07_a_refusal_names_no_cause_it_did_not_check() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn d08_the_emulated_run_reads_the_same_input() {
+pub fn the_emulated_run_reads_the_same_input() {
     let dir = tmpdir("d08");
     gcc(&dir, "stdin_sum", STDIN_SUM, &["-O2", "-mfma"]);
     let nums = dir.join("nums");
@@ -169,7 +172,7 @@ pub fn d08_the_emulated_run_reads_the_same_input() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn d09_counts_lost_to_a_full_disk_are_an_error_naming_it() {
+pub fn counts_lost_to_a_full_disk_are_an_error_naming_it() {
     let dir = tmpdir("d09");
     gcc(&dir, "triad", TRIAD, &["-O2", "-mfma"]);
     let scratch = dir.join("tmp");
@@ -199,57 +202,7 @@ pub fn d09_counts_lost_to_a_full_disk_are_an_error_naming_it() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `carmbench profile` of a long triad (a tag in its arguments to find it
-/// by), in `dir` with its own temp folder, started for a signal.
-fn long_profile(dir: &Path, tag: &str, more: &[&str]) -> std::process::Child {
-    let scratch = dir.join("tmp");
-    std::fs::create_dir_all(&scratch).unwrap();
-    emulated_profile(dir, "apps.yaml", more, &["./triad", "30000000", "400", tag])
-        .env("TMPDIR", &scratch)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-/// After a signal or a timeout: nothing of the command left, no scratch.
-fn nothing_left(dir: &Path, tag: &str) {
-    std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(running(tag), Vec::<String>::new(), "left running");
-    let left: Vec<_> = std::fs::read_dir(dir.join("tmp")).unwrap().collect();
-    assert!(left.is_empty(), "scratch left: {left:?}");
-}
-
-pub fn d10_signals_and_timeouts_stop_the_command_and_clean_up() {
-    let dir = tmpdir("d10");
-    gcc(&dir, "triad", TRIAD, &["-O2", "-mfma"]);
-    for (signal, code, tag) in [
-        (libc::SIGTERM, 143, "d10-term"),
-        (libc::SIGINT, 130, "d10-int"),
-    ] {
-        let c = long_profile(&dir, tag, &[]);
-        std::thread::sleep(Duration::from_millis(1500));
-        // SAFETY: a signal to the child this test started.
-        unsafe { libc::kill(c.id() as i32, signal) };
-        let t0 = Instant::now();
-        let o = c.wait_with_output().unwrap();
-        assert!(t0.elapsed() < Duration::from_secs(8), "{:?}", t0.elapsed());
-        let err = stderr(&o);
-        assert_eq!(o.status.code(), Some(code), "{err}");
-        assert!(err.contains("stopped"), "{err}");
-        nothing_left(&dir, tag);
-    }
-    let t0 = Instant::now();
-    let o = long_profile(&dir, "d10-timeout", &["--timeout", "1s"])
-        .wait_with_output()
-        .unwrap();
-    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
-    assert_input_error(&o, &["--timeout", "1s"]);
-    nothing_left(&dir, "d10-timeout");
-    std::fs::remove_dir_all(&dir).unwrap();
-}
-
-pub fn d13_an_unrelated_twin_is_warned_about() {
+pub fn an_unrelated_twin_is_warned_about() {
     let dir = tmpdir("d13");
     gcc(&dir, "triad", TRIAD, &["-O2", "-mfma"]);
     gcc(&dir, "adds", ADDS, &["-O2"]);
@@ -275,7 +228,7 @@ pub fn d13_an_unrelated_twin_is_warned_about() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn d14_a_program_that_runs_proc_self_exe_is_followed() {
+pub fn a_program_that_runs_proc_self_exe_is_followed() {
     let dir = tmpdir("d14");
     gcc(&dir, "self_exec", SELF_EXEC, &["-O2", "-mfma"]);
     success(&profile(&dir, &[], &["./self_exec", "1000000", "3"]));
@@ -283,7 +236,7 @@ pub fn d14_a_program_that_runs_proc_self_exe_is_followed() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn d16_a_precision_the_counts_contradict_is_warned_about() {
+pub fn a_precision_the_counts_contradict_is_warned_about() {
     let dir = tmpdir("d16");
     gcc(&dir, "triad", TRIAD, &["-O2", "-mfma"]);
     let o = profile(&dir, &["--precision", "sp"], &["./triad", "1000000", "3"]);
@@ -296,7 +249,7 @@ pub fn d16_a_precision_the_counts_contradict_is_warned_about() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-pub fn minor_busy_threads_are_counted_not_the_waiting_one() {
+pub fn busy_threads_are_counted_not_the_waiting_one() {
     let dir = tmpdir("minor-threads");
     gcc(&dir, "workers", WORKERS, &["-O2", "-mfma", "-pthread"]);
     success(&profile(&dir, &[], &["./workers", "2000000", "5"]));

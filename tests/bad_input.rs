@@ -1,7 +1,6 @@
-//! The defects ~390 bad-input probes found (issue 30), one test each, by
-//! their number there: every one is now one line and exit status 2 with
-//! nothing written lost, or shown right. The fleet's (1-3, 15's names) are in
-//! `fleet_cli.rs`, Ctrl-C's (11) in `run_cli.rs`.
+//! Bad input, one test a kind, found by about 390 bad-input probes: every
+//! one is one line and exit status 2 with nothing written lost, or shown
+//! right. The fleet's are in `fleet_cli.rs`, Ctrl-C's in `run_cli.rs`.
 
 use crate::common::*;
 
@@ -65,7 +64,7 @@ fn profile(w: &str, q: &str, options: &[&str], command: &[&str]) -> Output {
 }
 
 #[test]
-fn d04_profile_results_that_cannot_be_read_are_refused_before_the_program_runs() {
+fn profile_results_that_cannot_be_read_are_refused_before_the_program_runs() {
     let dir = tmpdir("d04");
     let marker = dir.join("ran");
     let out = dir.join("apps.yaml");
@@ -89,7 +88,7 @@ fn d04_profile_results_that_cannot_be_read_are_refused_before_the_program_runs()
 }
 
 #[test]
-fn d05_thread_counts_and_files_asked_for_are_used_or_said() {
+fn thread_counts_and_files_asked_for_are_used_or_said() {
     let dir = tmpdir("d05");
     // predict --app uses each application's threads; one not measured is said.
     let two = apps_file(
@@ -191,7 +190,7 @@ fn d05_thread_counts_and_files_asked_for_are_used_or_said() {
 }
 
 #[test]
-fn d05_flags_that_would_change_nothing_are_refused() {
+fn flags_that_would_change_nothing_are_refused() {
     let dir = tmpdir("d05-flags");
     // compare: flags that would change nothing.
     refused(
@@ -232,7 +231,7 @@ fn d05_flags_that_would_change_nothing_are_refused() {
 }
 
 #[test]
-fn d06_the_results_checker_refuses_levels_and_threads_the_machine_lacks() {
+fn the_results_checker_refuses_levels_and_threads_the_machine_lacks() {
     let dir = tmpdir("d06");
     let mut d = carmbench::results::load(Path::new(zen5())).unwrap();
     let i = d.roofs.iter().position(|r| r.level.is_some()).unwrap();
@@ -254,7 +253,7 @@ fn d06_the_results_checker_refuses_levels_and_threads_the_machine_lacks() {
 }
 
 #[test]
-fn d07_counts_whose_ratio_overflows_are_refused_not_drawn_forever() {
+fn counts_whose_ratio_overflows_are_refused_not_drawn_forever() {
     let dir = tmpdir("d07");
     let limit = Duration::from_secs(10);
     for body in [
@@ -324,7 +323,7 @@ fn d07_counts_whose_ratio_overflows_are_refused_not_drawn_forever() {
 }
 
 #[test]
-fn d08_deep_flow_nesting_is_refused_before_parsing() {
+fn deep_flow_nesting_is_refused_before_parsing() {
     let dir = tmpdir("d08");
     let deep = dir.join("deep.yaml");
     std::fs::write(&deep, "[".repeat(400_000)).unwrap();
@@ -352,7 +351,7 @@ fn d08_deep_flow_nesting_is_refused_before_parsing() {
 }
 
 #[test]
-fn d09_a_synthetic_topology_past_any_machine_is_refused_at_once() {
+fn a_synthetic_topology_past_any_machine_is_refused_at_once() {
     let o = within(
         Duration::from_secs(5),
         &[
@@ -365,7 +364,7 @@ fn d09_a_synthetic_topology_past_any_machine_is_refused_at_once() {
 }
 
 #[test]
-fn d10_an_output_never_replaces_an_input_nor_takes_another_format() {
+fn an_output_never_replaces_an_input_nor_takes_another_format() {
     let dir = tmpdir("d10");
     let results = dir.join("carm.yaml");
     std::fs::copy(zen5(), &results).unwrap();
@@ -400,7 +399,7 @@ fn d10_an_output_never_replaces_an_input_nor_takes_another_format() {
 }
 
 #[test]
-fn d12_profile_outputs_are_checked_before_the_program_runs() {
+fn profile_outputs_are_checked_before_the_program_runs() {
     let dir = tmpdir("d12");
     let marker = dir.join("ran");
     let in_the_way = dir.join("file");
@@ -434,7 +433,7 @@ fn d12_profile_outputs_are_checked_before_the_program_runs() {
 }
 
 #[test]
-fn d13_messages_name_the_real_cause() {
+fn messages_name_the_real_cause() {
     let dir = tmpdir("d13");
     // A byte-order mark is read past.
     let bom = dir.join("bom.yaml");
@@ -489,7 +488,7 @@ fn d13_messages_name_the_real_cause() {
 }
 
 #[test]
-fn d14_outputs_are_checked_before_any_table_and_refused_alike() {
+fn outputs_are_checked_before_any_table_and_refused_alike() {
     let dir = tmpdir("d14");
     let in_the_way = dir.join("file");
     std::fs::write(&in_the_way, "x").unwrap();
@@ -527,7 +526,7 @@ fn d14_outputs_are_checked_before_any_table_and_refused_alike() {
 }
 
 #[test]
-fn d15_inputs_are_bounded() {
+fn inputs_are_bounded() {
     let dir = tmpdir("d15");
     let limit = Duration::from_secs(10);
     refused(
