@@ -194,6 +194,25 @@ fn flops_and_bytes_are_exact_for_programs_of_every_kind() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `p` read and wrote these bytes (a few more for the calls), and every
+/// point's bytes read and written make up its bytes.
+fn read_and_written(all: &[apps::AppPoint], p: &apps::AppPoint, read: u64, written: u64) {
+    let s = p.sides.expect("bytes read and written apart");
+    let (read, written) = (read as f64, written as f64);
+    assert!(s.read >= read && s.read <= read * 1.001, "read {}", s.read);
+    assert!(
+        s.write >= written && s.write <= written * 1.001,
+        "written {}",
+        s.write
+    );
+    for p in all {
+        let s = p
+            .sides
+            .unwrap_or_else(|| panic!("{}: no bytes read and written", p.name));
+        assert_eq!(s.read + s.write, p.bytes, "{}", p.name);
+    }
+}
+
 fn regions_are_counted_exactly_and_placed_at_their_intensity() {
     let dir = tmpdir("emuregions");
     let lib = regions_static_lib();
@@ -255,6 +274,8 @@ fn regions_are_counted_exactly_and_placed_at_their_intensity() {
                 .contains(&format!("{r} call(s)"))
         );
     }
+    // The triad loads two arrays and stores one.
+    read_and_written(&f.applications, point("triad"), 16 * n * r, 8 * n * r);
     // The two kernels of the STREAM report, at their analytic intensity.
     assert!((point("ai_1_16").ai() - 1.0 / 16.0).abs() < 1e-3 / 16.0);
     assert!((point("ai_8").ai() - 8.0).abs() < 8e-3);

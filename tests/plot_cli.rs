@@ -521,6 +521,74 @@ fn a_point_with_traffic_gets_a_dot_at_each_level() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn intensity_read_and_write_draw_each_side_under_its_own_roofs() {
+    let dir = tmpdir("sides");
+    std::fs::write(
+        dir.join("apps.yaml"),
+        "schema: 11\napplications:\n  - name: daxpy\n    flops: 2.0e9\n    bytes: 24.0e9\n    bytes_read: 16.0e9\n    bytes_written: 8.0e9\n    seconds: 1.0\n  - name: by-hand\n    flops: 1.0e9\n    bytes: 1.0e9\n    seconds: 1.0\n",
+    )
+    .unwrap();
+    let plot = |side: &str| {
+        let args = [
+            "plot",
+            FIXTURE,
+            "--apps",
+            "apps.yaml",
+            "--intensity",
+            side,
+            "-o",
+            "c.svg",
+        ];
+        let out = carmbench_in(&args, &dir);
+        success(&out);
+        (
+            std::fs::read_to_string(dir.join("c.svg")).unwrap(),
+            stderr(&out),
+        )
+    };
+    // W over the bytes read (2/16), under the load roofs alone.
+    let (svg, err) = plot("read");
+    assert!(svg.contains("<title>daxpy (0.12 flop/B"), "read intensity");
+    assert!(svg.contains("per byte read by the core"));
+    assert!(svg.contains("<title>DRAM load ") && !svg.contains("<title>DRAM 2ld1st "));
+    // A point whose bytes were given by hand is said, not drawn.
+    assert!(!svg.contains("<title>by-hand"));
+    assert!(
+        err.contains("by-hand has no bytes read and written apart"),
+        "{err}"
+    );
+    // W over the bytes written (2/8), under the store roofs.
+    let (svg, _) = plot("write");
+    assert!(svg.contains("<title>daxpy (0.25 flop/B"), "write intensity");
+    assert!(svg.contains("per byte written by the core"));
+    assert!(svg.contains("<title>DRAM store ") && !svg.contains("<title>DRAM load "));
+    // Both together, as before.
+    let out = carmbench_in(
+        &["plot", FIXTURE, "--apps", "apps.yaml", "-o", "c.svg"],
+        &dir,
+    );
+    success(&out);
+    let svg = std::fs::read_to_string(dir.join("c.svg")).unwrap();
+    assert!(
+        svg.contains("<title>daxpy (0.083 flop/B") || svg.contains("<title>daxpy (0.08 flop/B")
+    );
+    let out = carmbench_in(
+        &[
+            "plot",
+            FIXTURE,
+            "--apps",
+            "apps.yaml",
+            "--intensity",
+            "both",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("give read or write"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// An MPI program's apps file: its point, two ranks (rank 1 with most of
 /// its bytes in the MPI runtime), a region with its spread, a failed rank.
 const MPI_APPS: &str = "schema: 5

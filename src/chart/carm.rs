@@ -161,6 +161,17 @@ where
             "Performance (GFLOP/s)",
         ),
     };
+    // On one side's roofline the bytes are the side's alone.
+    let x_desc = match sel.side {
+        Some(s) => x_desc.replace(
+            "requested by",
+            &format!(
+                "{} by",
+                ["read", "written"][usize::from(s == crate::results::apps::Side::Write)]
+            ),
+        ),
+        None => x_desc.to_string(),
+    };
     grid(
         chart
             .configure_mesh()

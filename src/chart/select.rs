@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use crate::kernels::{Kind, Mix, Op, Precision};
 use crate::machine::isa::Isa;
-use crate::results::apps::AppPoint;
+use crate::results::apps::{AppPoint, Side};
 use crate::results::view::{default_mix, default_ops, default_precision, distinct, shown_with};
 use crate::results::{Document, Roof, ValidationPoint};
 
@@ -24,6 +24,9 @@ pub struct Filter {
     pub mix: Option<Mix>,
     /// FP ops (default: fma_add, fma, add; those present).
     pub ops: Option<Vec<Op>>,
+    /// The points' intensity in the bytes of one side, under that side's
+    /// roofs (default: the bytes read and written, under `mix`'s).
+    pub side: Option<Side>,
 }
 
 /// One set of roofs drawn in one line style.
@@ -63,6 +66,10 @@ pub struct Selection {
     pub trajectory: Vec<Move>,
     /// Each program's arrow up to the roof that limits it.
     pub limits: Vec<Limit>,
+    /// The side whose bytes the points' intensity counts (None: both).
+    pub side: Option<Side>,
+    /// The points left out for that side, said.
+    pub one_sided: Vec<String>,
 }
 
 /// One point's way up to its roof, at (AI, GFLOP/s per node).
@@ -138,7 +145,10 @@ impl Selection {
                 )
             })
         });
-        threads.chain(work).collect()
+        (self.one_sided.iter().cloned())
+            .chain(threads)
+            .chain(work)
+            .collect()
     }
 }
 
@@ -183,6 +193,14 @@ pub fn apps_precisions(apps: &[AppPoint], docs: &[(String, Document)]) -> Option
 
 /// Pick the roofs to draw from several results documents.
 pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> Result<Selection> {
+    let f = &Filter {
+        mix: f.mix.or(f.side.map(Side::mix)),
+        ..f.clone()
+    };
+    let (apps, one_sided) = match f.side {
+        Some(side) => on_side(apps, side),
+        None => (apps, Vec::new()),
+    };
     let p = pick(docs, f)?;
     let (series, isas_drawn) = series_of(docs, f, &p)?;
     let mut precisions: Vec<Precision> = p.precision.into_iter().collect();
@@ -196,7 +214,31 @@ pub fn select(docs: &[(String, Document)], f: &Filter, apps: Vec<AppPoint>) -> R
         moves: Vec::new(),
         trajectory: Vec::new(),
         limits: Vec::new(),
+        side: f.side,
+        one_sided,
     })
+}
+
+/// `apps` on the roofline of `side`, and what was left out, said.
+fn on_side(apps: Vec<AppPoint>, side: Side) -> (Vec<AppPoint>, Vec<String>) {
+    let (mut kept, mut notes) = (Vec::new(), Vec::new());
+    for a in apps {
+        match a.one_side(side) {
+            Some(p) => kept.push(p),
+            None if a.sides.is_none() => notes.push(format!(
+                "{} has no bytes read and written apart (counts given by hand, or a file before schema 11): not drawn with --intensity {}",
+                a.name,
+                side.name()
+            )),
+            None => notes.push(format!(
+                "{} {} no byte: not drawn with --intensity {}",
+                a.name,
+                ["read", "wrote"][usize::from(side == Side::Write)],
+                side.name()
+            )),
+        }
+    }
+    (kept, notes)
 }
 
 /// The points of an apps file the CARM chart draws: a function without FP

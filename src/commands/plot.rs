@@ -1,11 +1,13 @@
 //! `carmbench plot`: draw the CARM chart of one or more results files.
 
 use crate::chart::{self, Filter};
+use crate::compare::profiles::Change;
 use crate::error::Result;
 use crate::files::{self, OutputKind};
 use crate::kernels::{Mix, Op, Precision};
 use crate::machine::isa::Isa;
 use crate::results;
+use crate::results::apps::AppPoint;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -28,9 +30,13 @@ pub struct PlotArgs {
     /// Thread counts to draw [default: all measured].
     #[arg(long, value_delimiter = ',')]
     pub threads: Option<Vec<usize>>,
-    /// Bandwidth mix to draw [default: 2ld1st, else load].
+    /// Bandwidth mix to draw [default: 2ld1st, else load; load or store with --intensity].
     #[arg(long)]
     pub mix: Option<Mix>,
+    /// The points' intensity in the bytes they read, under the load roofs,
+    /// or in those they wrote, under the store roofs (Ofenbeck et al.).
+    #[arg(long, value_name = "read|write")]
+    pub intensity: Option<results::apps::Side>,
     /// FP roofs to draw [default: fma_add, fma, add].
     #[arg(long, value_delimiter = ',')]
     pub ops: Option<Vec<Op>>,
@@ -82,10 +88,8 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         println!("wrote {}", out.display());
         return Ok(());
     }
-    let all_apps = match &a.apps {
-        Some(p) => results::apps::load(p)?.applications,
-        None => Vec::new(),
-    };
+    let all_apps =
+        (a.apps.as_ref()).map_or(Ok(Vec::new()), |p| Ok(results::apps::load(p)?.applications))?;
     if let Some(n) = chart::kernels_not_drawn(&docs[0].1, &all_apps) {
         eprintln!("carmbench: warning: {n}");
     }
@@ -106,11 +110,12 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         threads: a.threads.clone(),
         mix: a.mix,
         ops: a.ops.clone(),
+        side: a.intensity,
     };
-    let moved = match &a.before {
-        Some(p) => changes(p, &all_apps)?,
-        None => Vec::new(),
-    };
+    let moved = a
+        .before
+        .as_ref()
+        .map_or(Ok(Vec::new()), |p| changes(p, &all_apps))?;
     let apps = chart::select::drawn_apps(&all_apps, a.ranks, a.phases);
     let mut sel = chart::select(&docs, &filter, apps)?;
     // A chart of applications shows their points on the roofs, not the
@@ -135,10 +140,7 @@ pub fn run(a: &PlotArgs) -> Result<()> {
 
 /// The points of `after` an earlier apps file at `before` has too (their
 /// table printed, names found twice in either said).
-fn changes(
-    before: &Path,
-    after: &[results::apps::AppPoint],
-) -> Result<Vec<crate::compare::profiles::Change>> {
+fn changes(before: &Path, after: &[AppPoint]) -> Result<Vec<Change>> {
     let (changes, table, warnings) = crate::compare::profiles::against_file(before, after)?;
     for w in warnings {
         eprintln!("carmbench: warning: {w}");

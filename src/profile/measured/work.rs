@@ -4,7 +4,7 @@
 
 use crate::kernels::Precision;
 use crate::profile::measured::events::Family;
-use crate::results::apps::{InstructionMix, Traffic};
+use crate::results::apps::{InstructionMix, ReadWrite, Traffic};
 use carmbench_counts::Counts;
 use std::collections::BTreeMap;
 
@@ -102,6 +102,8 @@ pub struct Derived {
     pub flops: f64,
     /// Q: bytes requested by the core.
     pub bytes: f64,
+    /// Q taken apart: loaded and stored, when the counts tell them apart.
+    pub sides: Option<ReadWrite>,
     /// Flops done by FMA instructions, when counted apart.
     pub fma_flops: Option<f64>,
     /// The instruction mix, when counted instruction by instruction.
@@ -135,6 +137,10 @@ impl Basis<'_> {
             Work::Counted(c) => Derived {
                 flops: work(c, self.precision) as f64,
                 bytes: c.bytes() as f64,
+                sides: Some(ReadWrite {
+                    read: c.bytes_loaded as f64,
+                    write: c.bytes_stored as f64,
+                }),
                 fma_flops: self.precision.is_none().then_some(c.fma_flops() as f64),
                 mix: Some(mix(c)),
                 traffic: self
@@ -150,6 +156,10 @@ impl Basis<'_> {
                 Derived {
                     flops: d.flops,
                     bytes: d.bytes,
+                    sides: Some(ReadWrite {
+                        read: d.loads as f64 * d.access_bytes,
+                        write: d.stores as f64 * d.access_bytes,
+                    }),
                     note: Some(d.note),
                     ..Derived::default()
                 }
@@ -292,6 +302,38 @@ mod tests {
         assert_eq!(
             (d.flops, d.bytes, d.fma_flops),
             (221.0, 3200.0, Some(200.0))
+        );
+        let s = d.sides.unwrap();
+        assert_eq!((s.read, s.write), (2400.0, 800.0));
+    }
+
+    #[test]
+    fn the_pmus_loads_and_stores_are_the_bytes_read_and_written() {
+        let zen3 = crate::profile::measured::events::families()
+            .into_iter()
+            .find(|f| f.name == "zen3")
+            .unwrap();
+        // Every event the family counts, loads three times the stores.
+        let events: BTreeMap<String, u64> = (zen3.events.iter())
+            .map(|e| (e.name.clone(), 1000))
+            .chain([("cycles".to_string(), 1000)])
+            .collect();
+        let basis = Basis {
+            pmu: Some((&zen3, Some(8.0))),
+            ..Basis::default()
+        };
+        let d = basis.derive(&Work::Events(events));
+        let s = d.sides.unwrap();
+        assert!(d.bytes > 0.0 && s.read > 0.0, "{d:?}");
+        assert_eq!(s.read + s.write, d.bytes);
+        assert_eq!(
+            basis
+                .derive(&Work::Given {
+                    flops: 1.0,
+                    bytes: 2.0
+                })
+                .sides,
+            None
         );
     }
 

@@ -74,6 +74,7 @@ impl Own<'_> {
         }
         AppPoint {
             of,
+            sides: d.sides,
             threads: self.threads,
             fma_flops: d.fma_flops,
             source: Some(source),

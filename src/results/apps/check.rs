@@ -75,6 +75,9 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
     if let Some(t) = &a.traffic {
         check_traffic(&e, t)?;
     }
+    if let Some(s) = &a.sides {
+        check_sides(&e, s, a.bytes)?;
+    }
     if let Some(n) = &a.native {
         check_native(&e, n)?;
     }
@@ -115,6 +118,24 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
         e.non_negative("processes.flops", p.flops)?;
         e.non_negative("processes.bytes", p.bytes)?;
         e.non_negative("processes.instructions", p.instructions)?;
+    }
+    Ok(())
+}
+
+/// The core's bytes read and written: what `bytes` is made of.
+fn check_sides(e: &Entry, s: &super::ReadWrite, bytes: f64) -> Result<()> {
+    e.non_negative("bytes_read", s.read)?;
+    e.non_negative("bytes_written", s.write)?;
+    // The file holds each number to its last digit: only rounding apart.
+    if (s.total() - bytes).abs() > 1e-9 * bytes.max(1.0) + 0.5 {
+        return Err(e.fail(
+            "bytes_read + bytes_written",
+            num(s.total()),
+            &format!(
+                "they make up bytes ({}): give them so, or leave both out",
+                num(bytes)
+            ),
+        ));
     }
     Ok(())
 }

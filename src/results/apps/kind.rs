@@ -6,7 +6,7 @@
 //! no `of:`: the kind is told from the data they hold.
 
 use super::{AppPoint, CountedBy, EmulatedCpu, FunctionInfo, InstructionMix, LoopInfo, MpiInfo};
-use super::{KernelInfo, PhaseInfo, ProcessPoint, RankInfo, Spread, Traffic};
+use super::{KernelInfo, PhaseInfo, ProcessPoint, RankInfo, ReadWrite, Spread, Traffic};
 use serde::{Deserialize, Serialize};
 
 /// What a point is, with the data of its kind.
@@ -213,6 +213,10 @@ pub(super) struct PointFile {
     bytes: f64,
     seconds: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    bytes_read: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    bytes_written: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     threads: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     fma_flops: Option<f64>,
@@ -266,12 +270,26 @@ impl TryFrom<PointFile> for AppPoint {
         };
         let of = Of::from_parts(f.of, parts, f.source.as_deref())
             .map_err(|why| format!("point '{}': {why}", f.name))?;
+        let sides = match (f.bytes_read, f.bytes_written) {
+            (Some(read), Some(written)) => Some(ReadWrite {
+                read,
+                write: written,
+            }),
+            (None, None) => None,
+            _ => {
+                return Err(format!(
+                    "point '{}': bytes_read and bytes_written come together (give both, or neither)",
+                    f.name
+                ));
+            }
+        };
         Ok(AppPoint {
             name: f.name,
             of,
             flops: f.flops,
             bytes: f.bytes,
             seconds: f.seconds,
+            sides,
             threads: f.threads,
             fma_flops: f.fma_flops,
             source: f.source,
@@ -298,6 +316,8 @@ impl From<AppPoint> for PointFile {
             flops: p.flops,
             bytes: p.bytes,
             seconds: p.seconds,
+            bytes_read: p.sides.map(|s| s.read),
+            bytes_written: p.sides.map(|s| s.write),
             threads: p.threads,
             fma_flops: p.fma_flops,
             source: p.source,
@@ -384,6 +404,42 @@ mod tests {
             }],
             windows: vec![[1.0, 5e8, 1e9], [1.5, 5e8, 1e9]],
         }
+    }
+
+    /// A point's bytes read and written, in a file of `bytes: 100`.
+    fn with_sides(read: &str, written: &str) -> crate::error::Result<AppsFile> {
+        let mut text = String::from(
+            "schema: 11\napplications:\n- name: app\n  flops: 10\n  bytes: 100\n  seconds: 1\n",
+        );
+        for (k, v) in [("bytes_read", read), ("bytes_written", written)] {
+            if !v.is_empty() {
+                text.push_str(&format!("  {k}: {v}\n"));
+            }
+        }
+        parse(&text, "apps.yaml")
+    }
+
+    #[test]
+    fn bytes_read_and_written_make_up_bytes_and_come_together() {
+        let f = with_sides("60", "40").unwrap();
+        let s = f.applications[0].sides.unwrap();
+        assert_eq!((s.read, s.write), (60.0, 40.0));
+        let text = serde_yaml::to_string(&f).unwrap();
+        assert!(
+            text.contains("bytes_read: 60") && text.contains("bytes_written: 40"),
+            "{text}"
+        );
+        assert_eq!(parse(&text, "again").unwrap(), f);
+        assert!(with_sides("", "").unwrap().applications[0].sides.is_none());
+        let one = with_sides("60", "").unwrap_err().to_string();
+        assert!(one.contains("come together"), "{one}");
+        let off = with_sides("60", "50").unwrap_err().to_string();
+        assert!(
+            off.contains("bytes_read + bytes_written") && off.contains("100"),
+            "{off}"
+        );
+        let below = with_sides("-10", "110").unwrap_err().to_string();
+        assert!(below.contains("bytes_read"), "{below}");
     }
 
     #[test]

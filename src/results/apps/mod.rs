@@ -11,9 +11,10 @@ use std::path::Path;
 /// 3 also holds the precision of a point's work; 5 an MPI program's ranks;
 /// 6 what each point is (`of:`); 7 GPU kernels (`of: kernel`); 8 a run's
 /// phases in time (`of: phase`); 9 each point's advice (`advice:`); 10 the
-/// advice's evidence and a program's CPU time (`native:`). Files of
-/// schemas 1 to 9 are still read.
-pub const APPS_SCHEMA: u32 = 10;
+/// advice's evidence and a program's CPU time (`native:`); 11 the bytes
+/// read and written apart (`bytes_read`, `bytes_written`). Files of
+/// schemas 1 to 10 are still read.
+pub const APPS_SCHEMA: u32 = 11;
 
 /// One application point: a program, or a region, function, loop or
 /// rank of one ([`Of`]).
@@ -30,6 +31,12 @@ pub struct AppPoint {
     pub bytes: f64,
     /// Wall time, seconds.
     pub seconds: f64,
+    /// `bytes` taken apart: what the core loaded (`bytes_read` in the file)
+    /// and stored (`bytes_written`), when the counts tell them apart
+    /// (emulation, the PMU; not counts given by hand). Ofenbeck et al.'s
+    /// read and write intensities are W over each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sides: Option<ReadWrite>,
     /// Threads the application ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<usize>,
@@ -201,6 +208,7 @@ impl AppPoint {
             flops,
             bytes,
             seconds,
+            sides: None,
             threads: None,
             fma_flops: None,
             source: None,
@@ -351,7 +359,7 @@ pub use mix::InstructionMix;
 pub use mpi::{FailedRank, MpiInfo, Range, RankInfo, RuntimeWork, Spread};
 pub use native_time::NativeTime;
 pub use phase_info::{PhaseInfo, Share};
-pub use traffic::{ReadWrite, Traffic};
+pub use traffic::{ReadWrite, Side, Traffic};
 pub use write::add_points;
 
 #[cfg(test)]

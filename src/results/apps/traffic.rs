@@ -1,6 +1,7 @@
 //! The bytes that moved between the cache levels of a point's run, by
 //! simulating the caches (`profile --traffic`).
 
+use super::AppPoint;
 use serde::{Deserialize, Serialize};
 
 /// Bytes read from and written to one level by the level above it.
@@ -18,6 +19,78 @@ impl ReadWrite {
     /// Both ways.
     pub fn total(&self) -> f64 {
         self.read + self.write
+    }
+
+    /// One way.
+    pub fn of(&self, side: Side) -> f64 {
+        match side {
+            Side::Read => self.read,
+            Side::Write => self.write,
+        }
+    }
+}
+
+/// One way bytes go: what Ofenbeck et al.'s read-only and write-only
+/// rooflines draw apart, W over the bytes read or over those written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Loads: W over the bytes read, under the load roofs.
+    Read,
+    /// Stores: W over the bytes written, under the store roofs.
+    Write,
+}
+
+impl Side {
+    /// Its name, as given on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Read => "read",
+            Side::Write => "write",
+        }
+    }
+
+    /// The bandwidth roofs its intensity is read against.
+    pub fn mix(self) -> crate::kernels::Mix {
+        match self {
+            Side::Read => crate::kernels::Mix::Load,
+            Side::Write => crate::kernels::Mix::Store,
+        }
+    }
+}
+
+impl std::str::FromStr for Side {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Side, String> {
+        match s.trim() {
+            "read" => Ok(Side::Read),
+            "write" => Ok(Side::Write),
+            other => Err(format!("'{other}' is no side: give read or write")),
+        }
+    }
+}
+
+impl AppPoint {
+    /// The point as the roofline of `side` draws it: Q the bytes of that
+    /// side, and with simulated traffic each level's reads (on the write
+    /// side none: a level's write-allocations cannot be told from its other
+    /// reads, so its write-backs alone would not meet the store roof's
+    /// bytes); None without the two sides apart.
+    pub fn one_side(&self, side: Side) -> Option<AppPoint> {
+        let s = self.sides?;
+        let traffic = match side {
+            Side::Read => self.traffic.clone().map(|mut t| {
+                for rw in [&mut t.l2, &mut t.l3, &mut t.dram] {
+                    rw.write = 0.0;
+                }
+                t
+            }),
+            Side::Write => None,
+        };
+        (s.of(side) > 0.0).then(|| AppPoint {
+            bytes: s.of(side),
+            traffic,
+            ..self.clone()
+        })
     }
 }
 
