@@ -252,3 +252,33 @@ fn the_level_that_bounds_a_point_with_traffic_is_named() {
     assert!(html.contains("no prefetcher simulated"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn points_with_their_bytes_read_and_written_get_both_rooflines() {
+    let dir = tmpdir("report-sides");
+    let write = |body: &str| std::fs::write(dir.join("apps.yaml"), body).unwrap();
+    let report = || {
+        let args = ["report", FIXTURE, "--apps", "apps.yaml", "-o", "r.html"];
+        success(&carmbench_in(&args, &dir));
+        std::fs::read_to_string(dir.join("r.html")).unwrap()
+    };
+    write(
+        "schema: 11\napplications:\n  - { name: daxpy, flops: 2.0e9, bytes: 24.0e9, bytes_read: 16.0e9, bytes_written: 8.0e9, seconds: 1.0 }\n",
+    );
+    let html = report();
+    // The table's read and write intensities, and a chart of each side
+    // under its own roofs.
+    assert!(html.contains("AI read / written") && html.contains(">0.125 / 0.250<"));
+    assert!(html.contains("Reads and writes apart"));
+    assert!(
+        html.contains("<title>daxpy (0.12 flop/B") && html.contains("<title>daxpy (0.25 flop/B")
+    );
+    assert!(html.contains("<title>DRAM load ") && html.contains("<title>DRAM store "));
+    // Counts given by hand: neither chart, the cell says so.
+    write(
+        "schema: 11\napplications:\n  - { name: daxpy, flops: 2.0e9, bytes: 24.0e9, seconds: 1.0 }\n",
+    );
+    let html = report();
+    assert!(!html.contains("Reads and writes apart") && html.contains(">-<"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

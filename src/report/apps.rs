@@ -17,7 +17,7 @@ pub fn section(doc: &Document, apps: &[AppPoint], all: &[AppPoint]) -> Markup {
         div.scroll {
             table.apps {
                 thead { tr {
-                    th { "Application" } th { "Work" } th { "AI (per byte)" } th { "G/s" } th { "Seconds" }
+                    th { "Application" } th { "Work" } th { "AI (per byte)" } th { "AI read / written" } th { "G/s" } th { "Seconds" }
                     th { "Bound by" } th { "Of that roof" } th { "What to do next" }
                 } }
                 tbody {
@@ -27,6 +27,7 @@ pub fn section(doc: &Document, apps: &[AppPoint], all: &[AppPoint]) -> Markup {
                             td { (a.name) }
                             td { (work(a)) }
                             td.n { (finite(a.ai(), 3)) }
+                            td.n { (per_side(a)) }
                             td.n { (finite(a.gflop_per_s(), 2)) }
                             td.n { (format!("{:.3}", a.seconds)) }
                             @match place.as_ref().and_then(|p| p.bound.as_ref().map(|b| (p, b))) {
@@ -51,6 +52,19 @@ pub fn section(doc: &Document, apps: &[AppPoint], all: &[AppPoint]) -> Markup {
         @if let Some(t) = apps.iter().find_map(|a| a.traffic.as_ref()) {
             p.note { "(" (t.model) ")" }
         }
+    }
+}
+
+/// Work over the bytes read and over those written, or "-" where they
+/// were not told apart.
+fn per_side(a: &AppPoint) -> String {
+    match a.sides {
+        Some(s) => format!(
+            "{} / {}",
+            finite(a.flops / s.read, 3),
+            finite(a.flops / s.write, 3)
+        ),
+        None => "-".into(),
     }
 }
 

@@ -17,7 +17,7 @@ use crate::compare;
 use crate::error::{Error, Result};
 use crate::output::compare::{CompareFormat, Comparison, render};
 use crate::results::Document;
-use crate::results::apps::AppPoint;
+use crate::results::apps::{AppPoint, Side};
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 use std::path::{Path, PathBuf};
 
@@ -114,6 +114,7 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
         ranks,
         placeable,
     } = Tables::of(apps);
+    let sides = side_charts(docs, &placeable);
     let (carm, apps_chart) = charts(docs, placeable);
     let comparison = several.then(|| comparison(docs));
     let page = html! {
@@ -144,6 +145,7 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
                         @if let Some(strips) = timeline::strips(apps) { (strips) }
                     }
                 }
+                @if !sides.is_empty() { (sides_section(sides)) }
                 @if let Some(table) = comparison {
                     section.compare {
                         h2 { "Compared" }
@@ -238,6 +240,46 @@ fn charts(
         })
     });
     (carm, apps)
+}
+
+/// The read and the write rooflines, one figure each.
+fn sides_section(sides: Vec<(Side, Result<String>)>) -> Markup {
+    html! {
+        section.carm {
+            h2 { "Reads and writes apart" }
+            p { "Ofenbeck et al.'s read and write rooflines: each point's work over the bytes it read, under the load roofs, then over the bytes it wrote, under the store roofs. The side whose point sits nearer its roof bounds a memory-bound point." }
+            @for (side, svg) in sides {
+                (figure(svg, &format!("Work over the bytes {} by the core.", ["read", "written"][usize::from(side == Side::Write)])))
+            }
+        }
+    }
+}
+
+/// The applications on the read and on the write roofline, when any of
+/// them has its bytes read and written apart.
+fn side_charts(docs: &[(String, Document)], placeable: &[AppPoint]) -> Vec<(Side, Result<String>)> {
+    if !placeable.iter().any(|a| a.sides.is_some()) {
+        return Vec::new();
+    }
+    let sided: Vec<AppPoint> = (placeable.iter())
+        .filter(|a| a.sides.is_some())
+        .cloned()
+        .collect();
+    [Side::Read, Side::Write]
+        .into_iter()
+        .map(|side| {
+            let filter = Filter {
+                precision: chart::select::apps_precisions(&sided, docs),
+                side: Some(side),
+                ..Filter::default()
+            };
+            let svg = chart::select(docs, &filter, sided.clone()).and_then(|mut s| {
+                s.without_validation();
+                chart::svg(&s)
+            });
+            (side, svg)
+        })
+        .collect()
 }
 
 /// Write the page of `docs` and `apps` to `path`, replacing a file there

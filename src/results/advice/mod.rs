@@ -8,10 +8,10 @@
 
 use super::Document;
 pub use super::apps::advice::{Advice, Code, Evidence, Widths};
-use super::apps::{AppPoint, Of};
+use super::apps::{AppPoint, Of, Side};
 use super::placement::{Bound, BoundBy, Placement, level_roofs, peak_label, place};
 use super::view::View;
-use crate::kernels::Op;
+use crate::kernels::{Mix, Op};
 use crate::machine::isa::Isa;
 
 mod quality;
@@ -69,6 +69,8 @@ struct Roofs {
     /// The widest ISA measured.
     widest: Isa,
     ai: f64,
+    /// Each level's (load, store) roofs, GB/s, where both were measured.
+    sides: Vec<(crate::machine::Level, f64, f64)>,
 }
 
 impl Roofs {
@@ -119,6 +121,7 @@ pub fn advise(doc: Option<&Document>, p: &AppPoint, others: &Others) -> Vec<Advi
         widths: widths(doc, place.threads, p.precision, scale),
         widest: v.isa,
         ai: p.ai(),
+        sides: side_roofs(doc, &v, scale),
     };
     let perf = p.gflop_per_s();
     let Some(bound) = place.bound.clone() else {
@@ -222,7 +225,7 @@ fn under_roof(
             None
         }
         BoundBy::Level(level) => {
-            out.extend(level_reasons(p, bound, level, (peak, alone)));
+            out.extend(level_reasons(p, bound, (level, roofs), (peak, alone)));
             // The next roof is above the bounding level's, at the point's
             // own intensity.
             Some(
@@ -246,7 +249,7 @@ fn under_roof(
 fn level_reasons(
     p: &AppPoint,
     bound: &Bound,
-    level: crate::machine::Level,
+    (level, roofs): (crate::machine::Level, &Roofs),
     (peak, alone): (f64, f64),
 ) -> Vec<Advice> {
     match bound.share {
@@ -254,7 +257,7 @@ fn level_reasons(
         s if s.max(peak) * alone < MIN_SHARE => vec![far_below(s, Some(bound.label.clone()))],
         // Under a tenth of its level's roof but near the peak: neither.
         s if s * alone < MIN_SHARE => Vec::new(),
-        _ => vec![memory(p, bound, level)],
+        _ => vec![memory(p, bound, level, roofs)],
     }
 }
 
@@ -281,7 +284,7 @@ fn far_below(share: f64, roof: Option<String>) -> Advice {
 
 /// Memory-bound at `level` (its dot's `share` of its roof, the bound's),
 /// with the bytes per unit of work there, and the accesses that reached it.
-fn memory(p: &AppPoint, bound: &Bound, level: crate::machine::Level) -> Advice {
+fn memory(p: &AppPoint, bound: &Bound, level: crate::machine::Level, roofs: &Roofs) -> Advice {
     let mut a = advice(
         Code::MemoryBound,
         bound.share,
@@ -296,7 +299,51 @@ fn memory(p: &AppPoint, bound: &Bound, level: crate::machine::Level) -> Advice {
     };
     a.evidence.bytes_per_op = bytes.filter(|_| p.flops > 0.0).map(|b| b / p.flops);
     a.evidence.misses_per_access = p.traffic.as_ref().and_then(|t| t.reaching(level));
+    a.evidence.side = bounding_side(p, level, roofs);
     a
+}
+
+/// The side whose bytes at `level` take longer at its load and store roofs
+/// (Ofenbeck et al.'s read and write rooflines): the core's loads and
+/// stores at L1, a lower level's fills and write-backs; None without both.
+fn bounding_side(p: &AppPoint, level: crate::machine::Level, roofs: &Roofs) -> Option<Side> {
+    let (_, load, store) = roofs.sides.iter().find(|s| s.0 == level)?;
+    let rw = match level {
+        crate::machine::Level::L1 => p.sides?,
+        l => {
+            (p.traffic.as_ref()?.levels().into_iter())
+                .find(|x| x.0 == l)?
+                .1
+        }
+    };
+    let (read, write) = (rw.read / load, rw.write / store);
+    (read + write > 0.0).then_some(if read >= write {
+        Side::Read
+    } else {
+        Side::Write
+    })
+}
+
+/// Each level's load and store roofs beside `v`'s (its ISA and threads),
+/// × `scale` nodes.
+fn side_roofs(doc: &Document, v: &View, scale: f64) -> Vec<(crate::machine::Level, f64, f64)> {
+    let of = |level, mix| {
+        (doc.roofs.iter())
+            .find(|r| {
+                r.threads == v.threads
+                    && r.usable()
+                    && r.isa == v.isa
+                    && r.level == Some(level)
+                    && r.mix == Some(mix)
+            })
+            .map(|r| scale * r.value())
+    };
+    (v.bandwidth.iter())
+        .filter_map(|r| {
+            let l = r.level?;
+            Some((l, of(l, Mix::Load)?, of(l, Mix::Store)?))
+        })
+        .collect()
 }
 
 /// The next roof above the bound at the point's intensity: a faster

@@ -517,3 +517,30 @@ fn x87_advice_names_double_not_a_flag_that_leaves_long_double_alone() {
     let w = words(&advice(Code::X87, 0.9, None, None));
     assert!(w.contains("double") && !w.contains("-mfpmath=sse"), "{w}");
 }
+
+#[test]
+fn a_memory_bound_point_names_the_side_its_bytes_bound_it_by() {
+    let d = doc();
+    let mut p = point(&d, 2.0 / 24.0, 8, false, 0.8);
+    let mut t = reads(&p, p.bytes, p.bytes);
+    t.dram.read = p.bytes;
+    t.dram.write = p.bytes / 3.0;
+    p.traffic = Some(t);
+    let side = |p: &AppPoint| {
+        let a = advise_one(&d, p);
+        let m = find(&a, Code::MemoryBound).expect("memory_bound").clone();
+        (m.evidence.side, words(&m))
+    };
+    // Without the two sides apart at DRAM, a level's own fills and
+    // write-backs still tell: a triad's reads bound it.
+    let (s, w) = side(&p);
+    assert_eq!(s, Some(Side::Read), "{w}");
+    assert!(w.contains("bound by its reads"), "{w}");
+    // A level that mostly takes write-backs is bound by the writes.
+    let mut q = p.clone();
+    let t = q.traffic.as_mut().unwrap();
+    (t.dram.read, t.dram.write) = (p.bytes / 10.0, p.bytes);
+    let (s, w) = side(&q);
+    assert_eq!(s, Some(Side::Write), "{w}");
+    assert!(w.contains("bound by its writes"), "{w}");
+}

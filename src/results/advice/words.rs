@@ -117,6 +117,9 @@ fn memory_evidence(a: &Advice) -> String {
     if let Some(m) = e.misses_per_access {
         s += &format!(", {:.1}% of its line accesses reach it", 100.0 * m);
     }
+    if let Some(side) = e.side {
+        s += &format!(", bound by its {}s there", side.name());
+    }
     s
 }
 

@@ -101,6 +101,10 @@ pub struct Evidence {
     /// accesses that missed every level above the bounding one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub misses_per_access: Option<f64>,
+    /// `memory_bound`, the bytes read and written apart: the side whose
+    /// bytes take longer at the bounding level's load and store roofs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<super::Side>,
     /// `shared_cores`, `mostly_waited`: CPU time over wall time × threads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_share: Option<f64>,

@@ -32,7 +32,8 @@ impl ReadWrite {
 
 /// One way bytes go: what Ofenbeck et al.'s read-only and write-only
 /// rooflines draw apart, W over the bytes read or over those written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Side {
     /// Loads: W over the bytes read, under the load roofs.
     Read,
