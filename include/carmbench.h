@@ -14,7 +14,14 @@ extern "C" {
 /* Begin the region NAME (a NUL-terminated string) on the calling thread. */
 void carmbench_region_begin(const char *name);
 
-/* End the region NAME on the calling thread; a region not begun is ignored. */
+/* Begin the region NAME at size N (the problem size: elements, a matrix's
+ * order) on the calling thread: calls of one name at one size are one point,
+ * the sizes of one name a series (Ofenbeck et al.'s line per kernel). End it
+ * with carmbench_region_end(NAME). */
+void carmbench_region_begin_n(const char *name, double n);
+
+/* End the region NAME on the calling thread (the innermost sized region of
+ * that name when one is open); a region not begun is ignored. */
 void carmbench_region_end(const char *name);
 
 /* Write the regions measured so far; also done when the program exits. */

@@ -89,6 +89,29 @@ impl Name {
     }
 }
 
+/// Between a sized region's name and its size in the name the regions
+/// library gives it (`carmbench_region_begin_n`): a control character no
+/// region name has, so that each size of a name is a region of its own in
+/// every run and counter, and carmbench takes them apart again.
+pub const SIZE_MARK: char = '\u{1f}';
+
+/// The region name of `name` at size `n`.
+pub fn sized_name(name: &str, n: f64) -> String {
+    format!("{name}{SIZE_MARK}{n}")
+}
+
+/// A region name taken apart: the name, and its size when it is a sized
+/// region's (a size that does not read as a number is part of the name).
+pub fn split_sized(region: &str) -> (&str, Option<f64>) {
+    match region.rsplit_once(SIZE_MARK) {
+        Some((name, n)) => match n.parse::<f64>() {
+            Ok(n) if n.is_finite() => (name, Some(n)),
+            _ => (region, None),
+        },
+        None => (region, None),
+    }
+}
+
 /// In the guest's environment: the preload library's configuration
 /// (`follow::Config`), so that it starts the next process the same way.
 pub const CONFIG_ENV: &str = "CARMBENCH_FOLLOW";
@@ -250,6 +273,17 @@ impl FromStr for CacheSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sized_regions_name_holds_its_size_exactly() {
+        for n in [1e5, 4e6, 500.0, 0.1, 2f64.powi(20), 1.0 / 3.0] {
+            let s = sized_name("daxpy", n);
+            assert_eq!(split_sized(&s), ("daxpy", Some(n)));
+        }
+        assert_eq!(split_sized("triad"), ("triad", None));
+        let odd = format!("a{SIZE_MARK}b");
+        assert_eq!(split_sized(&odd), (odd.as_str(), None));
+    }
 
     #[test]
     fn names_travel_in_parts_and_come_back_in_any_order() {

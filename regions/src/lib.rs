@@ -3,6 +3,9 @@
 //! A program marks the code to measure with [`begin`]/[`end`] (or a
 //! [`Region`] guard; from C, C++ or Fortran `carmbench_region_begin(name)`
 //! and `carmbench_region_end(name)`, declared in `include/carmbench.h`).
+//! A sized region ([`begin_n`], `carmbench_region_begin_n(name, n)`) is a
+//! region of its own at each size `n`, ended by its name alone: the calls
+//! of one name at one size are one point, its sizes a series.
 //! Run under `carmbench profile`, each region's hardware counts and time are
 //! summed over its calls and threads and written at exit to the file that
 //! `carmbench profile` names in `CARMBENCH_REGIONS_OUT`, with the events it
@@ -47,8 +50,16 @@ pub mod emulated {
         /// was (its address and length) and its number. `end` finds its
         /// number here with a few loads instead of a hashed lookup, which
         /// would run inside the region and count in its bytes.
-        static OPEN: std::cell::RefCell<Vec<(usize, usize, u64)>> =
+        static OPEN: std::cell::RefCell<Vec<(usize, usize, u64, u64)>> =
             const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    /// FNV-1a of a name: a region ended by a name at another address is
+    /// found by it, without allocating inside the region.
+    fn hash(name: &[u8]) -> u64 {
+        (name.iter()).fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+        })
     }
 
     fn call(op: u64, id: u64, a3: u64, a4: u64, a5: u64, a6: u64) {
@@ -73,10 +84,22 @@ pub mod emulated {
     /// Begin `name`: the system call comes last, so nothing of this
     /// function runs inside the region.
     pub fn begin(name: &[u8]) {
-        let id = id(name);
+        open(name, id(name));
+    }
+
+    /// Begin `name` at size `n`: the region of its sized name, ended by
+    /// `name`.
+    pub fn begin_n(name: &[u8], n: f64) {
+        let sized = protocol::sized_name(&String::from_utf8_lossy(name), n);
+        open(name, id(sized.as_bytes()));
+    }
+
+    /// Open region `id`, ended by `name`.
+    fn open(name: &[u8], id: u64) {
+        let h = hash(name);
         OPEN.with(|o| {
             o.borrow_mut()
-                .push((name.as_ptr() as usize, name.len(), id))
+                .push((name.as_ptr() as usize, name.len(), id, h))
         });
         call(op::BEGIN, id, 0, 0, 0, 0);
     }
@@ -92,12 +115,10 @@ pub mod emulated {
         // A name passed from another address than at its begin: by its
         // bytes (never for names given as the same literal).
         let id = open.or_else(|| {
-            let id = IDS
-                .get()
-                .and_then(|m| m.lock().unwrap().get(name).copied())?;
+            let h = hash(name);
             OPEN.with(|o| {
                 let mut o = o.borrow_mut();
-                let at = o.iter().rposition(|e| e.2 == id)?;
+                let at = o.iter().rposition(|e| e.1 == name.len() && e.3 == h)?;
                 Some(o.remove(at).2)
             })
         });
@@ -179,6 +200,9 @@ fn state() -> Option<&'static State> {
 }
 
 thread_local! {
+    /// Sized regions open on this thread, innermost last: (name, the
+    /// region's sized name).
+    static SIZED: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
     static COUNTERS: RefCell<Option<Vec<Counter>>> = const { RefCell::new(None) };
     static OPEN: RefCell<HashMap<String, (Instant, Vec<u64>)>> = RefCell::new(HashMap::new());
 }
@@ -227,13 +251,34 @@ pub fn begin(name: &str) {
     });
 }
 
-/// End region `name` on this thread (a region not begun is ignored).
+/// Start region `name` at size `n` on this thread (a point of its own for
+/// each `n`, the series of `name`); [`end`] ends it by its name.
+pub fn begin_n(name: &str, n: f64) {
+    if emulated_mode() {
+        return emulated::begin_n(name.as_bytes(), n);
+    }
+    if state().is_none() {
+        return;
+    }
+    let sized = carmbench_counts::protocol::sized_name(name, n);
+    SIZED.with(|s| s.borrow_mut().push((name.to_string(), sized.clone())));
+    begin(&sized);
+}
+
+/// End region `name` on this thread (a region not begun is ignored): the
+/// innermost sized region of that name when one is open.
 pub fn end(name: &str) {
     if emulated_mode() {
         return emulated::end(name.as_bytes());
     }
     let Some(st) = state() else { return };
     let now = read_all(st);
+    let sized = SIZED.with(|s| {
+        let mut s = s.borrow_mut();
+        let at = s.iter().rposition(|e| e.0 == name)?;
+        Some(s.remove(at).1)
+    });
+    let name = sized.as_deref().unwrap_or(name);
     let Some((t0, before)) = OPEN.with(|o| o.borrow_mut().remove(name)) else {
         return;
     };
@@ -258,6 +303,14 @@ impl Region {
     /// Begin `name`; it ends when the guard is dropped.
     pub fn begin(name: &str) -> Region {
         begin(name);
+        Region {
+            name: name.to_string(),
+        }
+    }
+
+    /// Begin `name` at size `n` ([`begin_n`]); it ends when dropped.
+    pub fn begin_n(name: &str, n: f64) -> Region {
+        begin_n(name, n);
         Region {
             name: name.to_string(),
         }
@@ -316,6 +369,20 @@ pub extern "C" fn carmbench_region_begin(name: *const c_char) {
     }
     if let Some(n) = name_of(name) {
         begin(&n);
+    }
+}
+
+/// C ABI: begin the region `name` at size `n` on this thread: a point of
+/// its own for each size, ended by `carmbench_region_end(name)`.
+#[unsafe(no_mangle)]
+pub extern "C" fn carmbench_region_begin_n(name: *const c_char, n: f64) {
+    if emulated_mode() {
+        return bytes_of(name)
+            .into_iter()
+            .for_each(|b| emulated::begin_n(b, n));
+    }
+    if let Some(s) = name_of(name) {
+        begin_n(&s, n);
     }
 }
 

@@ -18,7 +18,9 @@ use crate::profile::measured::Measured;
 use crate::profile::measured::samples::{MIN_SECONDS, Samples};
 use crate::profile::measured::work::{Basis, dominant, kind, own_work};
 use crate::profile::views::point::{Own, Shown};
-use crate::results::apps::{AppPoint, EmulatedCpu, FunctionInfo, LoopInfo, Of, ProcessPoint};
+use crate::results::apps::{
+    AppPoint, EmulatedCpu, FunctionInfo, LoopInfo, Of, ProcessPoint, SizedRegion,
+};
 use code_paths::Compared;
 use functions::FunctionPoint;
 
@@ -164,8 +166,17 @@ fn region_points(shown: &Shown, m: &Measured, own: &Own) -> Vec<AppPoint> {
     let mut out = Vec::new();
     for r in &m.regions {
         let what = format!("region, {} call(s)", r.calls);
-        let name = format!("{}/{}", shown.name, r.name);
+        let (series, n) = carmbench_counts::protocol::split_sized(&r.name);
+        let name = match n {
+            Some(n) => format!("{}/{series} n={n}", shown.name),
+            None => format!("{}/{}", shown.name, r.name),
+        };
         let mut p = own.point(Of::Region, name, &r.work, r.seconds, Some(what));
+        p.sized = n.map(|n| SizedRegion {
+            series: series.to_string(),
+            n,
+            calls: r.calls,
+        });
         p.emulated_cpu = m.emulated_cpu.clone();
         if let Some(k) = &m.ranks {
             p.spread = ranks::region_spread(&k.region_parts(&r.name), own, p.precision);

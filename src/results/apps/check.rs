@@ -75,9 +75,7 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
     if let Some(t) = &a.traffic {
         check_traffic(&e, t)?;
     }
-    if let Some(s) = &a.sides {
-        check_sides(&e, s, a.bytes)?;
-    }
+    check_region(&e, a)?;
     if let Some(n) = &a.native {
         check_native(&e, n)?;
     }
@@ -118,6 +116,21 @@ fn check_app(doc: &str, a: &AppPoint) -> Result<()> {
         e.non_negative("processes.flops", p.flops)?;
         e.non_negative("processes.bytes", p.bytes)?;
         e.non_negative("processes.instructions", p.instructions)?;
+    }
+    Ok(())
+}
+
+/// A region's bytes read and written, and its size.
+fn check_region(e: &Entry, a: &AppPoint) -> Result<()> {
+    if let Some(s) = &a.sides {
+        check_sides(e, s, a.bytes)?;
+    }
+    if let Some(s) = &a.sized {
+        if s.series.trim().is_empty() {
+            return Err(e.fail("series", "empty", "name the sized region's series"));
+        }
+        e.positive("n", s.n)?;
+        e.at_least("calls", s.calls, 1)?;
     }
     Ok(())
 }

@@ -6,7 +6,9 @@
 //! no `of:`: the kind is told from the data they hold.
 
 use super::{AppPoint, CountedBy, EmulatedCpu, FunctionInfo, InstructionMix, LoopInfo, MpiInfo};
-use super::{KernelInfo, PhaseInfo, ProcessPoint, RankInfo, ReadWrite, Spread, Traffic};
+use super::{
+    KernelInfo, PhaseInfo, ProcessPoint, RankInfo, ReadWrite, SizedRegion, Spread, Traffic,
+};
 use serde::{Deserialize, Serialize};
 
 /// What a point is, with the data of its kind.
@@ -217,6 +219,12 @@ pub(super) struct PointFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     bytes_written: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    series: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    n: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    calls: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     threads: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     fma_flops: Option<f64>,
@@ -283,6 +291,16 @@ impl TryFrom<PointFile> for AppPoint {
                 ));
             }
         };
+        let sized = match (f.series, f.n, f.calls) {
+            (Some(series), Some(n), Some(calls)) => Some(SizedRegion { series, n, calls }),
+            (None, None, None) => None,
+            _ => {
+                return Err(format!(
+                    "point '{}': series, n and calls come together (a sized region's point gives all three)",
+                    f.name
+                ));
+            }
+        };
         Ok(AppPoint {
             name: f.name,
             of,
@@ -290,6 +308,7 @@ impl TryFrom<PointFile> for AppPoint {
             bytes: f.bytes,
             seconds: f.seconds,
             sides,
+            sized,
             threads: f.threads,
             fma_flops: f.fma_flops,
             source: f.source,
@@ -318,6 +337,9 @@ impl From<AppPoint> for PointFile {
             seconds: p.seconds,
             bytes_read: p.sides.map(|s| s.read),
             bytes_written: p.sides.map(|s| s.write),
+            series: p.sized.as_ref().map(|s| s.series.clone()),
+            n: p.sized.as_ref().map(|s| s.n),
+            calls: p.sized.as_ref().map(|s| s.calls),
             threads: p.threads,
             fma_flops: p.fma_flops,
             source: p.source,

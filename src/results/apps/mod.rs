@@ -12,7 +12,8 @@ use std::path::Path;
 /// 6 what each point is (`of:`); 7 GPU kernels (`of: kernel`); 8 a run's
 /// phases in time (`of: phase`); 9 each point's advice (`advice:`); 10 the
 /// advice's evidence and a program's CPU time (`native:`); 11 the bytes
-/// read and written apart (`bytes_read`, `bytes_written`). Files of
+/// read and written apart (`bytes_read`, `bytes_written`) and sized
+/// regions (`series`, `n`, `calls`). Files of
 /// schemas 1 to 10 are still read.
 pub const APPS_SCHEMA: u32 = 11;
 
@@ -37,6 +38,11 @@ pub struct AppPoint {
     /// read and write intensities are W over each.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sides: Option<ReadWrite>,
+    /// A sized region's point (`carmbench_region_begin_n`): its series,
+    /// size and calls, at the point's top in the file (`series`, `n`,
+    /// `calls`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sized: Option<SizedRegion>,
     /// Threads the application ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<usize>,
@@ -167,6 +173,18 @@ pub enum RanOnly {
     Emulated,
 }
 
+/// A point of a sized region: one name's calls at one size.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SizedRegion {
+    /// The region's name: the points of one name, over their sizes, are
+    /// its series.
+    pub series: String,
+    /// The size the program gave (elements, a matrix's order).
+    pub n: f64,
+    /// The calls the point sums.
+    pub calls: u64,
+}
+
 /// How a point's work was counted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -209,6 +227,7 @@ impl AppPoint {
             bytes,
             seconds,
             sides: None,
+            sized: None,
             threads: None,
             fma_flops: None,
             source: None,
