@@ -589,6 +589,46 @@ fn intensity_read_and_write_draw_each_side_under_its_own_roofs() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+#[test]
+fn sized_regions_are_drawn_as_a_line_through_their_sizes() {
+    let dir = tmpdir("series");
+    let apps = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sized-apps.yaml"
+    );
+    let plot = |more: &[&str]| {
+        let mut args = vec!["plot", FIXTURE, "--apps", apps, "-o", "c.svg"];
+        args.extend_from_slice(more);
+        carmbench_in(&args, &dir)
+    };
+    success(&plot(&[]));
+    let svg = std::fs::read_to_string(dir.join("c.svg")).unwrap();
+    // One line per series, its sizes in order; each point its own label.
+    for want in [
+        "<title>blas/daxpy over its sizes, n = 100000, 1000000, 4000000",
+        "<title>blas/dgemv over its sizes, n = 500, 1000",
+        "<title>blas/dgemm over its sizes, n = 128, 256",
+        "a line through each one",
+        "<title>blas/daxpy n=4000000 (",
+    ] {
+        assert!(svg.contains(want), "{want}");
+    }
+    // One series alone.
+    success(&plot(&["--series", "dgemv"]));
+    let svg = std::fs::read_to_string(dir.join("c.svg")).unwrap();
+    assert!(svg.contains("<title>blas/dgemv over its sizes"));
+    assert!(!svg.contains("<title>blas/daxpy") && !svg.contains("<title>blas ("));
+    // A series the file lacks: one line naming those it has.
+    let out = plot(&["--series", "fft"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("series there: daxpy, dgemm, dgemv"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// An MPI program's apps file: its point, two ranks (rank 1 with most of
 /// its bytes in the MPI runtime), a region with its spread, a failed rank.
 const MPI_APPS: &str = "schema: 5

@@ -282,3 +282,29 @@ fn points_with_their_bytes_read_and_written_get_both_rooflines() {
     assert!(!html.contains("Reads and writes apart") && html.contains(">-<"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn sized_regions_are_listed_by_series_in_size_order() {
+    let dir = tmpdir("report-series");
+    let apps = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sized-apps.yaml"
+    );
+    let args = ["report", FIXTURE, "--apps", apps, "-o", "r.html"];
+    success(&carmbench_in(&args, &dir));
+    let html = std::fs::read_to_string(dir.join("r.html")).unwrap();
+    assert!(html.contains("<h2>Sized regions</h2>"));
+    let rows: Vec<usize> = ["100000", "1000000", "4000000"]
+        .iter()
+        .map(|n| {
+            let cell = format!("<td>blas/daxpy</td><td class=\"n\">{n}</td><td class=\"n\">5</td>");
+            html.find(&cell).unwrap_or_else(|| panic!("daxpy at {n}"))
+        })
+        .collect();
+    assert!(
+        rows.windows(2).all(|w| w[0] < w[1]),
+        "sizes in order: {rows:?}"
+    );
+    assert!(html.contains("<td>blas/dgemm</td><td class=\"n\">256</td>"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -84,6 +84,7 @@ where
     draw_validation(sel, &chart, &mut c)?;
     super::moves::draw_moves(sel, &chart, &mut c)?;
     super::phases::draw_trajectory(sel, &chart, &mut c)?;
+    super::series::draw(sel, &chart, &mut c)?;
     super::levels::draw_levels(sel, &chart, &mut c)?;
     let heads = super::limits::draw(sel, &chart, &mut c)?;
     let apps = draw_apps(sel, &chart, &mut c)?;

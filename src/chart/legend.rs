@@ -83,6 +83,8 @@ pub enum Key {
     Apps,
     /// A phase's marker on its path.
     Phases,
+    /// A sized region's line through its sizes.
+    Series,
     /// A point's dots by level (simulated traffic).
     Levels,
     /// The discs' sizes: their area is their share of the time.
@@ -124,6 +126,12 @@ pub fn legend_rows(sel: &Selection) -> Vec<(String, Key)> {
         legend.push((
             "phases by number and hottest function, in time order".into(),
             Key::Phases,
+        ));
+    }
+    if !super::series::of(&sel.apps).is_empty() {
+        legend.push((
+            "sized regions: a line through each one's sizes (n)".into(),
+            Key::Series,
         ));
     }
     let numbered = super::discs::numbered(sel);
@@ -256,6 +264,7 @@ where
                     .map_err(e)?
             }
             Key::Phases => super::phases::key(c.root, (x, y)).map_err(e)?,
+            Key::Series => super::series::key(c.root, (x, y)).map_err(e)?,
             Key::Levels => {
                 draw_px_line(c.root, (x, y), (x + 44, y), palette::GREY, &[4, 4]).map_err(e)?;
                 super::levels::square(c.root, (x + 22, y), palette::GREY).map_err(e)?

@@ -19,6 +19,7 @@ pub mod names;
 pub mod phases;
 pub mod quadrant;
 pub mod select;
+pub mod series;
 pub mod tips;
 
 pub use canvas::{SIZE, level_colour};

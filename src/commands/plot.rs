@@ -58,6 +58,9 @@ pub struct PlotArgs {
     /// Draw each program's phases (`profile --timeline`), its path an arrow from each to the next.
     #[arg(long, requires = "apps")]
     pub phases: bool,
+    /// Draw one sized region's series alone (`carmbench_region_begin_n`).
+    #[arg(long, value_name = "NAME", requires = "apps")]
+    pub series: Option<String>,
     /// Draw the memory curve (bandwidth against working set) instead [default file: carm-curve.svg].
     #[arg(long)]
     pub curve: bool,
@@ -66,14 +69,10 @@ pub struct PlotArgs {
 /// Run the subcommand.
 pub fn run(a: &PlotArgs) -> Result<()> {
     let names = [crate::files::names::CHARTS, crate::files::names::CURVES];
-    let default = names[usize::from(a.curve)][0];
-    let out = a
-        .output
-        .clone()
-        .unwrap_or_else(|| a.results[0].with_file_name(default));
+    let out = (a.output.clone())
+        .unwrap_or_else(|| a.results[0].with_file_name(names[usize::from(a.curve)][0]));
     let mut inputs: Vec<&Path> = a.results.iter().map(PathBuf::as_path).collect();
-    inputs.extend(a.apps.as_deref());
-    inputs.extend(a.before.as_deref());
+    inputs.extend(a.apps.iter().chain(&a.before).map(PathBuf::as_path));
     files::check_output(&out, OutputKind::Chart, &inputs, "-o")?;
     let docs = a
         .results
@@ -82,9 +81,9 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         .collect::<Result<Vec<_>>>()?;
     if a.curve {
         let (name, doc) = &docs[0];
-        let chart = chart::curve::CurveChart::of(doc, a.isa)
-            .map_err(|e| crate::error::Error::input(format!("{name}: {e}")))?;
-        chart.render(&out)?;
+        (chart::curve::CurveChart::of(doc, a.isa))
+            .map_err(|e| crate::error::Error::input(format!("{name}: {e}")))?
+            .render(&out)?;
         println!("wrote {}", out.display());
         return Ok(());
     }
@@ -112,17 +111,18 @@ pub fn run(a: &PlotArgs) -> Result<()> {
         ops: a.ops.clone(),
         side: a.intensity,
     };
-    let moved = a
-        .before
-        .as_ref()
-        .map_or(Ok(Vec::new()), |p| changes(p, &all_apps))?;
+    let moved = (a.before.iter())
+        .map(|p| changes(p, &all_apps))
+        .collect::<Result<Vec<_>>>()?;
     let apps = chart::select::drawn_apps(&all_apps, a.ranks, a.phases);
+    let apps = chart::series::only(apps, a.series.as_deref())?;
     let mut sel = chart::select(&docs, &filter, apps)?;
     // A chart of applications shows their points on the roofs, not the
     // validator's, unless asked.
     if a.apps.is_some() && !a.validation {
         sel.without_validation();
     }
+    let moved = moved.concat();
     sel.moves = chart::moves::of(&moved, false);
     sel.trajectory = chart::phases::trajectory(&sel.apps);
     sel.limits = chart::limits::of(&docs[0].1, &sel.apps, &sel.threads);

@@ -55,6 +55,53 @@ pub fn section(doc: &Document, apps: &[AppPoint], all: &[AppPoint]) -> Markup {
     }
 }
 
+/// Each sized region's series as a section with its table, its sizes in order: n, W, Q, I,
+/// P and the roof that bounds it (None without a series).
+pub fn series(doc: &Document, apps: &[AppPoint]) -> Option<Markup> {
+    let mut sized: Vec<&AppPoint> = apps.iter().filter(|a| a.sized.is_some()).collect();
+    if sized.is_empty() {
+        return None;
+    }
+    let key = |a: &AppPoint| {
+        let s = a
+            .sized
+            .as_ref()
+            .map_or((String::new(), 0.0), |s| (s.series.clone(), s.n));
+        (
+            a.name.split('/').next().unwrap_or_default().to_string(),
+            s.0,
+            s.1,
+        )
+    };
+    sized.sort_by(|a, b| {
+        let (x, y) = (key(a), key(b));
+        (&x.0, &x.1).cmp(&(&y.0, &y.1)).then(x.2.total_cmp(&y.2))
+    });
+    Some(html! { section.apps {
+        h2 { "Sized regions" }
+        p { "Each sized region over its sizes (Ofenbeck et al.'s line per kernel): how its intensity and rate move as its data leaves each cache." }
+        div.scroll { table.apps {
+            thead { tr {
+                th { "Series" } th { "n" } th { "Calls" } th { "Work" } th { "Bytes" }
+                th { "AI (per byte)" } th { "G/s" } th { "Bound by" }
+            } }
+            tbody { @for a in sized {
+                @let (program, name, n) = key(a);
+                tr data-point=(a.name) {
+                    td { (program) "/" (name) }
+                    td.n { (n) }
+                    td.n { (a.sized.as_ref().map_or(0, |s| s.calls)) }
+                    td { (work(a)) }
+                    td.n { (format!("{:.3e}", a.bytes)) }
+                    td.n { (finite(a.ai(), 3)) }
+                    td.n { (finite(a.gflop_per_s(), 2)) }
+                    td { (place(doc, a).and_then(|p| p.bound).map_or("-".to_string(), |b| bound_cell(&b))) }
+                }
+            } }
+        } }
+    } })
+}
+
 /// Work over the bytes read and over those written, or "-" where they
 /// were not told apart.
 fn per_side(a: &AppPoint) -> String {

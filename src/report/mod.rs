@@ -108,14 +108,10 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
     let several = docs.len() > 1;
     let cpus: Vec<String> = docs.iter().map(|(_, d)| d.cpu_name()).collect();
     let title = format!("carmbench: {}", cpus.join(" vs "));
-    let Tables {
-        programs,
-        functions,
-        ranks,
-        placeable,
-    } = Tables::of(apps);
-    let sides = side_charts(docs, &placeable);
-    let (carm, apps_chart) = charts(docs, placeable);
+    let tables = Tables::of(apps);
+    let (programs, functions, ranks) = (&tables.programs, &tables.functions, &tables.ranks);
+    let sides = side_charts(docs, &tables.placeable);
+    let (carm, apps_chart) = charts(docs, tables.placeable.clone());
     let comparison = several.then(|| comparison(docs));
     let page = html! {
         (DOCTYPE)
@@ -156,19 +152,20 @@ pub fn html(docs: &[(String, Document)], apps: &[AppPoint]) -> Result<String> {
                 @if !programs.is_empty() {
                     section.apps {
                         h2 { "Applications" }
-                        (apps::section(first, &programs, apps))
+                        (apps::section(first, programs, apps))
                     }
                 }
+                @if let Some(section) = apps::series(first, programs) { (section) }
                 @if !ranks.is_empty() {
                     section.apps {
                         h2 { "MPI ranks" }
-                        (apps::ranks(first, &programs, &ranks))
+                        (apps::ranks(first, programs, ranks))
                     }
                 }
                 @if !functions.is_empty() {
                     section.functions {
                         h2 { "Functions" }
-                        (apps::functions(first, &functions, apps))
+                        (apps::functions(first, functions, apps))
                     }
                 }
                 @if let Some(kernels) = gpu::kernels(first, apps) { (kernels) }
