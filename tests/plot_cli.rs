@@ -626,6 +626,30 @@ fn sized_regions_are_drawn_as_a_line_through_their_sizes() {
         "{}",
         stderr(&out)
     );
+    // Pseudo-flops: the series again with the formula's work for its calls.
+    success(&plot(&["--series", "daxpy", "--work", "daxpy=4*n"]));
+    let svg = std::fs::read_to_string(dir.join("c.svg")).unwrap();
+    assert!(svg.contains("<title>blas/daxpy (4*n) over its sizes, n = 100000, 1000000, 4000000"));
+    // 4 n flops a call, 5 calls, over 1.2e8 bytes in 2 ms at n = 10^6.
+    assert!(
+        svg.contains("<title>blas/daxpy n=1000000 (4*n) (0.17 flop/B, 10.0 GFLOP/s)"),
+        "pseudo point"
+    );
+    assert!(
+        svg.contains("<title>blas/daxpy n=1000000 (0.08 flop/B, 5.0 GFLOP/s)"),
+        "measured beside it"
+    );
+    for (bad, says) in [
+        ("daxpy=2*m", "'m' is neither n"),
+        (
+            "fft=5*n*log2(n)",
+            "--work fft=5*n*log2(n): no sized region named fft",
+        ),
+    ] {
+        let out = plot(&["--work", bad]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr(&out).contains(says), "{}", stderr(&out));
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -29,6 +29,13 @@ pub use select::{Filter, Move, Selection, Series, select};
 use crate::results::Document;
 use std::path::Path;
 
+/// The applications' paths on `sel`: each program's through its phases,
+/// and the arrows up to the roofs that limit them under `doc`'s.
+pub fn with_paths(sel: &mut Selection, doc: &Document) {
+    sel.trajectory = phases::trajectory(&sel.apps);
+    sel.limits = limits::of(doc, &sel.apps, &sel.threads);
+}
+
 /// Draw `carm.svg` and `carm.png` of `doc` beside `results_path`, with the
 /// default filters: the files written, and for each chart that could not be
 /// drawn (no roofs, no font for PNG) why. The results themselves are saved

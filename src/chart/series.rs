@@ -7,6 +7,7 @@ use super::canvas::{Canvas, Plot, draw_px_line, err as e, palette};
 use super::select::Selection;
 use super::tips::Tip;
 use crate::results::apps::AppPoint;
+use crate::results::apps::pseudo::PseudoWork;
 use plotters::prelude::*;
 
 /// A series: its name within its program, and its points' (n, AI,
@@ -34,12 +35,37 @@ pub fn of(apps: &[AppPoint]) -> Vec<Line> {
     by
 }
 
-/// `apps` with only the points of series `name` when one is asked for: an
-/// error naming the series there are when it has none.
-pub fn only(apps: Vec<AppPoint>, name: Option<&str>) -> crate::error::Result<Vec<AppPoint>> {
-    let Some(name) = name else {
-        return Ok(apps);
+/// The points of `all` the chart draws (`ranks`, `phases`: theirs too),
+/// with only those of series `name` when one is asked for, then each
+/// series of `work` again with its formula's work: an error naming the
+/// series there are where one asked for is not.
+pub fn pick(
+    all: &[AppPoint],
+    (ranks, phases): (bool, bool),
+    (name, work): (Option<&str>, &[PseudoWork]),
+) -> crate::error::Result<Vec<AppPoint>> {
+    let apps = super::select::drawn_apps(all, ranks, phases);
+    let mut apps = match name {
+        Some(name) => only(apps, name, &format!("--series {name}"))?,
+        None => apps,
     };
+    for w in work {
+        let more = w.points(&apps);
+        if more.is_empty() {
+            only(
+                apps.clone(),
+                &w.series,
+                &format!("--work {}={}", w.series, w.text),
+            )?;
+        }
+        apps.extend(more);
+    }
+    Ok(apps)
+}
+
+/// The points of series `name` in `apps`: an error naming the series
+/// there are when it has none.
+fn only(apps: Vec<AppPoint>, name: &str, flag: &str) -> crate::error::Result<Vec<AppPoint>> {
     let of = |a: &AppPoint| a.sized.as_ref().map(|s| s.series.clone());
     let kept: Vec<AppPoint> = (apps.iter())
         .filter(|a| of(a).as_deref() == Some(name))
@@ -54,7 +80,7 @@ pub fn only(apps: Vec<AppPoint>, name: Option<&str>) -> crate::error::Result<Vec
             false => there.join(", "),
         };
         return Err(crate::error::Error::input(format!(
-            "--series {name}: no sized region of that name in the apps file (series there: {there})"
+            "{flag}: no sized region named {name} in the apps file (series there: {there})"
         )));
     }
     Ok(kept)

@@ -61,6 +61,9 @@ pub struct PlotArgs {
     /// Draw one sized region's series alone (`carmbench_region_begin_n`).
     #[arg(long, value_name = "NAME", requires = "apps")]
     pub series: Option<String>,
+    /// Draw series NAME again with its work from EXPR in n: + - * / ^, log2, log, sqrt (pseudo-flops).
+    #[arg(long, value_name = "NAME=EXPR", requires = "apps")]
+    pub work: Vec<results::apps::pseudo::PseudoWork>,
     /// Draw the memory curve (bandwidth against working set) instead [default file: carm-curve.svg].
     #[arg(long)]
     pub curve: bool,
@@ -113,19 +116,16 @@ pub fn run(a: &PlotArgs) -> Result<()> {
     };
     let moved = (a.before.iter())
         .map(|p| changes(p, &all_apps))
-        .collect::<Result<Vec<_>>>()?;
-    let apps = chart::select::drawn_apps(&all_apps, a.ranks, a.phases);
-    let apps = chart::series::only(apps, a.series.as_deref())?;
+        .collect::<Result<Vec<_>>>()?
+        .concat();
+    let asked = (a.series.as_deref(), a.work.as_slice());
+    let apps = chart::series::pick(&all_apps, (a.ranks, a.phases), asked)?;
     let mut sel = chart::select(&docs, &filter, apps)?;
-    // A chart of applications shows their points on the roofs, not the
-    // validator's, unless asked.
     if a.apps.is_some() && !a.validation {
         sel.without_validation();
     }
-    let moved = moved.concat();
     sel.moves = chart::moves::of(&moved, false);
-    sel.trajectory = chart::phases::trajectory(&sel.apps);
-    sel.limits = chart::limits::of(&docs[0].1, &sel.apps, &sel.threads);
+    chart::with_paths(&mut sel, &docs[0].1);
     for n in sel.app_notes() {
         eprintln!("carmbench: warning: {n}");
     }

@@ -231,8 +231,7 @@ fn charts(
     let apps = (!placeable.is_empty()).then(|| {
         chart::select(docs, filter, placeable).and_then(|mut s| {
             s.without_validation();
-            s.trajectory = chart::phases::trajectory(&s.apps);
-            s.limits = chart::limits::of(&docs[0].1, &s.apps, &s.threads);
+            chart::with_paths(&mut s, &docs[0].1);
             chart::svg(&s)
         })
     });

@@ -365,6 +365,7 @@ mod mpi;
 /// A program's CPU time in its native run.
 mod native_time;
 mod phase_info;
+pub mod pseudo;
 /// The bytes between the cache levels.
 mod traffic;
 /// Points added to an apps file.
