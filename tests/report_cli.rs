@@ -306,5 +306,34 @@ fn sized_regions_are_listed_by_series_in_size_order() {
         "sizes in order: {rows:?}"
     );
     assert!(html.contains("<td>blas/dgemm</td><td class=\"n\">256</td>"));
+    // Pseudo-flops: the series again with the formula's work, in the table
+    // and on the chart; a series the file lacks is one line.
+    let args = [
+        "report",
+        FIXTURE,
+        "--apps",
+        apps,
+        "--work",
+        "dgemm=2*n^3",
+        "-o",
+        "r.html",
+    ];
+    success(&carmbench_in(&args, &dir));
+    let html = std::fs::read_to_string(dir.join("r.html")).unwrap();
+    assert!(
+        html.contains("<td>blas/dgemm (2*n^3)</td><td class=\"n\">256</td>"),
+        "pseudo rows"
+    );
+    assert!(html.contains("<title>blas/dgemm (2*n^3) over its sizes, n = 128, 256"));
+    let args = [
+        "report", FIXTURE, "--apps", apps, "--work", "fft=n", "-o", "r.html",
+    ];
+    let out = carmbench_in(&args, &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("series there: daxpy, dgemm, dgemv"),
+        "{}",
+        stderr(&out)
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -7,7 +7,7 @@ use super::canvas::{Canvas, Plot, draw_px_line, err as e, palette};
 use super::select::Selection;
 use super::tips::Tip;
 use crate::results::apps::AppPoint;
-use crate::results::apps::pseudo::PseudoWork;
+use crate::results::apps::pseudo::{PseudoWork, series_in, with_work};
 use plotters::prelude::*;
 
 /// A series: its name within its program, and its points' (n, AI,
@@ -45,42 +45,22 @@ pub fn pick(
     (name, work): (Option<&str>, &[PseudoWork]),
 ) -> crate::error::Result<Vec<AppPoint>> {
     let apps = super::select::drawn_apps(all, ranks, phases);
-    let mut apps = match name {
-        Some(name) => only(apps, name, &format!("--series {name}"))?,
+    let apps = match name {
+        Some(name) => only(apps, name)?,
         None => apps,
     };
-    for w in work {
-        let more = w.points(&apps);
-        if more.is_empty() {
-            only(
-                apps.clone(),
-                &w.series,
-                &format!("--work {}={}", w.series, w.text),
-            )?;
-        }
-        apps.extend(more);
-    }
-    Ok(apps)
+    with_work(apps, work).map_err(crate::error::Error::input)
 }
 
 /// The points of series `name` in `apps`: an error naming the series
 /// there are when it has none.
-fn only(apps: Vec<AppPoint>, name: &str, flag: &str) -> crate::error::Result<Vec<AppPoint>> {
-    let of = |a: &AppPoint| a.sized.as_ref().map(|s| s.series.clone());
-    let kept: Vec<AppPoint> = (apps.iter())
-        .filter(|a| of(a).as_deref() == Some(name))
-        .cloned()
-        .collect();
+fn only(apps: Vec<AppPoint>, name: &str) -> crate::error::Result<Vec<AppPoint>> {
+    let of = |a: &AppPoint| a.sized.as_ref().is_some_and(|s| s.series == name);
+    let kept: Vec<AppPoint> = apps.iter().filter(|a| of(a)).cloned().collect();
     if kept.is_empty() {
-        let mut there: Vec<String> = apps.iter().filter_map(of).collect();
-        there.sort();
-        there.dedup();
-        let there = match there.is_empty() {
-            true => "none: mark one with carmbench_region_begin_n".to_string(),
-            false => there.join(", "),
-        };
         return Err(crate::error::Error::input(format!(
-            "{flag}: no sized region named {name} in the apps file (series there: {there})"
+            "--series {name}: no sized region named {name} in the apps file (series there: {})",
+            series_in(&apps)
         )));
     }
     Ok(kept)

@@ -19,6 +19,9 @@ pub struct ReportArgs {
     /// Application points to place (an apps file from `carmbench profile` or written by hand).
     #[arg(long, value_name = "APPS.yaml")]
     pub apps: Option<PathBuf>,
+    /// List and draw series NAME again with its work from EXPR in n (pseudo-flops; see `plot --work`).
+    #[arg(long, value_name = "NAME=EXPR", requires = "apps")]
+    pub work: Vec<results::apps::pseudo::PseudoWork>,
 }
 
 /// Run the subcommand.
@@ -39,6 +42,8 @@ pub fn run(a: &ReportArgs) -> Result<()> {
         Some(p) => results::apps::load(p)?.applications,
         None => Vec::new(),
     };
+    let apps =
+        results::apps::pseudo::with_work(apps, &a.work).map_err(crate::error::Error::input)?;
     report::write(&out, &docs, &apps)?;
     println!("wrote {}", out.display());
     Ok(())

@@ -232,6 +232,38 @@ impl PseudoWork {
     }
 }
 
+/// `apps` and, for each of `work`, its series again with the formula's
+/// work: an error naming the series there are where one is not.
+pub fn with_work(mut apps: Vec<AppPoint>, work: &[PseudoWork]) -> Result<Vec<AppPoint>, String> {
+    for w in work {
+        let more = w.points(&apps);
+        if more.is_empty() {
+            return Err(format!(
+                "--work {}={}: no sized region named {} in the apps file (series there: {})",
+                w.series,
+                w.text,
+                w.series,
+                series_in(&apps)
+            ));
+        }
+        apps.extend(more);
+    }
+    Ok(apps)
+}
+
+/// The series of `apps`' sized regions, named for people.
+pub fn series_in(apps: &[AppPoint]) -> String {
+    let mut there: Vec<&str> = (apps.iter())
+        .filter_map(|a| a.sized.as_ref().map(|s| s.series.as_str()))
+        .collect();
+    there.sort();
+    there.dedup();
+    match there.is_empty() {
+        true => "none: mark one with carmbench_region_begin_n".to_string(),
+        false => there.join(", "),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
