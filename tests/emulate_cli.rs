@@ -213,21 +213,10 @@ fn sized_regions_are_a_point_per_size_and_a_series() {
         ],
     );
     let calls = 3u64;
-    let out = carmbench_in(
-        &[
-            "profile",
-            "--counts",
-            "emulate",
-            "--plugin",
-            qemu_plugin().to_str().unwrap(),
-            "--results",
-            FIXTURE,
-            "--",
-            exe.to_str().unwrap(),
-            &calls.to_string(),
-        ],
-        &dir,
-    );
+    let args = [exe.to_str().unwrap(), &calls.to_string()];
+    let out = emulated_profile(&dir, "apps.yaml", &["--results", FIXTURE], &args)
+        .output()
+        .unwrap();
     success(&out);
     let f = apps::load(&dir.join("apps.yaml")).unwrap();
     let sized: Vec<&apps::AppPoint> = (f.applications.iter())
